@@ -1,0 +1,41 @@
+#include "common/size_parse.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace pfio {
+
+Status ParseSize(const std::string &text, const char *what, uint64_t *bytes) {
+  const char *s = text.c_str();
+  char *end = nullptr;
+  double v = std::strtod(s, &end);
+  if (end == s || !std::isfinite(v) || v < 0) {
+    return Status::Invalid(Format("%s = \"%s\": expected a size such as 4096, 64K, 1M or 4G",
+                                  what, text.c_str()));
+  }
+  double mult = 1;
+  std::string suffix(end);
+  if (suffix == "" || suffix == "B") {
+  } else if (suffix == "K" || suffix == "k" || suffix == "KiB") {
+    mult = 1024.0;
+  } else if (suffix == "M" || suffix == "m" || suffix == "MiB") {
+    mult = 1024.0 * 1024;
+  } else if (suffix == "G" || suffix == "g" || suffix == "GiB") {
+    mult = 1024.0 * 1024 * 1024;
+  } else if (suffix == "T" || suffix == "t" || suffix == "TiB") {
+    mult = 1024.0 * 1024 * 1024 * 1024;
+  } else {
+    return Status::Invalid(Format("%s = \"%s\": unknown suffix \"%s\"; expected K, M, G or T "
+                                  "(powers of 1024)",
+                                  what, text.c_str(), suffix.c_str()));
+  }
+  double b = v * mult;
+  if (b > 9.0e18 || b != std::floor(b)) {
+    return Status::Invalid(
+        Format("%s = \"%s\": expected a whole number of bytes below 8 EiB", what, text.c_str()));
+  }
+  *bytes = static_cast<uint64_t>(b);
+  return Status::Ok();
+}
+
+}  // namespace pfio

@@ -1,0 +1,67 @@
+#include "engine/config.h"
+
+#include "memory/memory_signals.h"
+
+namespace pfio {
+
+namespace {
+constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
+using ull = unsigned long long;
+}  // namespace
+
+void ConfigDefaults(pfio_config *c) {
+  c->memory_budget = 0;
+  c->backend = PFIO_BACKEND_AUTO;
+  c->window_mode = PFIO_WINDOW_PIPELINED;
+  c->infill_max = 32 * kKiB;
+  c->max_request = 1 * kMiB;
+  c->queue_depth = 32;
+  c->refill_percent = 25;
+  c->timeout_ms = 60000;
+  c->aimd = 1;
+  c->stats_path = nullptr;
+}
+
+Status ValidateConfig(const pfio_config &c) {
+  const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
+  if (c.memory_budget != 0 && (c.memory_budget < kMiB || (total && c.memory_budget > total))) {
+    return Status::Invalid(Format("memory_budget = %llu: expected 0 (auto) or 1048576 (1 MiB) .. "
+                                  "%llu (MemTotal)",
+                                  (ull)c.memory_budget, (ull)total));
+  }
+  if (c.backend < PFIO_BACKEND_AUTO || c.backend > PFIO_BACKEND_URING) {
+    return Status::Invalid(Format("backend = %d: expected 0 (auto), 1 (aio), 2 (sync) or 3 (uring)",
+                                  static_cast<int>(c.backend)));
+  }
+  if (c.window_mode != PFIO_WINDOW_PIPELINED && c.window_mode != PFIO_WINDOW_BATCH) {
+    return Status::Invalid(Format("window_mode = %d: expected 0 (pipelined) or 1 (batch)",
+                                  static_cast<int>(c.window_mode)));
+  }
+  if (c.infill_max > 16 * kMiB) {
+    return Status::Invalid(
+        Format("infill_max = %llu: expected 0 .. 16777216 (16 MiB)", (ull)c.infill_max));
+  }
+  if (c.max_request < 64 * kKiB || c.max_request > 64 * kMiB || c.max_request % 4096 != 0) {
+    return Status::Invalid(Format("max_request = %llu: expected a multiple of 4096 in 65536 (64 KiB)"
+                                  " .. 67108864 (64 MiB)",
+                                  (ull)c.max_request));
+  }
+  if (c.queue_depth < 1 || c.queue_depth > 1024) {
+    return Status::Invalid(Format("queue_depth = %u: expected 1 .. 1024", c.queue_depth));
+  }
+  if (c.refill_percent < 1 || c.refill_percent > 100) {
+    return Status::Invalid(Format("refill_percent = %u: expected 1 .. 100", c.refill_percent));
+  }
+  if (c.timeout_ms < 1 || c.timeout_ms > 3600000) {
+    return Status::Invalid(Format("timeout_ms = %u: expected 1 .. 3600000", c.timeout_ms));
+  }
+  if (c.aimd != 0 && c.aimd != 1) {
+    return Status::Invalid(Format("aimd = %d: expected 0 (fixed budget) or 1 (adaptive)", c.aimd));
+  }
+  if (c.stats_path != nullptr && c.stats_path[0] == '\0') {
+    return Status::Invalid("stats_path = \"\": expected NULL (use PFIO_STATS) or a file path");
+  }
+  return Status::Ok();
+}
+
+}  // namespace pfio

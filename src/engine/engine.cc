@@ -1,0 +1,668 @@
+#include "engine/engine.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/config.h"
+#include "io/file_open.h"
+#include "io/sync_backend.h"
+#include "stats/stats_json.h"
+
+namespace pfio {
+
+namespace {
+using ull = unsigned long long;
+using Clock = std::chrono::steady_clock;
+constexpr uint64_t kPage = BufferPool::kPage;
+constexpr uint64_t kMiB = 1024 * 1024;
+// A read that is not at the front of the plan is looked for this far ahead before it is called a
+// miss; bounding it keeps a plan that is entirely wrong from costing a scan per read.
+constexpr uint64_t kResyncScan = 4096;
+constexpr int kIoPollMs = 100;
+
+uint64_t AlignDown(uint64_t v) { return v / kPage * kPage; }
+uint64_t AlignUp(uint64_t v) { return (v + kPage - 1) / kPage * kPage; }
+}  // namespace
+
+Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backend,
+                      std::unique_ptr<MemorySignals> signals, std::unique_ptr<Engine> *out) {
+  Status s = ValidateConfig(config);
+  if (!s.ok()) return s;
+  if (!backend) {
+    s = MakeBackend(config.backend, config.queue_depth, &backend);
+    if (!s.ok()) return s;
+  }
+  if (!signals) signals = std::make_unique<ProcMemorySignals>();
+  uint64_t limit = config.memory_budget ? config.memory_budget : MemoryTheRankMayUse();
+  if (limit < 2 * kMiB) {
+    return Status::NoMem(Format("memory available to this rank is %s: expected at least 2 MiB "
+                                "(set memory_budget, or free memory)",
+                                Bytes(limit).c_str()));
+  }
+  std::unique_ptr<BufferPool> pool;
+  s = BufferPool::Create(AlignDown(limit / 10 * 9), &pool);
+  if (!s.ok()) return s;
+  auto buffer = std::make_unique<ReorderBuffer>(std::move(pool));
+  out->reset(new Engine(config, std::move(backend), std::move(signals), std::move(buffer), limit));
+  return Status::Ok();
+}
+
+Engine::Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
+               std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
+               uint64_t limit)
+    : cfg_(config),
+      backend_(std::move(backend)),
+      signals_(std::move(signals)),
+      buffer_(std::move(buffer)),
+      aimd_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd != 0) {
+  if (cfg_.stats_path) {
+    stats_path_ = cfg_.stats_path;
+  } else if (const char *env = std::getenv("PFIO_STATS"); env && *env) {
+    stats_path_ = env;
+  }
+  cfg_.stats_path = nullptr;  // not owned; the copy above is
+  shape_.infill_max = cfg_.infill_max;
+  shape_.max_request = std::min<uint64_t>(cfg_.max_request, AlignDown(aimd_.cap()));
+  if (cfg_.infill_max > 0) {
+    void *p = nullptr;
+    if (posix_memalign(&p, kPage, AlignUp(cfg_.infill_max)) == 0) discard_ = static_cast<char *>(p);
+    if (discard_ == nullptr) shape_.infill_max = 0;
+  }
+  shape_.discard = discard_;
+  std::snprintf(stats_.backend, sizeof stats_.backend, "%s", backend_->name());
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  io_thread_ = std::thread([this] { IoLoop(); });
+}
+
+Engine::~Engine() {
+  Shutdown();
+  free(discard_);
+}
+
+Status Engine::Shutdown() {
+  Lock lock(mu_);
+  if (shut_down_) return Status::Ok();
+  shut_down_ = true;
+  Status result;
+  plan_.TruncateFrom(plan_.front_index());
+  for (auto &refs : window_) {
+    for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
+  }
+  window_.clear();
+  PruneQueue();
+  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
+  while (in_flight_ > 0) {
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && in_flight_ > 0) {
+      result = Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
+                                       "after timeout_ms = %u; their memory is leaked, not freed",
+                                       in_flight_, cfg_.timeout_ms));
+      abandoned_ = true;
+      break;
+    }
+  }
+  stop_ = true;
+  lock.unlock();
+  Wake();
+  io_thread_.join();
+  lock.lock();
+  if (!result.ok()) {
+    // Reads may still write into the buffer: never free it under them.
+    (void)buffer_.release();
+    (void)backend_.release();
+  }
+  for (auto &f : files_) {
+    if (f->open && backend_) backend_->Close(&f->handle);
+    f->open = false;
+  }
+  if (!stats_path_.empty()) {
+    pfio_stats snapshot = SnapshotLocked();
+    Status w = WriteStatsFile(stats_path_, snapshot, aimd_.history());
+    if (result.ok()) result = w;
+  }
+  close(wake_fd_);
+  return result;
+}
+
+// ---- files -------------------------------------------------------------------------------------
+
+Status Engine::CheckFile(int32_t id, const char *what) const {
+  if (id < 0 || static_cast<size_t>(id) >= files_.size() || !files_[id]->open) {
+    return Status::BadFile(Format("%s = %d: not a file open in this context (%zu opened so far)",
+                                  what, id, files_.size()));
+  }
+  return Status::Ok();
+}
+
+Status Engine::OpenFile(const std::string &path, int32_t *id) {
+  FileHandle h;
+  Status s = backend_->Open(path, &h);
+  if (!s.ok()) return s;
+  Lock lock(mu_);
+  auto f = std::make_unique<OpenFileState>();
+  f->handle = h;
+  f->open = true;
+  *id = static_cast<int32_t>(files_.size());
+  handles_[*id] = &f->handle;
+  files_.push_back(std::move(f));
+  return Status::Ok();
+}
+
+Status Engine::FileSize(int32_t id, uint64_t *size) {
+  Lock lock(mu_);
+  Status s = CheckFile(id, "file");
+  if (s.ok()) *size = files_[id]->handle.size;
+  return s;
+}
+
+Status Engine::CloseFile(int32_t id) {
+  Lock lock(mu_);
+  Status s = CheckFile(id, "file");
+  if (!s.ok()) return s;
+  RemoveEntries([id](const Extent &e) { return e.file == id; });
+  PruneQueue();
+  OpenFileState &f = *files_[id];
+  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
+  while (f.in_flight > 0) {
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && f.in_flight > 0) {
+      return Status::TimedOut(Format("closing file %d (%s): %u prefetch reads still in flight "
+                                     "after timeout_ms = %u; the file stays open",
+                                     id, f.handle.path.c_str(), f.in_flight, cfg_.timeout_ms));
+    }
+  }
+  backend_->Close(&f.handle);
+  f.open = false;
+  handles_.erase(id);
+  Refill(false);
+  return Status::Ok();
+}
+
+// ---- plan --------------------------------------------------------------------------------------
+
+Status Engine::CheckExtents(const pfio_extent *extents, size_t count,
+                            std::vector<Extent> *out) const {
+  if (count > 0 && extents == nullptr) {
+    return Status::Invalid(Format("extents = NULL with count = %zu: expected an array", count));
+  }
+  out->reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const pfio_extent &x = extents[i];
+    std::string which = Format("extent %zu", i);
+    Status s = CheckFile(x.file, (which + ": file").c_str());
+    if (!s.ok()) return s;
+    if (x.length == 0) {
+      return Status::Invalid(Format("%s: length = 0: expected at least 1 byte", which.c_str()));
+    }
+    const FileHandle &h = files_[x.file]->handle;
+    if (x.offset > h.size || x.length > h.size - x.offset) {
+      return Status::Range(Format("%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
+                                  "expected offset + length <= size",
+                                  which.c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length,
+                                  h.path.c_str(), (ull)h.size));
+    }
+    out->push_back(Extent{x.file, x.marked != 0, x.offset, x.length});
+  }
+  return Status::Ok();
+}
+
+Status Engine::PlanAppend(const pfio_extent *extents, size_t count) {
+  Lock lock(mu_);
+  std::vector<Extent> v;
+  Status s = CheckExtents(extents, count, &v);
+  if (!s.ok()) return s;
+  plan_.Append(v.data(), v.size());
+  Refill(false);
+  return Status::Ok();
+}
+
+Status Engine::ReplaceFrom(const Extent *extents, size_t count) {
+  // New entries first, old references last, so pieces both plans need are kept, not re-read.
+  auto old_window = std::move(window_);
+  window_.clear();
+  plan_.TruncateFrom(plan_.front_index());
+  plan_.Append(extents, count);
+  Refill(true);
+  for (auto &refs : old_window) {
+    for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
+  }
+  PruneQueue();
+  Refill(false);
+  return Status::Ok();
+}
+
+Status Engine::PlanReplace(const pfio_extent *extents, size_t count) {
+  Lock lock(mu_);
+  std::vector<Extent> v;
+  Status s = CheckExtents(extents, count, &v);
+  if (!s.ok()) return s;
+  return ReplaceFrom(v.data(), v.size());
+}
+
+Status Engine::PlanReplaceAfterMark(const pfio_extent *extents, size_t count) {
+  Lock lock(mu_);
+  std::vector<Extent> v;
+  Status s = CheckExtents(extents, count, &v);
+  if (!s.ok()) return s;
+  size_t skip = plan_.ConsumedSinceMarkPrefix(v.data(), v.size());
+  return ReplaceFrom(v.data() + skip, v.size() - skip);
+}
+
+Status Engine::PlanLastMark(pfio_extent *mark) {
+  Lock lock(mu_);
+  if (!plan_.last_mark()) return Status::State("no marked extent has been read yet");
+  const Extent &e = *plan_.last_mark();
+  *mark = pfio_extent{e.file, 1, e.offset, e.length};
+  return Status::Ok();
+}
+
+void Engine::RemoveEntries(const std::function<bool(const Extent &)> &pred) {
+  std::vector<size_t> removed = plan_.RemoveIf(pred);
+  for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
+    if (*it >= window_.size()) continue;
+    for (Piece *p : window_[*it]) stats_.bytes_wasted += buffer_->Unref(p);
+    window_.erase(window_.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+}
+
+void Engine::PruneQueue() {
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    PendingRead *pr = *it;
+    bool needed = std::any_of(pr->pieces.begin(), pr->pieces.end(),
+                              [](const Piece *p) { return p->refs > 0; });
+    if (needed) {
+      ++it;
+      continue;
+    }
+    for (Piece *p : pr->pieces) {
+      p->state = Piece::State::kFailed;  // never read; settled so it can be freed
+      p->request = nullptr;
+      buffer_->FreeIfOrphan(p);
+    }
+    it = queue_.erase(it);
+    delete pr;
+  }
+}
+
+// ---- window ------------------------------------------------------------------------------------
+
+bool Engine::AddToWindow(uint64_t index, std::vector<Piece *> *fresh) {
+  const Extent &e = plan_.at(index);
+  const FileHandle &h = files_[e.file]->handle;
+  const uint64_t begin = AlignDown(e.offset), end = AlignUp(std::min(e.end(), h.size));
+  std::vector<Piece *> have;
+  buffer_->Overlapping(e.file, begin, end, &have);
+  uint64_t need = end - begin;
+  for (const Piece *p : have) need -= std::min(end, p->end()) - std::max(begin, p->offset);
+  if (buffer_->in_use() + need > aimd_.budget()) return false;
+
+  std::vector<Piece *> refs;
+  uint64_t pos = begin;
+  size_t next_have = 0;
+  while (pos < end) {
+    if (next_have < have.size() && have[next_have]->offset <= pos) {
+      refs.push_back(have[next_have]);
+      pos = have[next_have]->end();
+      ++next_have;
+      continue;
+    }
+    const uint64_t gap_end = next_have < have.size() ? have[next_have]->offset : end;
+    uint64_t len = std::min(gap_end - pos, shape_.max_request);
+    Piece *p = nullptr;
+    while ((p = buffer_->Create(e.file, pos, len, std::min(len, h.size - pos))) == nullptr) {
+      len = std::max(kPage, AlignDown(len / 2));  // a fragmented pool: use smaller pieces
+    }
+    stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
+    refs.push_back(p);
+    fresh->push_back(p);
+    pos += len;
+  }
+  for (Piece *p : refs) ++p->refs;
+  window_.push_back(std::move(refs));
+  return true;
+}
+
+void Engine::SampleSignals() {
+  MemorySample s = signals_->Sample();
+  if (!s.contention) return;
+  round_contention_ = true;
+  if (aimd_.OnContention(s.reason)) buffer_->ReleaseFreeMemory();
+}
+
+void Engine::Refill(bool force) {
+  if (stop_ || window_end() >= plan_.end_index()) return;
+  const uint64_t budget = aimd_.budget();
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
+    if (!window_.empty()) return;
+  } else if (!force && !window_.empty()) {
+    const uint64_t free = budget > buffer_->in_use() ? budget - buffer_->in_use() : 0;
+    if (free < budget / 100 * cfg_.refill_percent) return;
+  }
+  SampleSignals();
+  std::vector<Piece *> fresh;
+  while (window_end() < plan_.end_index() && AddToWindow(window_end(), &fresh)) {
+  }
+  if (fresh.empty()) return;
+  for (PendingRead *pr : BuildRequests(std::move(fresh), shape_, handles_)) {
+    pr->queue_pos = queue_.insert(queue_.end(), pr);
+  }
+  ++stats_.windows;
+  Wake();
+}
+
+void Engine::ConsumeFront() {
+  std::vector<Piece *> refs;
+  if (!window_.empty()) {
+    refs = std::move(window_.front());
+    window_.pop_front();
+  }
+  round_consumed_ += plan_.at(plan_.front_index()).length;
+  plan_.ConsumeFront();
+  for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
+  if (round_consumed_ >= aimd_.budget()) {
+    aimd_.OnRoundEnd(!round_contention_);
+    round_contention_ = false;
+    round_consumed_ = 0;
+  }
+  Refill(false);
+}
+
+void Engine::SkipFront() {
+  if (!window_.empty()) {
+    for (Piece *p : window_.front()) stats_.bytes_wasted += buffer_->Unref(p);
+    window_.pop_front();
+  }
+  plan_.SkipFront();
+}
+
+bool Engine::Resync(int32_t id, uint64_t pos) {
+  const uint64_t first = plan_.front_index() + 1;
+  const uint64_t last = std::min(plan_.end_index(), first + kResyncScan);
+  for (uint64_t i = first; i < last; ++i) {
+    if (!plan_.at(i).contains(id, pos)) continue;
+    while (plan_.front_index() < i) SkipFront();
+    ++stats_.plan_resyncs;
+    return true;
+  }
+  return false;
+}
+
+// ---- reads -------------------------------------------------------------------------------------
+
+Status Engine::WaitSettled(Lock &lock, Piece *p) {
+  if (p->settled()) return Status::Ok();
+  ++stats_.stalls;
+  const auto t0 = Clock::now();
+  if (p->state == Piece::State::kQueued && p->request != nullptr) {
+    queue_.splice(queue_.begin(), queue_, p->request->queue_pos);  // urgent: issue it next
+    Wake();
+  }
+  const auto deadline = t0 + std::chrono::milliseconds(cfg_.timeout_ms);
+  while (!p->settled()) {
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && !p->settled()) {
+      return Status::TimedOut(Format("waited timeout_ms = %u for the prefetch of file %d bytes "
+                                     "[%llu, %llu) on backend %s; it is still in flight",
+                                     cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(),
+                                     backend_->name()));
+    }
+  }
+  stats_.stall_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  return Status::Ok();
+}
+
+Status Engine::WaitBatchLanded(Lock &lock) {
+  if (queue_.empty() && in_flight_ == 0) return Status::Ok();
+  ++stats_.stalls;
+  const auto t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::milliseconds(cfg_.timeout_ms);
+  while (!queue_.empty() || in_flight_ > 0) {
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
+        (!queue_.empty() || in_flight_ > 0)) {
+      return Status::TimedOut(Format("waited timeout_ms = %u for a batch window to land; %zu "
+                                     "reads queued and %u in flight on backend %s",
+                                     cfg_.timeout_ms, queue_.size(), in_flight_,
+                                     backend_->name()));
+    }
+  }
+  stats_.stall_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  return Status::Ok();
+}
+
+Status Engine::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
+                          uint64_t *got) {
+  const FileHandle &h = files_[id]->handle;
+  lock.unlock();  // the I/O thread keeps landing reads meanwhile
+  Status s = backend_->ReadDirect(h, dst, pos, n, got);
+  lock.lock();
+  if (s.ok()) stats_.bytes_read += *got;
+  return s;
+}
+
+Status Engine::CopyOut(Lock &lock, const std::vector<Piece *> &refs, int32_t id, uint64_t pos,
+                       uint64_t n, char *dst, bool *all_buffered) {
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
+    Status s = WaitBatchLanded(lock);
+    if (!s.ok()) return s;
+  }
+  const uint64_t end = pos + n;
+  for (Piece *p : refs) {
+    if (p->end() <= pos || p->offset >= end) continue;
+    Status s = WaitSettled(lock, p);
+    if (!s.ok()) return s;
+    const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
+    if (p->state == Piece::State::kReady) {
+      std::memcpy(dst + (lo - pos), p->data + (lo - p->offset), hi - lo);
+      p->served = true;
+      continue;
+    }
+    // The prefetch failed or came back short: read these bytes directly instead.
+    *all_buffered = false;
+    ++stats_.misses;
+    uint64_t got = 0;
+    s = ReadDirect(lock, id, dst + (lo - pos), lo, hi - lo, &got);
+    if (!s.ok()) {
+      return Status::Io(Format("prefetch of file %d at %llu failed (%s) and so did the direct "
+                               "read: %s",
+                               id, (ull)p->offset,
+                               p->error ? std::strerror(p->error) : "short read",
+                               s.message().c_str()));
+    }
+    if (got != hi - lo) {
+      return Status::Io(Format("file %d (%s) is shorter than when opened: direct read at %llu "
+                               "returned %llu of %llu bytes",
+                               id, files_[id]->handle.path.c_str(), (ull)lo, (ull)got,
+                               (ull)(hi - lo)));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Engine::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread) {
+  Lock lock(mu_);
+  *nread = 0;
+  Status s = CheckFile(id, "file");
+  if (!s.ok()) return s;
+  if (buf == nullptr && length > 0) {
+    return Status::Invalid(Format("buf = NULL with length = %llu: expected a buffer", (ull)length));
+  }
+  const uint64_t size = files_[id]->handle.size;
+  if (offset >= size || length == 0) return Status::Ok();  // at or past end of file: 0 bytes
+  const uint64_t end = offset + std::min(length, size - offset);
+  char *dst = static_cast<char *>(buf);
+  ++stats_.reads;
+
+  if (ignore_depth_ > 0) {
+    s = ReadDirect(lock, id, dst, offset, end - offset, nread);
+    if (s.ok()) stats_.bytes_served += *nread;
+    return s;
+  }
+
+  bool all_buffered = true;
+  uint64_t pos = offset;
+  while (pos < end) {
+    if (plan_.empty() || !plan_.at(plan_.front_index()).contains(id, pos)) {
+      if (!Resync(id, pos)) {
+        // Not in the plan: served directly; the plan stays where it is.
+        all_buffered = false;
+        ++stats_.misses;
+        uint64_t got = 0;
+        s = ReadDirect(lock, id, dst + (pos - offset), pos, end - pos, &got);
+        if (!s.ok()) return s;
+        pos += got;
+        break;
+      }
+    }
+    if (window_.empty()) Refill(true);
+    const Extent front = plan_.at(plan_.front_index());
+    const uint64_t n = std::min(end, front.end()) - pos;
+    if (window_.empty()) {
+      // The extent alone is larger than the budget: read it directly.
+      all_buffered = false;
+      ++stats_.misses;
+      uint64_t got = 0;
+      s = ReadDirect(lock, id, dst + (pos - offset), pos, n, &got);
+      if (!s.ok()) return s;
+    } else {
+      s = CopyOut(lock, window_.front(), id, pos, n, dst + (pos - offset), &all_buffered);
+      if (!s.ok()) return s;
+    }
+    pos += n;
+    if (pos == front.end()) ConsumeFront();
+  }
+  if (all_buffered) ++stats_.hits;
+  *nread = pos - offset;
+  stats_.bytes_served += *nread;
+  return Status::Ok();
+}
+
+Status Engine::Release(int32_t id, uint64_t offset, uint64_t length) {
+  Lock lock(mu_);
+  Status s = CheckFile(id, "file");
+  if (!s.ok()) return s;
+  const uint64_t end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
+  RemoveEntries([&](const Extent &e) {
+    return e.file == id && e.offset >= offset && e.end() <= end;
+  });
+  PruneQueue();
+  Refill(false);
+  return Status::Ok();
+}
+
+Status Engine::Ignore() {
+  Lock lock(mu_);
+  ++ignore_depth_;
+  return Status::Ok();
+}
+
+Status Engine::Unignore() {
+  Lock lock(mu_);
+  if (ignore_depth_ == 0) {
+    return Status::State("pfio_unignore without a matching pfio_ignore (ignore depth is 0)");
+  }
+  --ignore_depth_;
+  return Status::Ok();
+}
+
+// ---- I/O thread --------------------------------------------------------------------------------
+
+void Engine::Wake() { SignalEventFd(wake_fd_); }
+
+void Engine::Complete(PendingRead *pr) {
+  const int64_t res = pr->req.result;
+  --in_flight_;
+  --files_[pr->file]->in_flight;
+  ++stats_.requests;
+  bool short_read = false;
+  if (res < 0) {
+    ++stats_.io_errors;
+  } else {
+    stats_.bytes_read += static_cast<uint64_t>(res);
+    stats_.bytes_wasted += std::min<uint64_t>(pr->gap_bytes, static_cast<uint64_t>(res));
+  }
+  const uint64_t got = res > 0 ? static_cast<uint64_t>(res) : 0;
+  for (Piece *p : pr->pieces) {
+    const uint64_t rel = p->offset - pr->req.offset;
+    const uint64_t valid = got > rel ? std::min(got - rel, p->length) : 0;
+    if (res >= 0 && valid >= p->expected) {
+      p->state = Piece::State::kReady;
+    } else {
+      p->state = Piece::State::kFailed;
+      p->error = res < 0 ? static_cast<int>(-res) : 0;
+      short_read = res >= 0;
+    }
+    p->request = nullptr;
+    stats_.bytes_wasted += buffer_->FreeIfOrphan(p);
+  }
+  if (short_read) ++stats_.io_errors;
+  delete pr;
+}
+
+void Engine::IoLoop() {
+  std::vector<PendingRead *> to_submit;
+  std::vector<IoRequest *> done;
+  for (;;) {
+    {
+      Lock lock(mu_);
+      if (stop_ && (in_flight_ == 0 || abandoned_)) return;
+      while (!stop_ && in_flight_ < cfg_.queue_depth && !queue_.empty()) {
+        PendingRead *pr = queue_.front();
+        queue_.pop_front();
+        for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
+        ++in_flight_;
+        ++files_[pr->file]->in_flight;
+        to_submit.push_back(pr);
+      }
+    }
+    for (PendingRead *pr : to_submit) {
+      Status s = backend_->Submit(&pr->req);
+      if (!s.ok()) {
+        Lock lock(mu_);
+        pr->req.result = -EIO;
+        Complete(pr);
+        cv_.notify_all();
+      }
+    }
+    to_submit.clear();
+    pollfd fds[2] = {{backend_->completion_fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    poll(fds, 2, kIoPollMs);
+    if (fds[1].revents & POLLIN) {
+      uint64_t v;
+      ssize_t r = read(wake_fd_, &v, sizeof v);
+      (void)r;
+    }
+    done.clear();
+    backend_->Reap(&done);
+    if (!done.empty()) {
+      Lock lock(mu_);
+      for (IoRequest *r : done) Complete(static_cast<PendingRead *>(r->owner));
+      cv_.notify_all();
+    }
+  }
+}
+
+// ---- stats -------------------------------------------------------------------------------------
+
+pfio_stats Engine::SnapshotLocked() const {
+  pfio_stats s = stats_;
+  s.budget_bytes = aimd_.budget();
+  s.budget_cap = aimd_.cap();
+  s.budget_cuts = aimd_.cuts();
+  s.memory_in_use = buffer_ ? buffer_->in_use() : 0;
+  return s;
+}
+
+pfio_stats Engine::Stats() {
+  Lock lock(mu_);
+  return SnapshotLocked();
+}
+
+Status Engine::WriteStats(const std::string &path) {
+  Lock lock(mu_);
+  return WriteStatsFile(path, SnapshotLocked(), aimd_.history());
+}
+
+}  // namespace pfio

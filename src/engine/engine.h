@@ -1,0 +1,126 @@
+// Engine: one pfio context. Owns the plan, the reorder buffer, the AIMD budget, the backend and
+// the I/O thread, and implements every call of the public C API (src/api/pfio_api.cc only
+// converts). Tests build an Engine directly to inject a backend (faults) or memory signals.
+//
+// Threading: the application calls from one thread at a time; the I/O thread submits queued
+// reads and lands completions. Both take mu_. Every wait is bounded by timeout_ms.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "buffer/reorder_buffer.h"
+#include "common/status.h"
+#include "io/backend.h"
+#include "memory/aimd_controller.h"
+#include "memory/memory_signals.h"
+#include "partition/request_builder.h"
+#include "plan/access_plan.h"
+#include "pfio/pfio.h"
+
+namespace pfio {
+
+class Engine {
+ public:
+  // backend / signals may be null: then they come from the config and from /proc.
+  static Status Create(const pfio_config &config, std::unique_ptr<Backend> backend,
+                       std::unique_ptr<MemorySignals> signals, std::unique_ptr<Engine> *out);
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+
+  // Stops the I/O thread (waiting, bounded, for reads in flight) and writes the stats file.
+  Status Shutdown();
+
+  Status OpenFile(const std::string &path, int32_t *id);
+  Status CloseFile(int32_t id);
+  Status FileSize(int32_t id, uint64_t *size);
+
+  Status PlanAppend(const pfio_extent *extents, size_t count);
+  Status PlanReplace(const pfio_extent *extents, size_t count);
+  Status PlanReplaceAfterMark(const pfio_extent *extents, size_t count);
+  Status PlanLastMark(pfio_extent *mark);
+
+  Status Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread);
+  Status Release(int32_t id, uint64_t offset, uint64_t length);
+  Status Ignore();
+  Status Unignore();
+
+  pfio_stats Stats();
+  Status WriteStats(const std::string &path);
+
+ private:
+  struct OpenFileState {
+    FileHandle handle;
+    bool open = false;
+    uint32_t in_flight = 0;
+  };
+  using Lock = std::unique_lock<std::mutex>;
+
+  Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
+         std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
+         uint64_t limit);
+
+  Status CheckFile(int32_t id, const char *what) const;
+  Status CheckExtents(const pfio_extent *extents, size_t count, std::vector<Extent> *out) const;
+  Status ReplaceFrom(const Extent *extents, size_t count);
+
+  uint64_t window_end() const { return plan_.front_index() + window_.size(); }
+  bool AddToWindow(uint64_t index, std::vector<Piece *> *fresh);
+  void Refill(bool force);
+  void SampleSignals();
+  void ConsumeFront();
+  void SkipFront();
+  void RemoveEntries(const std::function<bool(const Extent &)> &pred);
+  void PruneQueue();
+  bool Resync(int32_t id, uint64_t pos);
+  Status WaitSettled(Lock &lock, Piece *p);
+  Status WaitBatchLanded(Lock &lock);
+  Status CopyOut(Lock &lock, const std::vector<Piece *> &refs, int32_t id, uint64_t pos,
+                 uint64_t n, char *dst, bool *all_buffered);
+  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
+                    uint64_t *got);
+  void Complete(PendingRead *pr);
+  void IoLoop();
+  void Wake();
+  pfio_stats SnapshotLocked() const;
+
+  pfio_config cfg_;
+  std::string stats_path_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<MemorySignals> signals_;
+  std::unique_ptr<ReorderBuffer> buffer_;
+  AimdController aimd_;
+  char *discard_ = nullptr;
+  RequestShape shape_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<OpenFileState>> files_;
+  std::unordered_map<int32_t, const FileHandle *> handles_;
+  AccessPlan plan_;
+  std::deque<std::vector<Piece *>> window_;  // refs of plan entries [front, window_end)
+  std::list<PendingRead *> queue_;           // built, not yet submitted
+  uint32_t in_flight_ = 0;
+  int ignore_depth_ = 0;
+  uint64_t round_consumed_ = 0;
+  bool round_contention_ = false;
+  pfio_stats stats_{};
+
+  bool stop_ = false;
+  bool shut_down_ = false;
+  bool abandoned_ = false;  // shutdown timed out with reads in flight
+  int wake_fd_ = -1;
+  std::thread io_thread_;
+};
+
+}  // namespace pfio

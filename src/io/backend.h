@@ -1,0 +1,64 @@
+// Backend: the only seam between pfio and file descriptors (like LevelDB's Env).
+//
+// A backend opens files, runs asynchronous vectored reads, and does direct (synchronous) reads for
+// data that was not prefetched. Completion is signalled through completion_fd(), a descriptor
+// that becomes readable when Reap has something, so one poll(2) with a timeout can wait on it
+// and on the engine's own wake-up descriptor: every wait stays bounded. Submit and Reap are called
+// from one thread; ReadDirect may be called from any.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace pfio {
+
+struct FileHandle {
+  std::string path;
+  int direct_fd = -1;    // for prefetch reads (O_DIRECT where the backend uses it)
+  int buffered_fd = -1;  // for direct reads of arbitrary ranges
+  uint64_t size = 0;
+  bool o_direct = false;
+};
+
+struct IoRequest {
+  const FileHandle *file = nullptr;
+  uint64_t offset = 0;
+  uint64_t length = 0;  // sum of iov lengths
+  std::vector<iovec> iov;
+  int64_t result = 0;  // bytes read, or -errno
+  void *owner = nullptr;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char *name() const = 0;
+
+  // Opens `path` read-only. For O_DIRECT backends, a file system that refuses O_DIRECT is
+  // PFIO_EIO naming the path, unless the backend was built to fall back.
+  virtual Status Open(const std::string &path, FileHandle *out) = 0;
+  virtual void Close(FileHandle *file) = 0;
+
+  // Starts a read of req->iov at req->offset. On error nothing was started.
+  virtual Status Submit(IoRequest *req) = 0;
+
+  // Appends finished requests (result set) to *done without blocking.
+  virtual void Reap(std::vector<IoRequest *> *done) = 0;
+
+  virtual int completion_fd() const = 0;
+
+  // Reads [offset, offset+length) synchronously; *nread is short only at end of file.
+  virtual Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
+                            uint64_t *nread);
+};
+
+// Which backend the config asked for, with the aio -> sync fallback for AUTO.
+Status MakeBackend(pfio_backend kind, uint32_t queue_depth, std::unique_ptr<Backend> *out);
+
+}  // namespace pfio

@@ -1,0 +1,132 @@
+#include "io/file_open.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace pfio {
+
+namespace {
+std::string FsName(int fd) {
+  struct statfs s;
+  if (fstatfs(fd, &s) != 0) return "unknown file system";
+  switch (static_cast<unsigned long>(s.f_type)) {
+    case 0x01021994: return "tmpfs";
+    case 0xEF53: return "ext4";
+    case 0x58465342: return "xfs";
+    case 0x9123683E: return "btrfs";
+    case 0x6969: return "nfs";
+    case 0x794c7630: return "overlayfs";
+    case 0x0BD00BD0: return "lustre";
+    default: return Format("file system type 0x%lx", static_cast<unsigned long>(s.f_type));
+  }
+}
+}  // namespace
+
+Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out,
+                      std::string *refused_reason) {
+  FileHandle f;
+  f.path = path;
+  f.buffered_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.buffered_fd < 0) {
+    int e = errno;
+    return Status(e == ENOENT || e == EACCES ? PFIO_EINVAL : PFIO_EIO,
+                  Format("opening %s for reading failed: %s (errno %d)", path.c_str(),
+                         std::strerror(e), e));
+  }
+  struct stat st;
+  if (fstat(f.buffered_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(f.buffered_fd);
+    return Status::Invalid(Format("%s: expected a regular file", path.c_str()));
+  }
+  f.size = static_cast<uint64_t>(st.st_size);
+  if (want_direct) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+    int e = errno;
+    if (fd >= 0 && f.size > 0) {
+      void *probe = nullptr;
+      if (posix_memalign(&probe, kDirectAlign, kDirectAlign) == 0) {
+        if (pread(fd, probe, kDirectAlign, 0) < 0) {
+          e = errno;
+          close(fd);
+          fd = -1;
+        }
+        free(probe);
+      }
+    }
+    if (fd >= 0) {
+      f.direct_fd = fd;
+      f.o_direct = true;
+    } else {
+      *refused_reason = Format("%s (%s) refuses O_DIRECT: %s", path.c_str(),
+                               FsName(f.buffered_fd).c_str(), std::strerror(e));
+    }
+  }
+  if (f.direct_fd < 0) f.direct_fd = f.buffered_fd;
+  *out = f;
+  return Status::Ok();
+}
+
+void CloseFileHandle(FileHandle *f) {
+  if (f->direct_fd >= 0 && f->direct_fd != f->buffered_fd) close(f->direct_fd);
+  if (f->buffered_fd >= 0) close(f->buffered_fd);
+  f->direct_fd = f->buffered_fd = -1;
+}
+
+Status PreadFully(int fd, const std::string &path, void *buf, uint64_t offset, uint64_t length,
+                  uint64_t *nread) {
+  uint64_t done = 0;
+  while (done < length) {
+    ssize_t n = pread(fd, static_cast<char *>(buf) + done, length - done,
+                      static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      return Status::Io(Format("reading %s at offset %llu (%llu bytes) failed: %s (errno %d)",
+                               path.c_str(), static_cast<unsigned long long>(offset + done),
+                               static_cast<unsigned long long>(length - done), std::strerror(e),
+                               e));
+    }
+    if (n == 0) break;
+    done += static_cast<uint64_t>(n);
+  }
+  *nread = done;
+  return Status::Ok();
+}
+
+int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov) {
+  std::vector<iovec> rest = iov;
+  size_t first = 0;
+  int64_t total = 0;
+  while (first < rest.size()) {
+    int cnt = static_cast<int>(std::min<size_t>(rest.size() - first, IOV_MAX));
+    ssize_t n = preadv(fd, rest.data() + first, cnt, static_cast<off_t>(offset + total));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -errno;
+    if (n == 0) break;
+    total += n;
+    size_t left = static_cast<size_t>(n);
+    while (first < rest.size() && left >= rest[first].iov_len) {
+      left -= rest[first].iov_len;
+      ++first;
+    }
+    if (left > 0) {
+      rest[first].iov_base = static_cast<char *>(rest[first].iov_base) + left;
+      rest[first].iov_len -= left;
+    }
+  }
+  return total;
+}
+
+Status Backend::ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
+                           uint64_t *nread) {
+  return PreadFully(file.buffered_fd, file.path, buf, offset, length, nread);
+}
+
+}  // namespace pfio

@@ -1,0 +1,27 @@
+// Opening files for the backends: a buffered descriptor always, an O_DIRECT one when asked and
+// the file system accepts it (checked with a real one-page read, since some file systems accept
+// the flag at open and refuse at read).
+#pragma once
+
+#include <string>
+
+#include "io/backend.h"
+
+namespace pfio {
+
+constexpr uint64_t kDirectAlign = 4096;
+
+// Opens the buffered descriptor and reads the size. With want_direct, also tries O_DIRECT;
+// *refused_reason is set (and out->o_direct false) when the file system refuses it.
+Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out,
+                      std::string *refused_reason);
+void CloseFileHandle(FileHandle *f);
+
+// pread until `length` bytes or end of file, retrying EINTR.
+Status PreadFully(int fd, const std::string &path, void *buf, uint64_t offset, uint64_t length,
+                  uint64_t *nread);
+
+// preadv until every iovec is full or end of file; returns bytes or -errno.
+int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov);
+
+}  // namespace pfio

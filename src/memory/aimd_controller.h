@@ -1,0 +1,46 @@
+// AimdController: the per-rank prefetch memory budget (libprefetch §4.6), adjusted like TCP's
+// congestion window. Starts at the cap; halves on a contention signal (at most once per round);
+// adds 10 % of the cap after a round consumed without one; never above the cap (90 % of what the
+// rank may use) nor below the floor. Every change is kept in the history for the stats.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pfio {
+
+struct AimdEvent {
+  double seconds;  // since the controller was made
+  uint64_t budget;
+  std::string reason;
+};
+
+class AimdController {
+ public:
+  // limit: bytes the rank may use. floor: smallest budget (at least one large request).
+  AimdController(uint64_t limit, uint64_t floor, bool enabled);
+
+  uint64_t budget() const { return budget_; }
+  uint64_t cap() const { return cap_; }
+  uint64_t cuts() const { return cuts_; }
+  const std::vector<AimdEvent> &history() const { return history_; }
+
+  // A contention signal: halve, unless already halved in this round. Returns true if it halved.
+  bool OnContention(const std::string &reason);
+  // A round was consumed; `clean` when no contention was seen in it.
+  void OnRoundEnd(bool clean);
+
+ private:
+  void Record(const std::string &reason);
+
+  bool enabled_;
+  uint64_t cap_, floor_, budget_;
+  uint64_t cuts_ = 0;
+  bool cut_this_round_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<AimdEvent> history_;
+};
+
+}  // namespace pfio

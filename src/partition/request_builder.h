@@ -1,0 +1,37 @@
+// Request building: new pieces of one refill -> reads in C-LOOK order (ascending offset per file),
+// with pieces closer than infill_max merged into one vectored read whose gap bytes land in a
+// shared discard buffer (libprefetch §3.3: reading a small gap beats seeking over it), and no read
+// longer than max_request or with more than kMaxIov vectors.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+#include <vector>
+
+#include "buffer/reorder_buffer.h"
+#include "io/backend.h"
+
+namespace pfio {
+
+struct PendingRead {
+  IoRequest req;
+  std::vector<Piece *> pieces;  // ascending, inside [req.offset, req.offset + req.length)
+  uint64_t gap_bytes = 0;       // infill read into the discard buffer
+  int32_t file = 0;
+  std::list<PendingRead *>::iterator queue_pos;  // valid while queued
+};
+
+struct RequestShape {
+  uint64_t infill_max = 32 * 1024;
+  uint64_t max_request = 1024 * 1024;
+  char *discard = nullptr;  // at least infill_max bytes, page aligned (unused when infill_max is 0)
+};
+
+constexpr size_t kMaxIov = 1024;
+
+// Sorts `pieces` and groups them into reads. `handles` maps file id -> handle.
+std::vector<PendingRead *> BuildRequests(std::vector<Piece *> pieces, const RequestShape &shape,
+                                         const std::unordered_map<int32_t, const FileHandle *> &handles);
+
+}  // namespace pfio
