@@ -19,7 +19,8 @@ struct AioOp {
 std::once_flag g_fallback_notice;
 }  // namespace
 
-Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<Backend> *out) {
+Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<Backend> *out,
+                          DirectOpener opener) {
   io_context_t ctx{};
   int r = io_setup(static_cast<int>(queue_depth), &ctx);
   if (r < 0) {
@@ -32,7 +33,7 @@ Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<B
     io_destroy(ctx);
     return Status::Io(Format("eventfd failed: %s", std::strerror(errno)));
   }
-  out->reset(new AioBackend(ctx, efd, queue_depth, fallback));
+  out->reset(new AioBackend(ctx, efd, queue_depth, fallback, std::move(opener)));
   return Status::Ok();
 }
 
@@ -44,7 +45,7 @@ AioBackend::~AioBackend() {
 
 Status AioBackend::Open(const std::string &path, FileHandle *out) {
   std::string refused;
-  Status s = OpenFileHandle(path, true, out, &refused);
+  Status s = OpenFileHandle(path, true, out, &refused, opener_);
   if (!s.ok() || out->o_direct) return s;
   if (!fallback_) {
     CloseFileHandle(out);

@@ -29,8 +29,12 @@ std::string FsName(int fd) {
 }
 }  // namespace
 
+int OpenODirect(const std::string &path) {
+  return open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+}
+
 Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out,
-                      std::string *refused_reason) {
+                      std::string *refused_reason, const DirectOpener &opener) {
   FileHandle f;
   f.path = path;
   f.buffered_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -47,7 +51,7 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
   }
   f.size = static_cast<uint64_t>(st.st_size);
   if (want_direct) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+    int fd = opener(path);
     int e = errno;
     if (fd >= 0 && f.size > 0) {
       void *probe = nullptr;

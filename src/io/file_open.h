@@ -3,6 +3,7 @@
 // the flag at open and refuse at read).
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "io/backend.h"
@@ -11,10 +12,15 @@ namespace pfio {
 
 constexpr uint64_t kDirectAlign = 4096;
 
+// How an O_DIRECT descriptor is opened: open(2) by default; tests substitute a file system that
+// refuses O_DIRECT (tmpfs accepts it since Linux 6.6, so no common file system is left to test on).
+using DirectOpener = std::function<int(const std::string &path)>;
+int OpenODirect(const std::string &path);
+
 // Opens the buffered descriptor and reads the size. With want_direct, also tries O_DIRECT;
 // *refused_reason is set (and out->o_direct false) when the file system refuses it.
 Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out,
-                      std::string *refused_reason);
+                      std::string *refused_reason, const DirectOpener &opener = OpenODirect);
 void CloseFileHandle(FileHandle *f);
 
 // pread until `length` bytes or end of file, retrying EINTR.

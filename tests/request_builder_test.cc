@@ -1,0 +1,72 @@
+#include "partition/request_builder.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace pfio {
+
+class RequestBuilderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::unique_ptr<BufferPool> pool;
+    ASSERT_TRUE(BufferPool::Create(64 << 20, &pool).ok());
+    buffer_ = std::make_unique<ReorderBuffer>(std::move(pool));
+    handles_[0] = &file_;
+    discard_.resize(1 << 20);
+    shape_.discard = discard_.data();
+  }
+  Piece *P(uint64_t off, uint64_t len) { return buffer_->Create(0, off, len, len); }
+  void TearDown() override {
+    for (auto *r : reqs_) {
+      for (Piece *p : r->pieces) {
+        p->state = Piece::State::kFailed;
+        buffer_->FreeIfOrphan(p);
+      }
+      delete r;
+    }
+  }
+
+  FileHandle file_;
+  std::unique_ptr<ReorderBuffer> buffer_;
+  std::unordered_map<int32_t, const FileHandle *> handles_;
+  std::vector<char> discard_;
+  RequestShape shape_;
+  std::vector<PendingRead *> reqs_;
+};
+
+TEST_F(RequestBuilderTest, SortsAscendingAndFillsSmallGaps) {
+  shape_.infill_max = 32 * 1024;
+  // Given out of order; 8 KiB gap (filled), then a 64 KiB gap (not filled).
+  reqs_ = BuildRequests({P(3 * 4096 + 8192, 4096), P(0, 4096), P(4096, 8192),
+                         P(3 * 4096 + 8192 + 4096 + 65536, 4096)},
+                        shape_, handles_);
+  ASSERT_EQ(reqs_.size(), 2u);
+  const PendingRead &a = *reqs_[0];
+  EXPECT_EQ(a.req.offset, 0u);
+  EXPECT_EQ(a.pieces.size(), 3u);
+  EXPECT_EQ(a.gap_bytes, 8192u);  // 12288 .. 20480 is read into the discard buffer
+  EXPECT_EQ(a.req.length, 3 * 4096u + 8192 + 4096);
+  EXPECT_EQ(a.req.iov.size(), 4u);  // piece, piece, gap, piece
+  EXPECT_EQ(a.req.iov[2].iov_base, discard_.data());
+  EXPECT_EQ(reqs_[1]->pieces.size(), 1u);
+}
+
+TEST_F(RequestBuilderTest, NoInfillMergesOnlyAdjacentPieces) {
+  shape_.infill_max = 0;
+  reqs_ = BuildRequests({P(0, 4096), P(4096, 4096), P(12288, 4096)}, shape_, handles_);
+  ASSERT_EQ(reqs_.size(), 2u);
+  EXPECT_EQ(reqs_[0]->req.length, 8192u);
+  EXPECT_EQ(reqs_[0]->gap_bytes, 0u);
+}
+
+TEST_F(RequestBuilderTest, RequestsNeverExceedMaxRequest) {
+  shape_.max_request = 64 * 1024;
+  std::vector<Piece *> pieces;
+  for (int i = 0; i < 64; ++i) pieces.push_back(P(i * 4096ull, 4096));
+  reqs_ = BuildRequests(pieces, shape_, handles_);
+  ASSERT_EQ(reqs_.size(), 4u);
+  for (auto *r : reqs_) EXPECT_LE(r->req.length, 64u * 1024);
+}
+
+}  // namespace pfio
