@@ -1,10 +1,21 @@
 #include "engine/config.h"
 
+#include <cstring>
+
 #include "memory/memory_signals.h"
 
 namespace pfio {
 
 namespace {
+// Enum fields come from C, where any int fits; read them as ints so an out-of-range value is
+// reported instead of being undefined behaviour in C++.
+template <class E>
+int RawEnum(const E &e) {
+  int v;
+  static_assert(sizeof(E) == sizeof(int));
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
 constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
 using ull = unsigned long long;
 }  // namespace
@@ -29,13 +40,12 @@ Status ValidateConfig(const pfio_config &c) {
                                   "%llu (MemTotal)",
                                   (ull)c.memory_budget, (ull)total));
   }
-  if (c.backend < PFIO_BACKEND_AUTO || c.backend > PFIO_BACKEND_URING) {
-    return Status::Invalid(Format("backend = %d: expected 0 (auto), 1 (aio), 2 (sync) or 3 (uring)",
-                                  static_cast<int>(c.backend)));
+  if (const int b = RawEnum(c.backend); b < PFIO_BACKEND_AUTO || b > PFIO_BACKEND_URING) {
+    return Status::Invalid(
+        Format("backend = %d: expected 0 (auto), 1 (aio), 2 (sync) or 3 (uring)", b));
   }
-  if (c.window_mode != PFIO_WINDOW_PIPELINED && c.window_mode != PFIO_WINDOW_BATCH) {
-    return Status::Invalid(Format("window_mode = %d: expected 0 (pipelined) or 1 (batch)",
-                                  static_cast<int>(c.window_mode)));
+  if (const int w = RawEnum(c.window_mode); w != PFIO_WINDOW_PIPELINED && w != PFIO_WINDOW_BATCH) {
+    return Status::Invalid(Format("window_mode = %d: expected 0 (pipelined) or 1 (batch)", w));
   }
   if (c.infill_max > 16 * kMiB) {
     return Status::Invalid(

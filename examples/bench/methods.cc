@@ -1,0 +1,221 @@
+#include "methods.h"
+
+#include <fcntl.h>
+#include <libaio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+#include "testdata/pattern.h"
+
+namespace pfio::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Progress {
+ public:
+  Progress(const RunSpec &s) : spec_(s), start_(Clock::now()), last_(start_) {}
+  void Tick(size_t done) {
+    if (!spec_.progress || (done & 1023) != 0) return;
+    auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(500)) return;
+    last_ = now;
+    double secs = std::chrono::duration<double>(now - start_).count();
+    double mib = static_cast<double>(done) * spec_.block / (1 << 20);
+    std::fprintf(stderr, "\r  %-15s %5.1f %%  %8.1f MiB/s", spec_.method.c_str(),
+                 100.0 * done / spec_.blocks->size(), mib / secs);
+  }
+  void Done() {
+    if (spec_.progress) std::fprintf(stderr, "\r%60s\r", "");
+  }
+
+ private:
+  const RunSpec &spec_;
+  Clock::time_point start_, last_;
+};
+
+void Fail(RunResult *r, const std::string &msg) {
+  r->failed = 1;
+  std::snprintf(r->error, sizeof r->error, "%s", msg.c_str());
+}
+
+void Check(RunResult *r, const RunSpec &s, const char *buf, uint64_t off, uint64_t n) {
+  r->bytes += n;
+  if (n != s.block || FirstMismatch(buf, off, n, s.seed) != UINT64_MAX) r->bad_bytes += s.block;
+}
+
+char *AlignedBuffer(uint64_t bytes) {
+  void *p = nullptr;
+  return posix_memalign(&p, 4096, bytes) == 0 ? static_cast<char *>(p) : nullptr;
+}
+
+// naive / naive-direct / fadvise: one pread per block in access order.
+void RunPread(const RunSpec &s, bool direct, bool advise, RunResult *r) {
+  int fd = open(s.path.c_str(), O_RDONLY | (direct ? O_DIRECT : 0));
+  if (fd < 0) return Fail(r, s.path + ": open failed: " + std::strerror(errno));
+  char *buf = AlignedBuffer(s.block);
+  const auto &blocks = *s.blocks;
+  const size_t window = std::max<uint64_t>(1, s.budget / s.block);
+  Progress progress(s);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (advise && i % window == 0) {
+      const size_t end = std::min(blocks.size(), i + window);
+      for (size_t j = i; j < end; ++j) {
+        posix_fadvise(fd, static_cast<off_t>(blocks[j]) * s.block, s.block, POSIX_FADV_WILLNEED);
+      }
+    }
+    const uint64_t off = static_cast<uint64_t>(blocks[i]) * s.block;
+    ssize_t n = pread(fd, buf, s.block, static_cast<off_t>(off));
+    if (n < 0) {
+      Fail(r, s.path + ": pread failed: " + std::strerror(errno));
+      break;
+    }
+    Check(r, s, buf, off, static_cast<uint64_t>(n));
+    progress.Tick(i);
+  }
+  progress.Done();
+  free(buf);
+  close(fd);
+}
+
+// raw-qd32: libaio O_DIRECT, the same blocks in the same order, `queue_depth` in flight.
+void RunRawAio(const RunSpec &s, RunResult *r) {
+  int fd = open(s.path.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) return Fail(r, s.path + ": open(O_DIRECT) failed: " + std::strerror(errno));
+  const unsigned qd = s.queue_depth;
+  io_context_t ctx{};
+  if (io_setup(static_cast<int>(qd), &ctx) < 0) {
+    close(fd);
+    return Fail(r, "io_setup failed");
+  }
+  char *bufs = AlignedBuffer(s.block * qd);
+  std::vector<iocb> cbs(qd);
+  std::vector<iocb *> free_cbs;
+  for (auto &cb : cbs) free_cbs.push_back(&cb);
+  std::vector<io_event> events(qd);
+  const auto &blocks = *s.blocks;
+  size_t next = 0, done = 0;
+  Progress progress(s);
+  while (done < blocks.size() && !r->failed) {
+    std::vector<iocb *> batch;
+    while (!free_cbs.empty() && next < blocks.size()) {
+      iocb *cb = free_cbs.back();
+      free_cbs.pop_back();
+      char *buf = bufs + (cb - cbs.data()) * s.block;
+      io_prep_pread(cb, fd, buf, s.block, static_cast<long long>(blocks[next]) * s.block);
+      cb->data = reinterpret_cast<void *>(next);
+      batch.push_back(cb);
+      ++next;
+    }
+    if (!batch.empty() && io_submit(ctx, static_cast<long>(batch.size()), batch.data()) !=
+                              static_cast<int>(batch.size())) {
+      Fail(r, "io_submit failed");
+      break;
+    }
+    int got = io_getevents(ctx, 1, static_cast<long>(qd), events.data(), nullptr);
+    for (int i = 0; i < got; ++i) {
+      iocb *cb = events[i].obj;
+      const size_t idx = reinterpret_cast<size_t>(cb->data);
+      const long res = static_cast<long>(events[i].res);
+      if (res < 0) Fail(r, std::string("aio read failed: ") + std::strerror(static_cast<int>(-res)));
+      Check(r, s, bufs + (cb - cbs.data()) * s.block, static_cast<uint64_t>(blocks[idx]) * s.block,
+            res > 0 ? static_cast<uint64_t>(res) : 0);
+      free_cbs.push_back(cb);
+      progress.Tick(++done);
+    }
+  }
+  progress.Done();
+  io_destroy(ctx);
+  free(bufs);
+  close(fd);
+}
+
+// pfio-batch / pfio-pipelined: the plan is appended ahead of the reads, in chunks, so the bench
+// itself holds a bounded slice of it.
+void RunPfio(const RunSpec &s, pfio_window_mode mode, RunResult *r) {
+  pfio_config c;
+  pfio_config_init(&c);
+  c.memory_budget = s.budget;
+  c.window_mode = mode;
+  c.queue_depth = s.queue_depth;
+  c.infill_max = s.infill_max;
+  pfio_context *ctx = nullptr;
+  if (pfio_context_create(&c, &ctx) != PFIO_OK) return Fail(r, pfio_last_error());
+  int32_t f = -1;
+  if (pfio_file_open(ctx, s.path.c_str(), &f) != PFIO_OK) {
+    Fail(r, pfio_last_error());
+    pfio_context_destroy(ctx);
+    return;
+  }
+  const auto &blocks = *s.blocks;
+  const size_t ahead = std::max<size_t>(65536, 2 * s.budget / s.block);
+  std::vector<pfio_extent> chunk;
+  size_t planned = 0;
+  char *buf = AlignedBuffer(s.block);
+  Progress progress(s);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (planned < blocks.size() && planned < i + ahead) {
+      const size_t end = std::min(blocks.size(), planned + ahead);
+      chunk.clear();
+      for (size_t j = planned; j < end; ++j) {
+        chunk.push_back({f, 0, static_cast<uint64_t>(blocks[j]) * s.block, s.block});
+      }
+      if (pfio_plan_append(ctx, chunk.data(), chunk.size()) != PFIO_OK) {
+        Fail(r, pfio_last_error());
+        break;
+      }
+      planned = end;
+    }
+    const uint64_t off = static_cast<uint64_t>(blocks[i]) * s.block;
+    uint64_t n = 0;
+    if (pfio_read(ctx, f, buf, off, s.block, &n) != PFIO_OK) {
+      Fail(r, pfio_last_error());
+      break;
+    }
+    Check(r, s, buf, off, n);
+    progress.Tick(i);
+  }
+  progress.Done();
+  r->has_stats = pfio_stats_get(ctx, &r->stats) == PFIO_OK;
+  if (pfio_context_destroy(ctx) != PFIO_OK && !r->failed) Fail(r, pfio_last_error());
+  free(buf);
+}
+
+}  // namespace
+
+const std::vector<std::string> &AllMethods() {
+  static const std::vector<std::string> m = {"naive",    "naive-direct", "fadvise",
+                                             "raw-qd32", "pfio-batch",   "pfio-pipelined"};
+  return m;
+}
+
+bool IsMethod(const std::string &name) {
+  const auto &m = AllMethods();
+  return std::find(m.begin(), m.end(), name) != m.end();
+}
+
+bool MethodNeedsDirectAlignment(const std::string &name) {
+  return name == "naive-direct" || name == "raw-qd32";
+}
+
+RunResult RunMethod(const RunSpec &s) {
+  RunResult r;
+  const auto t0 = Clock::now();
+  if (s.method == "naive") RunPread(s, false, false, &r);
+  if (s.method == "naive-direct") RunPread(s, true, false, &r);
+  if (s.method == "fadvise") RunPread(s, false, true, &r);
+  if (s.method == "raw-qd32") RunRawAio(s, &r);
+  if (s.method == "pfio-batch") RunPfio(s, PFIO_WINDOW_BATCH, &r);
+  if (s.method == "pfio-pipelined") RunPfio(s, PFIO_WINDOW_PIPELINED, &r);
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace pfio::bench

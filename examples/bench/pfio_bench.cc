@@ -1,0 +1,314 @@
+// pfio-bench: out-of-core read benchmark. Makes a self-verifying file, then reads the same blocks
+// in the same order with every method, evicting the file from the page cache before each run,
+// verifying every byte, and reporting time, throughput, speedup over naive and peak RSS.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/size_parse.h"
+#include "machine_info.h"
+#include "methods.h"
+#include "testdata/pattern.h"
+#include "workloads.h"
+
+namespace pfio::bench {
+namespace {
+
+const char kUsage[] = R"(usage: pfio-bench [options]
+
+Reads a generated self-verifying file with several methods in one invocation and compares them.
+Before every run the file is evicted from the page cache (fdatasync + POSIX_FADV_DONTNEED); every
+byte read is verified against the pattern (each 8-byte word encodes its offset and the seed).
+
+options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separated):
+  --workload W      gather | dense | strided | seq                         (default gather)
+                      gather : uniform random blocks, total read = file size, repeats allowed
+                      dense  : every block once, random order
+                      strided: row pass then column pass over a row-major 2D array of blocks
+                      seq    : every block in order (the no-harm check)
+  --file PATH       data file; made if missing or not matching   (default ./pfio-bench.data)
+  --file-size S     size of the data file                                   (default 1G)
+  --block S         read size; a multiple of 4K for the O_DIRECT methods     (default 4K)
+  --budget S        memory for prefetching (pfio) and the fadvise window
+                                                          (default file size / 4)
+  --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined
+                                                                            (default all)
+  --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
+  --infill S        pfio infill_max (gaps merged)                           (default 32K)
+  --seed N          pattern and workload seed                               (default 1)
+  --json FILE       also write the results as JSON
+  --keep-file       keep a data file this run created (an existing one is always kept)
+  --quiet           no progress lines
+  --help            this text
+
+methods:
+  naive           buffered pread, one block at a time in access order
+  naive-direct    O_DIRECT pread in access order
+  fadvise         POSIX_FADV_WILLNEED on the next budget-sized window, then buffered pread
+  raw-qd32        libaio O_DIRECT reads of the same blocks at queue depth 32, no plan: the
+                  device limit for this pattern
+  pfio-batch      pfio, window mode batch (fetch a sorted window, then serve it)
+  pfio-pipelined  pfio, window mode pipelined (keep the budget full as reads free memory)
+
+output: a table on stdout (seconds, MiB/s, speedup over naive, peak RSS, verified); with
+--json: {"workload", "file_size", "block", "budget", "machine", "runs": [{"method", "seconds",
+"bytes", "mib_per_s", "verified", "peak_rss_bytes", "stats"}]}. Exit status 1 if any run failed
+or any byte did not verify.
+)";
+
+struct Options {
+  std::string workload = "gather", file = "pfio-bench.data", json;
+  uint64_t file_size = 1ull << 30, block = 4096, budget = 0, infill = 32 * 1024, seed = 1;
+  uint32_t queue_depth = 32;
+  std::vector<std::string> methods = AllMethods();
+  bool keep = false, quiet = false;
+};
+
+int Usage(const std::string &err) {
+  std::fprintf(stderr, "pfio-bench: %s\n(run pfio-bench --help for the options)\n", err.c_str());
+  return 2;
+}
+
+std::vector<std::string> SplitList(const std::string &s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// Returns -1 to go on, else an exit code.
+int ParseArgs(int argc, char **argv, Options *o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a == "--keep-file") {
+      o->keep = true;
+      continue;
+    }
+    if (a == "--quiet") {
+      o->quiet = true;
+      continue;
+    }
+    if (i + 1 >= argc) return Usage(a + ": missing value");
+    std::string v = argv[++i];
+    Status s;
+    uint64_t n = 0;
+    if (a == "--workload") {
+      if (!IsWorkload(v)) return Usage("--workload = \"" + v + "\": expected gather, dense, strided or seq");
+      o->workload = v;
+    } else if (a == "--file") {
+      o->file = v;
+    } else if (a == "--file-size") {
+      s = ParseSize(v, "--file-size", &o->file_size);
+    } else if (a == "--block") {
+      s = ParseSize(v, "--block", &o->block);
+    } else if (a == "--budget") {
+      s = ParseSize(v, "--budget", &o->budget);
+    } else if (a == "--infill") {
+      s = ParseSize(v, "--infill", &o->infill);
+    } else if (a == "--queue-depth") {
+      s = ParseSize(v, "--queue-depth", &n);
+      if (s.ok() && (n < 1 || n > 1024)) return Usage("--queue-depth = " + v + ": expected 1 .. 1024");
+      o->queue_depth = static_cast<uint32_t>(n);
+    } else if (a == "--seed") {
+      s = ParseSize(v, "--seed", &o->seed);
+    } else if (a == "--json") {
+      o->json = v;
+    } else if (a == "--methods") {
+      o->methods = SplitList(v);
+      for (const auto &m : o->methods) {
+        if (!IsMethod(m)) {
+          return Usage("--methods: \"" + m + "\" is not a method; expected naive, naive-direct, "
+                       "fadvise, raw-qd32, pfio-batch or pfio-pipelined");
+        }
+      }
+      if (o->methods.empty()) return Usage("--methods = \"" + v + "\": expected at least one method");
+    } else {
+      return Usage("unknown option " + a);
+    }
+    if (!s.ok()) return Usage(s.message());
+  }
+  if (o->block == 0) return Usage("--block = 0: expected at least 1 byte");
+  if (o->file_size < o->block) return Usage("--file-size must be at least --block");
+  if (o->file_size / o->block > 0xFFFFFFFFull) return Usage("--file-size / --block: at most 2^32 blocks");
+  if (o->budget == 0) o->budget = o->file_size / 4;
+  for (const auto &m : o->methods) {
+    if (MethodNeedsDirectAlignment(m) && o->block % 4096 != 0) {
+      return Usage("--block = " + std::to_string(o->block) + ": method " + m +
+                   " uses O_DIRECT and needs a multiple of 4096");
+    }
+  }
+  return -1;
+}
+
+struct Row {
+  std::string method;
+  RunResult r;
+  long peak_rss_kib = 0;
+};
+
+// Runs one method in a child so peak RSS and page-cache effects are its own.
+bool RunInChild(const RunSpec &spec, Row *row) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    close(fds[0]);
+    RunResult r = RunMethod(spec);
+    ssize_t w = write(fds[1], &r, sizeof r);
+    _exit(w == sizeof r ? 0 : 1);
+  }
+  close(fds[1]);
+  ssize_t got = read(fds[0], &row->r, sizeof row->r);
+  close(fds[0]);
+  int status = 0;
+  rusage ru{};
+  wait4(pid, &status, 0, &ru);
+  row->peak_rss_kib = ru.ru_maxrss;
+  if (got != sizeof row->r || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    row->r = RunResult{};
+    row->r.failed = 1;
+    std::snprintf(row->r.error, sizeof row->r.error, "child exited abnormally (status %d)", status);
+  }
+  return true;
+}
+
+std::string JsonEscape(const std::string &s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) o += c;
+  }
+  return o;
+}
+
+void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &rows) {
+  std::FILE *f = std::fopen(o.json.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "pfio-bench: --json %s: cannot write: %s\n", o.json.c_str(),
+                 std::strerror(errno));
+    return;
+  }
+  std::fprintf(f, "{\n  \"workload\": \"%s\",\n  \"file_size\": %llu,\n  \"block\": %llu,\n"
+               "  \"budget\": %llu,\n  \"file\": \"%s\",\n",
+               o.workload.c_str(), (unsigned long long)o.file_size, (unsigned long long)o.block,
+               (unsigned long long)o.budget, JsonEscape(o.file).c_str());
+  std::fprintf(f, "  \"cache\": \"file evicted with fdatasync + POSIX_FADV_DONTNEED before every "
+               "run; naive and fadvise read through the page cache, the others use O_DIRECT\",\n");
+  std::fprintf(f, "  \"machine\": {\"cpu\": \"%s\", \"cores\": %u, \"mem_total\": %llu, "
+               "\"kernel\": \"%s\", \"device\": \"%s\", \"rotational\": \"%s\", "
+               "\"scheduler\": \"%s\", \"filesystem\": \"%s\"},\n",
+               JsonEscape(m.cpu).c_str(), m.cores, m.mem_total, JsonEscape(m.kernel).c_str(),
+               JsonEscape(m.device).c_str(), m.device_rotational.c_str(),
+               JsonEscape(m.scheduler).c_str(), m.filesystem.c_str());
+  std::fprintf(f, "  \"runs\": [");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RunResult &r = rows[i].r;
+    const bool verified = !r.failed && r.bad_bytes == 0;
+    std::fprintf(f, "%s\n    {\"method\": \"%s\", \"seconds\": %.4f, \"bytes\": %llu, "
+                 "\"mib_per_s\": %.2f, \"verified\": %s, \"peak_rss_bytes\": %llu",
+                 i ? "," : "", rows[i].method.c_str(), r.seconds, (unsigned long long)r.bytes,
+                 r.seconds > 0 ? r.bytes / r.seconds / (1 << 20) : 0.0,
+                 verified ? "true" : "false", (unsigned long long)rows[i].peak_rss_kib * 1024);
+    if (r.failed) std::fprintf(f, ", \"error\": \"%s\"", JsonEscape(r.error).c_str());
+    if (r.has_stats) {
+      const pfio_stats &s = r.stats;
+      std::fprintf(f, ", \"stats\": {\"hits\": %llu, \"misses\": %llu, \"stalls\": %llu, "
+                   "\"stall_seconds\": %.4f, \"bytes_read\": %llu, \"bytes_wasted\": %llu, "
+                   "\"requests\": %llu, \"windows\": %llu, \"budget_cap\": %llu, "
+                   "\"budget_cuts\": %llu, \"memory_peak\": %llu, \"backend\": \"%s\"}",
+                   (unsigned long long)s.hits, (unsigned long long)s.misses,
+                   (unsigned long long)s.stalls, s.stall_seconds,
+                   (unsigned long long)s.bytes_read, (unsigned long long)s.bytes_wasted,
+                   (unsigned long long)s.requests, (unsigned long long)s.windows,
+                   (unsigned long long)s.budget_cap, (unsigned long long)s.budget_cuts,
+                   (unsigned long long)s.memory_peak, s.backend);
+    }
+    std::fprintf(f, "}");
+  }
+  std::fprintf(f, "\n  ]\n}\n");
+  std::fclose(f);
+}
+
+int Main(int argc, char **argv) {
+  Options o;
+  if (int rc = ParseArgs(argc, argv, &o); rc >= 0) return rc;
+  const bool tty = isatty(2) && !o.quiet;
+
+  bool reused = false;
+  Status s = MakePatternFile(o.file, o.file_size, o.seed, !o.quiet, &reused);
+  if (!s.ok()) {
+    std::fprintf(stderr, "pfio-bench: %s\n", s.message().c_str());
+    return 1;
+  }
+  const std::vector<uint32_t> blocks = MakeWorkload(o.workload, o.file_size / o.block, o.seed);
+  const MachineInfo m = DescribeMachine(o.file);
+  std::printf("pfio-bench: workload %s, file %s (%.2f GiB, %s), block %llu, budget %.1f MiB, "
+              "%zu reads\n",
+              o.workload.c_str(), o.file.c_str(), o.file_size / 1073741824.0,
+              reused ? "reused" : "made now", (unsigned long long)o.block, o.budget / 1048576.0,
+              blocks.size());
+  std::printf("machine: %s, %u cores, %.1f GiB RAM, %s, device %s (rotational=%s, %s), %s\n",
+              m.cpu.c_str(), m.cores, m.mem_total / 1073741824.0, m.kernel.c_str(),
+              m.device.c_str(), m.device_rotational.c_str(), m.scheduler.c_str(),
+              m.filesystem.c_str());
+  std::printf("page cache evicted before every run; every byte verified\n\n");
+  std::printf("%-15s %9s %10s %8s %10s %9s\n", "method", "seconds", "MiB/s", "speedup",
+              "peakRSS", "verified");
+
+  std::vector<Row> rows;
+  double naive_seconds = 0;
+  bool all_ok = true;
+  for (const auto &method : o.methods) {
+    s = EvictFromPageCache(o.file);
+    if (!s.ok()) {
+      std::fprintf(stderr, "pfio-bench: %s\n", s.message().c_str());
+      return 1;
+    }
+    RunSpec spec{method, o.file, o.file_size, o.block, o.budget, o.queue_depth,
+                 o.infill, o.seed, tty, &blocks};
+    Row row;
+    row.method = method;
+    if (!RunInChild(spec, &row)) {
+      std::fprintf(stderr, "pfio-bench: fork failed: %s\n", std::strerror(errno));
+      return 1;
+    }
+    const RunResult &r = row.r;
+    const bool ok = !r.failed && r.bad_bytes == 0 && r.bytes == blocks.size() * o.block;
+    all_ok = all_ok && ok;
+    if (method == "naive" && ok) naive_seconds = r.seconds;
+    char speed[32] = "-";
+    if (naive_seconds > 0 && r.seconds > 0) {
+      std::snprintf(speed, sizeof speed, "%.2fx", naive_seconds / r.seconds);
+    }
+    std::printf("%-15s %9.2f %10.1f %8s %8.0f M %9s\n", method.c_str(), r.seconds,
+                r.seconds > 0 ? r.bytes / r.seconds / 1048576.0 : 0.0, speed,
+                row.peak_rss_kib / 1024.0, ok ? "yes" : "NO");
+    if (r.failed) std::printf("  error: %s\n", r.error);
+    if (r.bad_bytes) std::printf("  %llu bytes did not verify\n", (unsigned long long)r.bad_bytes);
+    std::fflush(stdout);
+    rows.push_back(row);
+  }
+  if (!o.json.empty()) WriteJson(o, m, rows);
+  if (!reused && !o.keep) unlink(o.file.c_str());
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace pfio::bench
+
+int main(int argc, char **argv) { return pfio::bench::Main(argc, argv); }
