@@ -112,6 +112,27 @@ TEST_P(WindowModes, SequentialLargeExtentsAreSplitAndServed) {
 INSTANTIATE_TEST_SUITE_P(Modes, WindowModes,
                          ::testing::Values(PFIO_WINDOW_PIPELINED, PFIO_WINDOW_BATCH));
 
+TEST(EngineRead, SequentialPlanIsLeftToKernelReadahead) {
+  test::ScratchDir dir;
+  const uint64_t size = 8 * kMiB;
+  std::string path = dir.MakeFile("seqpass", size, kSeed);
+  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  int32_t f = c.Open(path);
+  std::vector<pfio_extent> plan;
+  for (uint64_t off = 0; off < size; off += 4096) plan.push_back({f, 0, off, 4096});
+  // A short out-of-order tail: prefetched, not passed through.
+  plan.push_back({f, 0, 4096 * 9, 4096});
+  plan.push_back({f, 0, 4096 * 3, 4096});
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
+  ReadAll(c, plan);
+  pfio_stats s = c.Stats();
+  EXPECT_EQ(s.passthrough_reads, size / 4096);
+  EXPECT_EQ(s.bytes_passthrough, size);
+  EXPECT_EQ(s.hits, 2u);
+  EXPECT_EQ(s.misses, 0u);
+  EXPECT_EQ(s.memory_peak, 8192u);  // only the tail used the reorder buffer
+}
+
 TEST(EngineRead, SyncBackendServesTheSameBytes) {
   test::ScratchDir dir;
   const uint64_t size = 4 * kMiB;

@@ -18,6 +18,8 @@ struct RunSpec {
   uint64_t budget = 0;
   uint32_t queue_depth = 32;
   uint64_t infill_max = 32 * 1024;
+  uint64_t max_request = 1024 * 1024;
+  uint32_t refill_percent = 25;
   uint64_t seed = 0;
   bool progress = false;
   const std::vector<uint32_t> *blocks = nullptr;

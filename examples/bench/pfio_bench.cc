@@ -42,6 +42,8 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
                                                                             (default all)
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
   --infill S        pfio infill_max (gaps merged)                           (default 32K)
+  --max-request S   pfio max_request (largest single read)                   (default 1M)
+  --refill P        pfio refill_percent (pipelined refill threshold)         (default 25)
   --seed N          pattern and workload seed                               (default 1)
   --json FILE       also write the results as JSON
   --keep-file       keep a data file this run created (an existing one is always kept)
@@ -66,7 +68,8 @@ or any byte did not verify.
 struct Options {
   std::string workload = "gather", file = "pfio-bench.data", json;
   uint64_t file_size = 1ull << 30, block = 4096, budget = 0, infill = 32 * 1024, seed = 1;
-  uint32_t queue_depth = 32;
+  uint64_t max_request = 1 << 20;
+  uint32_t queue_depth = 32, refill = 25;
   std::vector<std::string> methods = AllMethods();
   bool keep = false, quiet = false;
 };
@@ -122,6 +125,12 @@ int ParseArgs(int argc, char **argv, Options *o) {
       s = ParseSize(v, "--queue-depth", &n);
       if (s.ok() && (n < 1 || n > 1024)) return Usage("--queue-depth = " + v + ": expected 1 .. 1024");
       o->queue_depth = static_cast<uint32_t>(n);
+    } else if (a == "--max-request") {
+      s = ParseSize(v, "--max-request", &o->max_request);
+    } else if (a == "--refill") {
+      s = ParseSize(v, "--refill", &n);
+      if (s.ok() && (n < 1 || n > 100)) return Usage("--refill = " + v + ": expected 1 .. 100");
+      o->refill = static_cast<uint32_t>(n);
     } else if (a == "--seed") {
       s = ParseSize(v, "--seed", &o->seed);
     } else if (a == "--json") {
@@ -279,8 +288,19 @@ int Main(int argc, char **argv) {
       std::fprintf(stderr, "pfio-bench: %s\n", s.message().c_str());
       return 1;
     }
-    RunSpec spec{method, o.file, o.file_size, o.block, o.budget, o.queue_depth,
-                 o.infill, o.seed, tty, &blocks};
+    RunSpec spec;
+    spec.method = method;
+    spec.path = o.file;
+    spec.file_size = o.file_size;
+    spec.block = o.block;
+    spec.budget = o.budget;
+    spec.queue_depth = o.queue_depth;
+    spec.infill_max = o.infill;
+    spec.max_request = o.max_request;
+    spec.refill_percent = o.refill;
+    spec.seed = o.seed;
+    spec.progress = tty;
+    spec.blocks = &blocks;
     Row row;
     row.method = method;
     if (!RunInChild(spec, &row)) {

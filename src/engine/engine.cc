@@ -25,6 +25,7 @@ constexpr uint64_t kMiB = 1024 * 1024;
 // miss; bounding it keeps a plan that is entirely wrong from costing a scan per read.
 constexpr uint64_t kResyncScan = 4096;
 constexpr int kIoPollMs = 100;
+constexpr size_t kPassthroughAhead = 64;
 
 uint64_t AlignDown(uint64_t v) { return v / kPage * kPage; }
 uint64_t AlignUp(uint64_t v) { return (v + kPage - 1) / kPage * kPage; }
@@ -91,8 +92,8 @@ Status Engine::Shutdown() {
   shut_down_ = true;
   Status result;
   plan_.TruncateFrom(plan_.front_index());
-  for (auto &refs : window_) {
-    for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
+  for (auto &entry : window_) {
+    for (Piece *p : entry.refs) stats_.bytes_wasted += buffer_->Unref(p);
   }
   window_.clear();
   PruneQueue();
@@ -227,8 +228,8 @@ Status Engine::ReplaceFrom(const Extent *extents, size_t count) {
   plan_.TruncateFrom(plan_.front_index());
   plan_.Append(extents, count);
   Refill(true);
-  for (auto &refs : old_window) {
-    for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
+  for (auto &entry : old_window) {
+    for (Piece *p : entry.refs) stats_.bytes_wasted += buffer_->Unref(p);
   }
   PruneQueue();
   Refill(false);
@@ -264,7 +265,7 @@ void Engine::RemoveEntries(const std::function<bool(const Extent &)> &pred) {
   std::vector<size_t> removed = plan_.RemoveIf(pred);
   for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
     if (*it >= window_.size()) continue;
-    for (Piece *p : window_[*it]) stats_.bytes_wasted += buffer_->Unref(p);
+    for (Piece *p : window_[*it].refs) stats_.bytes_wasted += buffer_->Unref(p);
     window_.erase(window_.begin() + static_cast<std::ptrdiff_t>(*it));
   }
 }
@@ -290,40 +291,66 @@ void Engine::PruneQueue() {
 
 // ---- window ------------------------------------------------------------------------------------
 
-bool Engine::AddToWindow(uint64_t index, std::vector<Piece *> *fresh) {
+bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
   const Extent &e = plan_.at(index);
   const FileHandle &h = files_[e.file]->handle;
   const uint64_t begin = AlignDown(e.offset), end = AlignUp(std::min(e.end(), h.size));
   std::vector<Piece *> have;
   buffer_->Overlapping(e.file, begin, end, &have);
-  uint64_t need = end - begin;
-  for (const Piece *p : have) need -= std::min(end, p->end()) - std::max(begin, p->offset);
-  if (buffer_->in_use() + need > aimd_.budget()) return false;
-
-  std::vector<Piece *> refs;
+  // The parts no piece holds yet, merged into this refill's new ranges (repeats count once).
+  auto &ranges = (*pending)[e.file];
+  std::vector<std::pair<uint64_t, uint64_t>> gaps;
   uint64_t pos = begin;
-  size_t next_have = 0;
-  while (pos < end) {
-    if (next_have < have.size() && have[next_have]->offset <= pos) {
-      refs.push_back(have[next_have]);
-      pos = have[next_have]->end();
-      ++next_have;
-      continue;
-    }
-    const uint64_t gap_end = next_have < have.size() ? have[next_have]->offset : end;
-    uint64_t len = std::min(gap_end - pos, shape_.max_request);
-    Piece *p = nullptr;
-    while ((p = buffer_->Create(e.file, pos, len, std::min(len, h.size - pos))) == nullptr) {
-      len = std::max(kPage, AlignDown(len / 2));  // a fragmented pool: use smaller pieces
-    }
-    stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
-    refs.push_back(p);
-    fresh->push_back(p);
-    pos += len;
+  for (const Piece *p : have) {
+    if (p->offset > pos) gaps.emplace_back(pos, p->offset);
+    pos = std::max(pos, p->end());
   }
-  for (Piece *p : refs) ++p->refs;
-  window_.push_back(std::move(refs));
+  if (pos < end) gaps.emplace_back(pos, end);
+  uint64_t added = 0;
+  for (auto [a, b] : gaps) {
+    auto it = ranges.upper_bound(a);
+    if (it != ranges.begin() && std::prev(it)->second > a) --it;
+    uint64_t covered = 0;
+    for (; it != ranges.end() && it->first < b; ++it) {
+      covered += std::min(b, it->second) - std::max(a, it->first);
+    }
+    added += (b - a) - covered;
+  }
+  if (buffer_->in_use() + pending->bytes + added > aimd_.budget()) return false;
+  for (auto [a, b] : gaps) {
+    auto it = ranges.upper_bound(a);
+    if (it != ranges.begin() && std::prev(it)->second >= a) --it;
+    uint64_t lo = a, hi = b;
+    while (it != ranges.end() && it->first <= hi) {
+      lo = std::min(lo, it->first);
+      hi = std::max(hi, it->second);
+      it = ranges.erase(it);
+    }
+    ranges.emplace(lo, hi);
+  }
+  pending->bytes += added;
+  window_.emplace_back();  // references are filled in once the pieces exist
   return true;
+}
+
+void Engine::CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh) {
+  for (auto &[file, ranges] : pending.by_file) {
+    const uint64_t size = files_[file]->handle.size;
+    for (const auto &range : ranges) {
+      uint64_t pos = range.first;
+      const uint64_t end = range.second;
+      while (pos < end) {
+        uint64_t len = std::min(end - pos, shape_.max_request);
+        Piece *p = nullptr;
+        while ((p = buffer_->Create(file, pos, len, std::min(len, size - pos))) == nullptr) {
+          len = std::max(kPage, AlignDown(len / 2));  // a fragmented pool: use smaller pieces
+        }
+        fresh->push_back(p);
+        pos += len;
+      }
+    }
+  }
+  stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
 }
 
 void Engine::SampleSignals() {
@@ -339,12 +366,35 @@ void Engine::Refill(bool force) {
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
     if (!window_.empty()) return;
   } else if (!force && !window_.empty()) {
+    // A run handed to readahead needs only enough look-ahead to see where it ends.
+    if (window_.back().passthrough && window_.size() >= kPassthroughAhead) return;
     const uint64_t free = budget > buffer_->in_use() ? budget - buffer_->in_use() : 0;
     if (free < budget / 100 * cfg_.refill_percent) return;
   }
   SampleSignals();
+  if (const uint64_t run = SequentialRunBytes(window_end(), budget); run > 0) {
+    // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
+    // copying it through the reorder buffer could only add overhead.
+    for (uint64_t bytes = 0; bytes < run && window_end() < plan_.end_index();) {
+      passthrough_tail_ = plan_.at(window_end());
+      bytes += passthrough_tail_.length;
+      window_.push_back(WindowEntry{{}, true});
+    }
+    return;
+  }
+  const uint64_t first_new = window_end();
+  NewRanges pending;
+  while (window_end() < plan_.end_index() && AddToWindow(window_end(), &pending)) {
+  }
   std::vector<Piece *> fresh;
-  while (window_end() < plan_.end_index() && AddToWindow(window_end(), &fresh)) {
+  CreatePieces(pending, &fresh);
+  std::vector<Piece *> have;
+  for (uint64_t i = first_new; i < window_end(); ++i) {
+    const Extent &e = plan_.at(i);
+    const uint64_t end = AlignUp(std::min(e.end(), files_[e.file]->handle.size));
+    buffer_->Overlapping(e.file, AlignDown(e.offset), end, &have);
+    for (Piece *p : have) ++p->refs;
+    window_[i - plan_.front_index()].refs = have;
   }
   if (fresh.empty()) return;
   for (PendingRead *pr : BuildRequests(std::move(fresh), shape_, handles_)) {
@@ -354,10 +404,31 @@ void Engine::Refill(bool force) {
   Wake();
 }
 
+uint64_t Engine::SequentialRunBytes(uint64_t from, uint64_t limit) const {
+  // At least this much must be contiguous, so short plans and short runs are still prefetched.
+  const uint64_t min_run = std::min(limit, 2 * shape_.max_request);
+  uint64_t bytes = 0;
+  uint64_t i = from;
+  for (; i < plan_.end_index() && bytes < limit; ++i) {
+    const Extent &e = plan_.at(i);
+    if (i > from) {
+      const Extent &prev = plan_.at(i - 1);
+      if (e.file != prev.file || e.offset != prev.end()) break;
+    }
+    bytes += e.length;
+  }
+  const Extent &first = plan_.at(from);
+  const bool continues = passthrough_tail_.length > 0 && first.file == passthrough_tail_.file &&
+                         first.offset == passthrough_tail_.end();
+  if (continues) return bytes;  // the rest of a run already handed to readahead
+  const bool whole = bytes >= limit || i == plan_.end_index();
+  return whole && bytes >= min_run ? bytes : 0;
+}
+
 void Engine::ConsumeFront() {
   std::vector<Piece *> refs;
   if (!window_.empty()) {
-    refs = std::move(window_.front());
+    refs = std::move(window_.front().refs);
     window_.pop_front();
   }
   round_consumed_ += plan_.at(plan_.front_index()).length;
@@ -373,7 +444,7 @@ void Engine::ConsumeFront() {
 
 void Engine::SkipFront() {
   if (!window_.empty()) {
-    for (Piece *p : window_.front()) stats_.bytes_wasted += buffer_->Unref(p);
+    for (Piece *p : window_.front().refs) stats_.bytes_wasted += buffer_->Unref(p);
     window_.pop_front();
   }
   plan_.SkipFront();
@@ -442,8 +513,16 @@ Status Engine::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint6
   return s;
 }
 
-Status Engine::CopyOut(Lock &lock, const std::vector<Piece *> &refs, int32_t id, uint64_t pos,
+Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos,
                        uint64_t n, char *dst, bool *all_buffered) {
+  if (entry.passthrough) {
+    *all_buffered = false;
+    uint64_t got = 0;
+    Status s = ReadDirect(lock, id, dst, pos, n, &got);
+    if (s.ok()) stats_.bytes_passthrough += got;
+    return s;
+  }
+  const std::vector<Piece *> &refs = entry.refs;
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
     Status s = WaitBatchLanded(lock);
     if (!s.ok()) return s;
@@ -501,7 +580,7 @@ Status Engine::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uin
     return s;
   }
 
-  bool all_buffered = true;
+  bool all_buffered = true, any_passthrough = false;
   uint64_t pos = offset;
   while (pos < end) {
     if (plan_.empty() || !plan_.at(plan_.front_index()).contains(id, pos)) {
@@ -519,6 +598,7 @@ Status Engine::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uin
     if (window_.empty()) Refill(true);
     const Extent front = plan_.at(plan_.front_index());
     const uint64_t n = std::min(end, front.end()) - pos;
+    if (!window_.empty() && window_.front().passthrough) any_passthrough = true;
     if (window_.empty()) {
       // The extent alone is larger than the budget: read it directly.
       all_buffered = false;
@@ -534,6 +614,7 @@ Status Engine::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uin
     if (pos == front.end()) ConsumeFront();
   }
   if (all_buffered) ++stats_.hits;
+  if (any_passthrough) ++stats_.passthrough_reads;
   *nread = pos - offset;
   stats_.bytes_served += *nread;
   return Status::Ok();

@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -65,6 +66,12 @@ class Engine {
     uint32_t in_flight = 0;
   };
   using Lock = std::unique_lock<std::mutex>;
+  // Plan entries [front, window_end): the pieces each needs, or passthrough for entries of a
+  // sequential run that the kernel's readahead serves better than we can (libprefetch §5.2).
+  struct WindowEntry {
+    std::vector<Piece *> refs;
+    bool passthrough = false;
+  };
 
   Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
          std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
@@ -75,7 +82,15 @@ class Engine {
   Status ReplaceFrom(const Extent *extents, size_t count);
 
   uint64_t window_end() const { return plan_.front_index() + window_.size(); }
-  bool AddToWindow(uint64_t index, std::vector<Piece *> *fresh);
+  // Byte ranges a refill will fetch, per file, merged and sorted; `bytes` counts them once.
+  struct NewRanges {
+    std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> by_file;  // begin -> end
+    uint64_t bytes = 0;
+    std::map<uint64_t, uint64_t> &operator[](int32_t f) { return by_file[f]; }
+  };
+  bool AddToWindow(uint64_t index, NewRanges *pending);
+  void CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh);
+  uint64_t SequentialRunBytes(uint64_t from, uint64_t limit) const;
   void Refill(bool force);
   void SampleSignals();
   void ConsumeFront();
@@ -85,7 +100,7 @@ class Engine {
   bool Resync(int32_t id, uint64_t pos);
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
-  Status CopyOut(Lock &lock, const std::vector<Piece *> &refs, int32_t id, uint64_t pos,
+  Status CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos,
                  uint64_t n, char *dst, bool *all_buffered);
   Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
                     uint64_t *got);
@@ -108,7 +123,8 @@ class Engine {
   std::vector<std::unique_ptr<OpenFileState>> files_;
   std::unordered_map<int32_t, const FileHandle *> handles_;
   AccessPlan plan_;
-  std::deque<std::vector<Piece *>> window_;  // refs of plan entries [front, window_end)
+  std::deque<WindowEntry> window_;
+  Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
   std::list<PendingRead *> queue_;           // built, not yet submitted
   uint32_t in_flight_ = 0;
   int ignore_depth_ = 0;

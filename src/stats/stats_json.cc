@@ -29,6 +29,8 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
   j += Format("  \"backend\": \"%s\",\n", Escape(s.backend).c_str());
   j += Format("  \"reads\": %llu,\n  \"hits\": %llu,\n  \"misses\": %llu,\n", u(s.reads),
               u(s.hits), u(s.misses));
+  j += Format("  \"passthrough_reads\": %llu,\n  \"bytes_passthrough\": %llu,\n",
+              u(s.passthrough_reads), u(s.bytes_passthrough));
   j += Format("  \"stalls\": %llu,\n  \"stall_seconds\": %.6f,\n", u(s.stalls), s.stall_seconds);
   j += Format("  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n",
               u(s.bytes_served), u(s.bytes_read), u(s.bytes_wasted));
