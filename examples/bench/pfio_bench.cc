@@ -36,8 +36,9 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --file PATH       data file; made if missing or not matching   (default ./pfio-bench.data)
   --file-size S     size of the data file                                   (default 1G)
   --block S         read size; a multiple of 4K for the O_DIRECT methods     (default 4K)
-  --budget S        memory for prefetching (pfio) and the fadvise window
-                                                          (default file size / 4)
+  --budget LIST     memory for prefetching (pfio) and the fadvise window; with several
+                    budgets the budget-dependent methods run once per budget and the
+                    others once                                (default file size / 4)
   --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined
                                                                             (default all)
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
@@ -45,6 +46,8 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --max-request S   pfio max_request (largest single read)                   (default 1M)
   --refill P        pfio refill_percent (pipelined refill threshold)         (default 25)
   --seed N          pattern and workload seed                               (default 1)
+  --repeat N        run the whole list of methods N times, interleaved, to expose the
+                    run-to-run noise of shared machines                     (default 1)
   --json FILE       also write the results as JSON
   --keep-file       keep a data file this run created (an existing one is always kept)
   --quiet           no progress lines
@@ -67,9 +70,10 @@ or any byte did not verify.
 
 struct Options {
   std::string workload = "gather", file = "pfio-bench.data", json;
-  uint64_t file_size = 1ull << 30, block = 4096, budget = 0, infill = 32 * 1024, seed = 1;
+  uint64_t file_size = 1ull << 30, block = 4096, infill = 32 * 1024, seed = 1;
+  std::vector<uint64_t> budgets;
   uint64_t max_request = 1 << 20;
-  uint32_t queue_depth = 32, refill = 25;
+  uint32_t queue_depth = 32, refill = 25, repeat = 1;
   std::vector<std::string> methods = AllMethods();
   bool keep = false, quiet = false;
 };
@@ -118,7 +122,14 @@ int ParseArgs(int argc, char **argv, Options *o) {
     } else if (a == "--block") {
       s = ParseSize(v, "--block", &o->block);
     } else if (a == "--budget") {
-      s = ParseSize(v, "--budget", &o->budget);
+      o->budgets.clear();
+      for (const auto &item : SplitList(v)) {
+        uint64_t b = 0;
+        s = ParseSize(item, "--budget", &b);
+        if (!s.ok()) break;
+        if (b < (1 << 20)) return Usage("--budget = " + item + ": expected at least 1M");
+        o->budgets.push_back(b);
+      }
     } else if (a == "--infill") {
       s = ParseSize(v, "--infill", &o->infill);
     } else if (a == "--queue-depth") {
@@ -131,6 +142,10 @@ int ParseArgs(int argc, char **argv, Options *o) {
       s = ParseSize(v, "--refill", &n);
       if (s.ok() && (n < 1 || n > 100)) return Usage("--refill = " + v + ": expected 1 .. 100");
       o->refill = static_cast<uint32_t>(n);
+    } else if (a == "--repeat") {
+      s = ParseSize(v, "--repeat", &n);
+      if (s.ok() && (n < 1 || n > 100)) return Usage("--repeat = " + v + ": expected 1 .. 100");
+      o->repeat = static_cast<uint32_t>(n);
     } else if (a == "--seed") {
       s = ParseSize(v, "--seed", &o->seed);
     } else if (a == "--json") {
@@ -152,7 +167,7 @@ int ParseArgs(int argc, char **argv, Options *o) {
   if (o->block == 0) return Usage("--block = 0: expected at least 1 byte");
   if (o->file_size < o->block) return Usage("--file-size must be at least --block");
   if (o->file_size / o->block > 0xFFFFFFFFull) return Usage("--file-size / --block: at most 2^32 blocks");
-  if (o->budget == 0) o->budget = o->file_size / 4;
+  if (o->budgets.empty()) o->budgets.push_back(std::max<uint64_t>(o->file_size / 4, 1 << 20));
   for (const auto &m : o->methods) {
     if (MethodNeedsDirectAlignment(m) && o->block % 4096 != 0) {
       return Usage("--block = " + std::to_string(o->block) + ": method " + m +
@@ -164,6 +179,7 @@ int ParseArgs(int argc, char **argv, Options *o) {
 
 struct Row {
   std::string method;
+  uint64_t budget = 0;  // 0: the method does not use one
   RunResult r;
   long peak_rss_kib = 0;
 };
@@ -196,6 +212,16 @@ bool RunInChild(const RunSpec &spec, Row *row) {
   return true;
 }
 
+std::string Mib(uint64_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0fM", b / 1048576.0);
+  return buf;
+}
+
+bool UsesBudget(const std::string &method) {
+  return method == "fadvise" || method.rfind("pfio-", 0) == 0;
+}
+
 std::string JsonEscape(const std::string &s) {
   std::string o;
   for (char c : s) {
@@ -215,7 +241,7 @@ void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &r
   std::fprintf(f, "{\n  \"workload\": \"%s\",\n  \"file_size\": %llu,\n  \"block\": %llu,\n"
                "  \"budget\": %llu,\n  \"file\": \"%s\",\n",
                o.workload.c_str(), (unsigned long long)o.file_size, (unsigned long long)o.block,
-               (unsigned long long)o.budget, JsonEscape(o.file).c_str());
+               (unsigned long long)o.budgets.front(), JsonEscape(o.file).c_str());
   std::fprintf(f, "  \"cache\": \"file evicted with fdatasync + POSIX_FADV_DONTNEED before every "
                "run; naive and fadvise read through the page cache, the others use O_DIRECT\",\n");
   std::fprintf(f, "  \"machine\": {\"cpu\": \"%s\", \"cores\": %u, \"mem_total\": %llu, "
@@ -229,10 +255,12 @@ void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &r
     const RunResult &r = rows[i].r;
     const bool verified = !r.failed && r.bad_bytes == 0;
     std::fprintf(f, "%s\n    {\"method\": \"%s\", \"seconds\": %.4f, \"bytes\": %llu, "
-                 "\"mib_per_s\": %.2f, \"verified\": %s, \"peak_rss_bytes\": %llu",
+                 "\"mib_per_s\": %.2f, \"verified\": %s, \"peak_rss_bytes\": %llu, "
+                 "\"budget\": %llu",
                  i ? "," : "", rows[i].method.c_str(), r.seconds, (unsigned long long)r.bytes,
                  r.seconds > 0 ? r.bytes / r.seconds / (1 << 20) : 0.0,
-                 verified ? "true" : "false", (unsigned long long)rows[i].peak_rss_kib * 1024);
+                 verified ? "true" : "false", (unsigned long long)rows[i].peak_rss_kib * 1024,
+                 (unsigned long long)rows[i].budget);
     if (r.failed) std::fprintf(f, ", \"error\": \"%s\"", JsonEscape(r.error).c_str());
     if (r.has_stats) {
       const pfio_stats &s = r.stats;
@@ -266,23 +294,35 @@ int Main(int argc, char **argv) {
   }
   const std::vector<uint32_t> blocks = MakeWorkload(o.workload, o.file_size / o.block, o.seed);
   const MachineInfo m = DescribeMachine(o.file);
-  std::printf("pfio-bench: workload %s, file %s (%.2f GiB, %s), block %llu, budget %.1f MiB, "
+  std::string budget_list;
+  for (uint64_t b : o.budgets) budget_list += (budget_list.empty() ? "" : ",") + Mib(b);
+  std::printf("pfio-bench: workload %s, file %s (%.2f GiB, %s), block %llu, budget %s, "
               "%zu reads\n",
               o.workload.c_str(), o.file.c_str(), o.file_size / 1073741824.0,
-              reused ? "reused" : "made now", (unsigned long long)o.block, o.budget / 1048576.0,
+              reused ? "reused" : "made now", (unsigned long long)o.block, budget_list.c_str(),
               blocks.size());
   std::printf("machine: %s, %u cores, %.1f GiB RAM, %s, device %s (rotational=%s, %s), %s\n",
               m.cpu.c_str(), m.cores, m.mem_total / 1073741824.0, m.kernel.c_str(),
               m.device.c_str(), m.device_rotational.c_str(), m.scheduler.c_str(),
               m.filesystem.c_str());
   std::printf("page cache evicted before every run; every byte verified\n\n");
-  std::printf("%-15s %9s %10s %8s %10s %9s\n", "method", "seconds", "MiB/s", "speedup",
-              "peakRSS", "verified");
+  std::printf("%-15s %7s %9s %10s %8s %10s %9s\n", "method", "budget", "seconds", "MiB/s",
+              "speedup", "peakRSS", "verified");
 
   std::vector<Row> rows;
   double naive_seconds = 0;
   bool all_ok = true;
-  for (const auto &method : o.methods) {
+  std::vector<std::pair<std::string, uint64_t>> runs;
+  for (uint32_t rep = 0; rep < o.repeat; ++rep) {
+    for (const auto &method : o.methods) {
+      if (!UsesBudget(method)) {
+        runs.emplace_back(method, 0);
+        continue;
+      }
+      for (uint64_t b : o.budgets) runs.emplace_back(method, b);
+    }
+  }
+  for (const auto &[method, budget] : runs) {
     s = EvictFromPageCache(o.file);
     if (!s.ok()) {
       std::fprintf(stderr, "pfio-bench: %s\n", s.message().c_str());
@@ -293,7 +333,7 @@ int Main(int argc, char **argv) {
     spec.path = o.file;
     spec.file_size = o.file_size;
     spec.block = o.block;
-    spec.budget = o.budget;
+    spec.budget = budget ? budget : o.budgets.front();
     spec.queue_depth = o.queue_depth;
     spec.infill_max = o.infill;
     spec.max_request = o.max_request;
@@ -303,6 +343,7 @@ int Main(int argc, char **argv) {
     spec.blocks = &blocks;
     Row row;
     row.method = method;
+    row.budget = budget;
     if (!RunInChild(spec, &row)) {
       std::fprintf(stderr, "pfio-bench: fork failed: %s\n", std::strerror(errno));
       return 1;
@@ -315,7 +356,8 @@ int Main(int argc, char **argv) {
     if (naive_seconds > 0 && r.seconds > 0) {
       std::snprintf(speed, sizeof speed, "%.2fx", naive_seconds / r.seconds);
     }
-    std::printf("%-15s %9.2f %10.1f %8s %8.0f M %9s\n", method.c_str(), r.seconds,
+    std::printf("%-15s %7s %9.2f %10.1f %8s %8.0f M %9s\n", method.c_str(),
+                budget ? Mib(budget).c_str() : "-", r.seconds,
                 r.seconds > 0 ? r.bytes / r.seconds / 1048576.0 : 0.0, speed,
                 row.peak_rss_kib / 1024.0, ok ? "yes" : "NO");
     if (r.failed) std::printf("  error: %s\n", r.error);

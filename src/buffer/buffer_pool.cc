@@ -37,6 +37,12 @@ void BufferPool::EraseFree(std::map<uint64_t, uint64_t>::iterator it) {
 }
 
 char *BufferPool::Allocate(uint64_t bytes) {
+  if (bytes == kPage && !free_pages_.empty()) {
+    const uint64_t off = free_pages_.back();
+    free_pages_.pop_back();
+    in_use_ += kPage;
+    return base_ + off;
+  }
   auto fit = free_by_size_.lower_bound({bytes, 0});
   if (fit == free_by_size_.end()) return nullptr;
   const uint64_t len = fit->first, off = fit->second;
@@ -47,8 +53,23 @@ char *BufferPool::Allocate(uint64_t bytes) {
 }
 
 void BufferPool::Free(char *p, uint64_t bytes) {
-  uint64_t off = static_cast<uint64_t>(p - base_), len = bytes;
+  const uint64_t off = static_cast<uint64_t>(p - base_);
   in_use_ -= bytes;
+  if (in_use_ == 0) {  // everything is free: one run again
+    free_pages_.clear();
+    free_by_offset_.clear();
+    free_by_size_.clear();
+    InsertFree(0, capacity_);
+    return;
+  }
+  if (bytes == kPage) {
+    free_pages_.push_back(off);
+    return;
+  }
+  FreeRun(off, bytes);
+}
+
+void BufferPool::FreeRun(uint64_t off, uint64_t len) {
   auto next = free_by_offset_.lower_bound(off);
   if (next != free_by_offset_.end() && next->first == off + len) {
     len += next->second;
@@ -67,11 +88,15 @@ void BufferPool::Free(char *p, uint64_t bytes) {
 }
 
 void BufferPool::ReleaseFreeMemory() {
+  // Single pages go back into the runs first, so they are released in large madvise calls.
+  for (uint64_t off : free_pages_) FreeRun(off, kPage);
+  free_pages_.clear();
   for (const auto &[off, len] : free_by_offset_) madvise(base_ + off, len, MADV_DONTNEED);
 }
 
 uint64_t BufferPool::largest_free_run() const {
-  return free_by_size_.empty() ? 0 : free_by_size_.rbegin()->first;
+  const uint64_t run = free_by_size_.empty() ? 0 : free_by_size_.rbegin()->first;
+  return std::max(run, free_pages_.empty() ? 0 : kPage);
 }
 
 }  // namespace pfio
