@@ -63,8 +63,8 @@ TEST(Config, EachBadFieldIsNamed) {
   c.queue_depth = 5000;
   ExpectRejected(c, "queue_depth", "5000");
   pfio_config_init(&c);
-  c.refill_percent = 0;
-  ExpectRejected(c, "refill_percent", "0");
+  c.window_percent = 0;
+  ExpectRejected(c, "window_percent", "0");
   pfio_config_init(&c);
   c.timeout_ms = 0;
   ExpectRejected(c, "timeout_ms", "0");

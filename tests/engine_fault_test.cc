@@ -237,9 +237,9 @@ TEST(EngineFaults, MemoryPressureMidRunHalvesTheBudget) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("pressure", 16 * kMiB, kSeed);
   pfio_config c = Config(8 * kMiB);
-  c.refill_percent = 10;
+  c.window_percent = 25;
   std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(c, RealAio(), std::make_unique<ScriptedSignals>(std::set<int>{3}), &e)
+  ASSERT_TRUE(Engine::Create(c, RealAio(), std::make_unique<ScriptedSignals>(std::set<int>{2}), &e)
                   .ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());

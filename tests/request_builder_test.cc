@@ -16,7 +16,11 @@ class RequestBuilderTest : public ::testing::Test {
     discard_.resize(1 << 20);
     shape_.discard = discard_.data();
   }
-  Piece *P(uint64_t off, uint64_t len) { return buffer_->Create(0, off, len, len); }
+  Piece *P(uint64_t off, uint64_t len) {
+    Piece *p = buffer_->Create(0, off, len, len);
+    EXPECT_TRUE(buffer_->Allocate(p));
+    return p;
+  }
   void TearDown() override {
     for (auto *r : reqs_) {
       for (Piece *p : r->pieces) {
@@ -47,8 +51,15 @@ TEST_F(RequestBuilderTest, SortsAscendingAndFillsSmallGaps) {
   EXPECT_EQ(a.pieces.size(), 3u);
   EXPECT_EQ(a.gap_bytes, 8192u);  // 12288 .. 20480 is read into the discard buffer
   EXPECT_EQ(a.req.length, 3 * 4096u + 8192 + 4096);
-  EXPECT_EQ(a.req.iov.size(), 4u);  // piece, piece, gap, piece
-  EXPECT_EQ(a.req.iov[2].iov_base, discard_.data());
+  EXPECT_EQ(a.piece_bytes, 4 * 4096u);
+  FillIov(reqs_[0], shape_);
+  // Pieces 0 and 1 were allocated one after the other: their pages merge into one vector.
+  size_t total = 0;
+  for (const auto &v : a.req.iov) total += v.iov_len;
+  EXPECT_EQ(total, a.req.length);
+  bool has_gap = false;
+  for (const auto &v : a.req.iov) has_gap |= v.iov_base == discard_.data() && v.iov_len == 8192;
+  EXPECT_TRUE(has_gap);
   EXPECT_EQ(reqs_[1]->pieces.size(), 1u);
 }
 
@@ -58,6 +69,19 @@ TEST_F(RequestBuilderTest, NoInfillMergesOnlyAdjacentPieces) {
   ASSERT_EQ(reqs_.size(), 2u);
   EXPECT_EQ(reqs_[0]->req.length, 8192u);
   EXPECT_EQ(reqs_[0]->gap_bytes, 0u);
+}
+
+TEST_F(RequestBuilderTest, VectorsFollowThePagesOfEachPiece) {
+  shape_.infill_max = 0;
+  Piece *a = P(0, 8192);
+  Piece *b = P(8192, 4096);
+  reqs_ = BuildRequests({b, a}, shape_, handles_);
+  ASSERT_EQ(reqs_.size(), 1u);
+  FillIov(reqs_[0], shape_);
+  uint64_t pos = 0;
+  for (const auto &v : reqs_[0]->req.iov) pos += v.iov_len;
+  EXPECT_EQ(pos, 12288u);
+  EXPECT_EQ(reqs_[0]->req.iov[0].iov_base, a->pages[0]);
 }
 
 TEST_F(RequestBuilderTest, RequestsNeverExceedMaxRequest) {

@@ -147,7 +147,7 @@ void RunPfio(const RunSpec &s, pfio_window_mode mode, RunResult *r) {
   c.queue_depth = s.queue_depth;
   c.infill_max = s.infill_max;
   c.max_request = s.max_request;
-  c.refill_percent = s.refill_percent;
+  c.window_percent = s.window_percent;
   pfio_context *ctx = nullptr;
   if (pfio_context_create(&c, &ctx) != PFIO_OK) return Fail(r, pfio_last_error());
   int32_t f = -1;

@@ -19,7 +19,7 @@ struct RunSpec {
   uint32_t queue_depth = 32;
   uint64_t infill_max = 32 * 1024;
   uint64_t max_request = 1024 * 1024;
-  uint32_t refill_percent = 25;
+  uint32_t window_percent = 100;
   uint64_t seed = 0;
   bool progress = false;
   const std::vector<uint32_t> *blocks = nullptr;

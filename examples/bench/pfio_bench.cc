@@ -44,7 +44,7 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
   --infill S        pfio infill_max (gaps merged)                           (default 32K)
   --max-request S   pfio max_request (largest single read)                   (default 1M)
-  --refill P        pfio refill_percent (pipelined refill threshold)         (default 25)
+  --window P        pfio window_percent (pipelined window, % of budget)      (default 100)
   --seed N          pattern and workload seed                               (default 1)
   --repeat N        run the whole list of methods N times, interleaved, to expose the
                     run-to-run noise of shared machines                     (default 1)
@@ -73,7 +73,7 @@ struct Options {
   uint64_t file_size = 1ull << 30, block = 4096, infill = 32 * 1024, seed = 1;
   std::vector<uint64_t> budgets;
   uint64_t max_request = 1 << 20;
-  uint32_t queue_depth = 32, refill = 25, repeat = 1;
+  uint32_t queue_depth = 32, refill = 100, repeat = 1;
   std::vector<std::string> methods = AllMethods();
   bool keep = false, quiet = false;
 };
@@ -138,9 +138,9 @@ int ParseArgs(int argc, char **argv, Options *o) {
       o->queue_depth = static_cast<uint32_t>(n);
     } else if (a == "--max-request") {
       s = ParseSize(v, "--max-request", &o->max_request);
-    } else if (a == "--refill") {
-      s = ParseSize(v, "--refill", &n);
-      if (s.ok() && (n < 1 || n > 100)) return Usage("--refill = " + v + ": expected 1 .. 100");
+    } else if (a == "--window") {
+      s = ParseSize(v, "--window", &n);
+      if (s.ok() && (n < 1 || n > 100)) return Usage("--window = " + v + ": expected 1 .. 100");
       o->refill = static_cast<uint32_t>(n);
     } else if (a == "--repeat") {
       s = ParseSize(v, "--repeat", &n);
@@ -337,7 +337,7 @@ int Main(int argc, char **argv) {
     spec.queue_depth = o.queue_depth;
     spec.infill_max = o.infill;
     spec.max_request = o.max_request;
-    spec.refill_percent = o.refill;
+    spec.window_percent = o.refill;
     spec.seed = o.seed;
     spec.progress = tty;
     spec.blocks = &blocks;

@@ -55,8 +55,8 @@ typedef struct pfio_config {
   uint64_t max_request;         /* largest single read; 64 KiB .. 64 MiB, 4 KiB multiple,
                                    default 1 MiB */
   uint32_t queue_depth;         /* reads in flight; 1 .. 1024, default 32 */
-  uint32_t refill_percent;      /* pipelined: refill when this % of the budget is free;
-                                   1 .. 100, default 25 */
+  uint32_t window_percent;      /* pipelined: each window plans this % of the budget; the next
+                                   is planned once the last is issued; 1 .. 100, default 100 */
   uint32_t timeout_ms;          /* bound of every wait; 1 .. 3600000, default 60000 */
   int aimd;                     /* 1 (default): adapt the budget to memory pressure; 0: fixed */
   const char *stats_path;       /* JSON stats written here at pfio_context_destroy; NULL = use

@@ -1,11 +1,25 @@
 #include "buffer/reorder_buffer.h"
 
+#include <cstring>
+
 namespace pfio {
+
+void Piece::CopyOut(uint64_t lo, uint64_t hi, char *dst) const {
+  constexpr uint64_t kPage = BufferPool::kPage;
+  while (lo < hi) {
+    const uint64_t rel = lo - offset;
+    const uint64_t in_page = rel % kPage;
+    const uint64_t n = std::min(hi - lo, kPage - in_page);
+    std::memcpy(dst, pages[rel / kPage] + in_page, n);
+    dst += n;
+    lo += n;
+  }
+}
 
 ReorderBuffer::~ReorderBuffer() {
   for (auto &[file, pieces] : by_file_) {
     for (auto &[off, p] : pieces) {
-      pool_->Free(p->data, p->length);
+      for (char *page : p->pages) pool_->FreePage(page);
       delete p;
     }
   }
@@ -25,18 +39,37 @@ void ReorderBuffer::Overlapping(int32_t file, uint64_t begin, uint64_t end,
   for (; it != m.end() && it->first < end; ++it) out->push_back(it->second);
 }
 
+const std::map<uint64_t, Piece *> &ReorderBuffer::Index(int32_t file) { return by_file_[file]; }
+
 Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected) {
-  char *mem = pool_->Allocate(length);
-  if (mem == nullptr) return nullptr;
   auto *p = new Piece;
   p->file = file;
   p->offset = offset;
   p->length = length;
   p->expected = expected;
-  p->data = mem;
-  by_file_[file].emplace(offset, p);
+  p->index = &by_file_[file];
+  p->index_pos = p->index->emplace(offset, p).first;
   ++count_;
   return p;
+}
+
+bool ReorderBuffer::Allocate(Piece *p) {
+  const size_t n = p->length / BufferPool::kPage;
+  p->pages.reserve(n);
+  while (p->pages.size() < n) {
+    char *page = pool_->AllocatePage();
+    if (page == nullptr) {
+      FreePages(p);
+      return false;
+    }
+    p->pages.push_back(page);
+  }
+  return true;
+}
+
+void ReorderBuffer::FreePages(Piece *p) {
+  for (char *page : p->pages) pool_->FreePage(page);
+  p->pages.clear();
 }
 
 uint64_t ReorderBuffer::Unref(Piece *p) {
@@ -49,10 +82,8 @@ uint64_t ReorderBuffer::FreeIfOrphan(Piece *p) { return p->refs == 0 ? Destroy(p
 
 uint64_t ReorderBuffer::Destroy(Piece *p) {
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
-  auto f = by_file_.find(p->file);
-  f->second.erase(p->offset);
-  if (f->second.empty()) by_file_.erase(f);
-  pool_->Free(p->data, p->length);
+  p->index->erase(p->index_pos);  // the (possibly empty) index of a file stays until destruction
+  for (char *page : p->pages) pool_->FreePage(page);
   --count_;
   delete p;
   return wasted;

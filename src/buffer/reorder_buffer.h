@@ -1,9 +1,11 @@
 // ReorderBuffer: the prefetched pieces of files, found by offset, held while plan entries need them.
 //
-// A Piece is one page-aligned file range with its own memory from the BufferPool. Pieces of a file
-// never overlap. Plan entries in the window hold references; when the last reference goes the
-// memory is returned at once (Mowry §2.4), or when the read in flight lands if it has not yet.
-// Data never served before it is dropped counts as wasted.
+// A Piece is one page-aligned file range. It is planned first (no memory) and gets its pages
+// from the BufferPool only when its read is issued, so a whole window can be planned and sorted
+// before the memory for all of it is free. Pieces of a file never overlap. Plan entries in the
+// window hold references; when the last reference goes the pages are returned at once
+// (Mowry §2.4), or when the read in flight lands if it has not yet. Data never served before it
+// is dropped counts as wasted.
 #pragma once
 
 #include <cstdint>
@@ -22,17 +24,21 @@ struct Piece {
   enum class State { kQueued, kInFlight, kReady, kFailed };
   int32_t file = 0;
   uint64_t offset = 0;    // page aligned
-  uint64_t length = 0;    // page multiple: memory held
+  uint64_t length = 0;    // page multiple
   uint64_t expected = 0;  // bytes that exist in the file (short only at end of file)
-  char *data = nullptr;
+  std::vector<char *> pages;  // length / kPage pages once allocated, else empty
   uint32_t refs = 0;
   State state = State::kQueued;
   int error = 0;  // errno when kFailed (0: the read came back short)
   bool served = false;
   PendingRead *request = nullptr;  // while kQueued or kInFlight
+  std::map<uint64_t, Piece *> *index = nullptr;         // the file's index, and
+  std::map<uint64_t, Piece *>::iterator index_pos;      // this piece's place in it
 
   uint64_t end() const { return offset + length; }
   bool settled() const { return state == State::kReady || state == State::kFailed; }
+  // Copies file bytes [lo, hi) (inside the piece) to dst.
+  void CopyOut(uint64_t lo, uint64_t hi, char *dst) const;
 };
 
 class ReorderBuffer {
@@ -43,9 +49,17 @@ class ReorderBuffer {
   // Pieces of `file` overlapping [begin, end), ascending.
   void Overlapping(int32_t file, uint64_t begin, uint64_t end, std::vector<Piece *> *out) const;
 
-  // A new queued piece for [offset, offset+length) with memory, or nullptr when the pool has no
-  // run that large. The caller guarantees the range overlaps no existing piece.
+  // The pieces of `file` by offset (empty when it has none), for sweeps in offset order.
+  const std::map<uint64_t, Piece *> &Index(int32_t file);
+
+  // A new queued piece without memory. The caller guarantees it overlaps no existing piece.
   Piece *Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected);
+
+  // Gives `p` its pages; false (and no pages) when the pool is out of capacity.
+  bool Allocate(Piece *p);
+
+  // Returns the pages of a piece whose read was not issued after all.
+  void FreePages(Piece *p);
 
   // Drops one reference; frees the piece when none are left and its read has settled.
   // Returns bytes counted as wasted by this drop.
@@ -55,7 +69,7 @@ class ReorderBuffer {
   uint64_t FreeIfOrphan(Piece *p);
 
   uint64_t in_use() const { return pool_->in_use(); }
-  uint64_t largest_free_run() const { return pool_->largest_free_run(); }
+  uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
   void ReleaseFreeMemory() { pool_->ReleaseFreeMemory(); }
 

@@ -27,7 +27,7 @@ void ConfigDefaults(pfio_config *c) {
   c->infill_max = 32 * kKiB;
   c->max_request = 1 * kMiB;
   c->queue_depth = 32;
-  c->refill_percent = 25;
+  c->window_percent = 100;
   c->timeout_ms = 60000;
   c->aimd = 1;
   c->stats_path = nullptr;
@@ -59,8 +59,8 @@ Status ValidateConfig(const pfio_config &c) {
   if (c.queue_depth < 1 || c.queue_depth > 1024) {
     return Status::Invalid(Format("queue_depth = %u: expected 1 .. 1024", c.queue_depth));
   }
-  if (c.refill_percent < 1 || c.refill_percent > 100) {
-    return Status::Invalid(Format("refill_percent = %u: expected 1 .. 100", c.refill_percent));
+  if (c.window_percent < 1 || c.window_percent > 100) {
+    return Status::Invalid(Format("window_percent = %u: expected 1 .. 100", c.window_percent));
   }
   if (c.timeout_ms < 1 || c.timeout_ms > 3600000) {
     return Status::Invalid(Format("timeout_ms = %u: expected 1 .. 3600000", c.timeout_ms));

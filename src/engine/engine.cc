@@ -306,6 +306,11 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
     pos = std::max(pos, p->end());
   }
   if (pos < end) gaps.emplace_back(pos, end);
+  // Older pieces this entry shares stay held until it is read: all of each counts, once.
+  uint64_t resident = 0;
+  for (const Piece *p : have) {
+    if (!pending->shared.count(p)) resident += p->length;
+  }
   uint64_t added = 0;
   for (auto [a, b] : gaps) {
     auto it = ranges.upper_bound(a);
@@ -316,7 +321,9 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
     }
     added += (b - a) - covered;
   }
-  if (buffer_->in_use() + pending->bytes + added > aimd_.budget()) return false;
+  // A window may plan at most the budget, counting the older pieces it shares: then once every
+  // older entry is consumed, all of it fits.
+  if (pending->bytes + pending->resident + added + resident > window_budget_) return false;
   for (auto [a, b] : gaps) {
     auto it = ranges.upper_bound(a);
     if (it != ranges.begin() && std::prev(it)->second >= a) --it;
@@ -329,6 +336,8 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
     ranges.emplace(lo, hi);
   }
   pending->bytes += added;
+  pending->resident += resident;
+  for (const Piece *p : have) pending->shared.insert(p);
   window_.emplace_back();  // references are filled in once the pieces exist
   return true;
 }
@@ -340,17 +349,12 @@ void Engine::CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh) {
       uint64_t pos = range.first;
       const uint64_t end = range.second;
       while (pos < end) {
-        uint64_t len = std::min(end - pos, shape_.max_request);
-        Piece *p = nullptr;
-        while ((p = buffer_->Create(file, pos, len, std::min(len, size - pos))) == nullptr) {
-          len = std::max(kPage, AlignDown(len / 2));  // a fragmented pool: use smaller pieces
-        }
-        fresh->push_back(p);
+        const uint64_t len = std::min(end - pos, shape_.max_request);
+        fresh->push_back(buffer_->Create(file, pos, len, std::min(len, size - pos)));
         pos += len;
       }
     }
   }
-  stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
 }
 
 void Engine::SampleSignals() {
@@ -362,17 +366,20 @@ void Engine::SampleSignals() {
 
 void Engine::Refill(bool force) {
   if (stop_ || window_end() >= plan_.end_index()) return;
-  const uint64_t budget = aimd_.budget();
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
     if (!window_.empty()) return;
   } else if (!force && !window_.empty()) {
     // A run handed to readahead needs only enough look-ahead to see where it ends.
     if (window_.back().passthrough && window_.size() >= kPassthroughAhead) return;
-    const uint64_t free = budget > buffer_->in_use() ? budget - buffer_->in_use() : 0;
-    if (free < budget / 100 * cfg_.refill_percent) return;
+    // The next window is planned once every read of the last one has been issued; its reads
+    // then go out, in offset order, as consumption frees memory.
+    if (!queue_.empty()) return;
   }
   SampleSignals();
-  if (const uint64_t run = SequentialRunBytes(window_end(), budget); run > 0) {
+  window_budget_ = cfg_.window_mode == PFIO_WINDOW_BATCH
+                       ? aimd_.budget()
+                       : std::max(kPage, aimd_.budget() / 100 * cfg_.window_percent);
+  if (const uint64_t run = SequentialRunBytes(window_end(), aimd_.budget()); run > 0) {
     // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
     // copying it through the reorder buffer could only add overhead.
     for (uint64_t bytes = 0; bytes < run && window_end() < plan_.end_index();) {
@@ -388,20 +395,48 @@ void Engine::Refill(bool force) {
   }
   std::vector<Piece *> fresh;
   CreatePieces(pending, &fresh);
-  std::vector<Piece *> have;
-  for (uint64_t i = first_new; i < window_end(); ++i) {
-    const Extent &e = plan_.at(i);
-    const uint64_t end = AlignUp(std::min(e.end(), files_[e.file]->handle.size));
-    buffer_->Overlapping(e.file, AlignDown(e.offset), end, &have);
-    for (Piece *p : have) ++p->refs;
-    window_[i - plan_.front_index()].refs = have;
-  }
+  AssignRefs(first_new);
   if (fresh.empty()) return;
   for (PendingRead *pr : BuildRequests(std::move(fresh), shape_, handles_)) {
     pr->queue_pos = queue_.insert(queue_.end(), pr);
   }
   ++stats_.windows;
   Wake();
+}
+
+void Engine::AssignRefs(uint64_t first_new) {
+  // The new entries, sorted by (file, offset), are matched to the pieces in one sweep of each
+  // file's index instead of one tree search per entry.
+  struct Span {
+    int32_t file;
+    uint64_t begin, end, index;
+  };
+  std::vector<Span> spans;
+  spans.reserve(window_end() - first_new);
+  for (uint64_t i = first_new; i < window_end(); ++i) {
+    const Extent &e = plan_.at(i);
+    spans.push_back({e.file, AlignDown(e.offset),
+                     AlignUp(std::min(e.end(), files_[e.file]->handle.size)), i});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
+    return a.file != b.file ? a.file < b.file : a.begin < b.begin;
+  });
+  const std::map<uint64_t, Piece *> *index = nullptr;
+  std::map<uint64_t, Piece *>::const_iterator it;
+  int32_t file = -1;
+  for (const Span &s : spans) {
+    if (s.file != file) {
+      file = s.file;
+      index = &buffer_->Index(file);
+      it = index->begin();
+    }
+    while (it != index->end() && it->second->end() <= s.begin) ++it;  // spans ascend: only forward
+    auto &refs = window_[s.index - plan_.front_index()].refs;
+    for (auto j = it; j != index->end() && j->first < s.end; ++j) {
+      refs.push_back(j->second);
+      ++j->second->refs;
+    }
+  }
 }
 
 uint64_t Engine::SequentialRunBytes(uint64_t from, uint64_t limit) const {
@@ -434,6 +469,10 @@ void Engine::ConsumeFront() {
   round_consumed_ += plan_.at(plan_.front_index()).length;
   plan_.ConsumeFront();
   for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
+  if (memory_wanted_ > 0 && buffer_->in_use() + memory_wanted_ <= aimd_.budget()) {
+    memory_wanted_ = 0;
+    Wake();
+  }
   if (round_consumed_ >= aimd_.budget()) {
     aimd_.OnRoundEnd(!round_contention_);
     round_contention_ = false;
@@ -470,15 +509,18 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
   const auto t0 = Clock::now();
   if (p->state == Piece::State::kQueued && p->request != nullptr) {
     queue_.splice(queue_.begin(), queue_, p->request->queue_pos);  // urgent: issue it next
+    p->request->urgent = true;
     Wake();
   }
   const auto deadline = t0 + std::chrono::milliseconds(cfg_.timeout_ms);
   while (!p->settled()) {
     if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && !p->settled()) {
-      return Status::TimedOut(Format("waited timeout_ms = %u for the prefetch of file %d bytes "
-                                     "[%llu, %llu) on backend %s; it is still in flight",
-                                     cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(),
-                                     backend_->name()));
+      return Status::TimedOut(Format(
+          "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend %s; "
+          "it is still %s (%u reads in flight, %zu queued, %s of %s budget in use)",
+          cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
+          p->state == Piece::State::kQueued ? "queued" : "in flight", in_flight_, queue_.size(),
+          Bytes(buffer_->in_use()).c_str(), Bytes(aimd_.budget()).c_str()));
     }
   }
   stats_.stall_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -534,7 +576,7 @@ Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_
     if (!s.ok()) return s;
     const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
     if (p->state == Piece::State::kReady) {
-      std::memcpy(dst + (lo - pos), p->data + (lo - p->offset), hi - lo);
+      p->CopyOut(lo, hi, dst + (lo - pos));
       p->served = true;
       continue;
     }
@@ -650,6 +692,17 @@ Status Engine::Unignore() {
 
 // ---- I/O thread --------------------------------------------------------------------------------
 
+bool Engine::AllocatePieces(PendingRead *pr) {
+  for (size_t i = 0; i < pr->pieces.size(); ++i) {
+    if (!buffer_->Allocate(pr->pieces[i])) {
+      for (size_t j = 0; j < i; ++j) buffer_->FreePages(pr->pieces[j]);  // all or nothing
+      return false;
+    }
+  }
+  stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
+  return true;
+}
+
 void Engine::Wake() { SignalEventFd(wake_fd_); }
 
 void Engine::Complete(PendingRead *pr) {
@@ -691,7 +744,19 @@ void Engine::IoLoop() {
       if (stop_ && (in_flight_ == 0 || abandoned_)) return;
       while (!stop_ && in_flight_ < cfg_.queue_depth && !queue_.empty()) {
         PendingRead *pr = queue_.front();
+        // Memory is taken when a read is issued, within the budget. A read the application
+        // waits for goes out even above a budget that was just cut (it then only exceeds the
+        // budget the window was planned with, never the pool), so a cut never stalls progress.
+        if (!pr->urgent && buffer_->in_use() + pr->piece_bytes > aimd_.budget()) {
+          memory_wanted_ = pr->piece_bytes;
+          break;
+        }
+        if (!AllocatePieces(pr)) {
+          memory_wanted_ = pr->piece_bytes;
+          break;
+        }
         queue_.pop_front();
+        FillIov(pr, shape_);
         for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
         ++in_flight_;
         ++files_[pr->file]->in_flight;

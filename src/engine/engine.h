@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "buffer/reorder_buffer.h"
@@ -86,10 +87,13 @@ class Engine {
   struct NewRanges {
     std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> by_file;  // begin -> end
     uint64_t bytes = 0;
+    uint64_t resident = 0;  // bytes of older pieces the new entries share
+    std::unordered_set<const Piece *> shared;
     std::map<uint64_t, uint64_t> &operator[](int32_t f) { return by_file[f]; }
   };
   bool AddToWindow(uint64_t index, NewRanges *pending);
   void CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh);
+  void AssignRefs(uint64_t first_new);
   uint64_t SequentialRunBytes(uint64_t from, uint64_t limit) const;
   void Refill(bool force);
   void SampleSignals();
@@ -107,6 +111,7 @@ class Engine {
   void Complete(PendingRead *pr);
   void IoLoop();
   void Wake();
+  bool AllocatePieces(PendingRead *pr);
   pfio_stats SnapshotLocked() const;
 
   pfio_config cfg_;
@@ -127,6 +132,8 @@ class Engine {
   Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
   std::list<PendingRead *> queue_;           // built, not yet submitted
   uint32_t in_flight_ = 0;
+  uint64_t window_budget_ = 0;  // bytes the window being planned may use
+  uint64_t memory_wanted_ = 0;  // > 0: the I/O thread waits for this much free budget
   int ignore_depth_ = 0;
   uint64_t round_consumed_ = 0;
   bool round_contention_ = false;

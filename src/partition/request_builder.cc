@@ -5,10 +5,7 @@
 namespace pfio {
 
 namespace {
-void AddIov(PendingRead *r, char *base, uint64_t len) {
-  r->req.iov.push_back({base, static_cast<size_t>(len)});
-  r->req.length += len;
-}
+size_t PageCount(const Piece *p) { return p->length / BufferPool::kPage; }
 }  // namespace
 
 std::vector<PendingRead *> BuildRequests(std::vector<Piece *> pieces, const RequestShape &shape,
@@ -18,22 +15,20 @@ std::vector<PendingRead *> BuildRequests(std::vector<Piece *> pieces, const Requ
   });
   std::vector<PendingRead *> out;
   PendingRead *cur = nullptr;
+  size_t cur_iovs = 0;  // worst case: one vector per page plus one per gap
   for (Piece *p : pieces) {
     if (cur != nullptr) {
       const Piece *last = cur->pieces.back();
       const bool same_file = last->file == p->file;
       const uint64_t gap = same_file && p->offset >= last->end() ? p->offset - last->end() : ~0ull;
-      const uint64_t gap_iovs = gap == 0 ? 0 : 1;
-      const bool fits = gap <= shape.infill_max &&
-                        (p->end() - cur->req.offset) <= shape.max_request &&
-                        cur->req.iov.size() + gap_iovs + 1 <= kMaxIov;
-      if (fits) {
-        if (gap > 0) {
-          AddIov(cur, shape.discard, gap);
-          cur->gap_bytes += gap;
-        }
-        AddIov(cur, p->data, p->length);
+      const size_t iovs = cur_iovs + PageCount(p) + (gap > 0 ? 1 : 0);
+      if (gap <= shape.infill_max && p->end() - cur->req.offset <= shape.max_request &&
+          iovs <= kMaxIov) {
+        cur->gap_bytes += gap;
+        cur->piece_bytes += p->length;
+        cur->req.length = p->end() - cur->req.offset;
         cur->pieces.push_back(p);
+        cur_iovs = iovs;
         p->request = cur;
         continue;
       }
@@ -42,13 +37,33 @@ std::vector<PendingRead *> BuildRequests(std::vector<Piece *> pieces, const Requ
     cur->file = p->file;
     cur->req.file = handles.at(p->file);
     cur->req.offset = p->offset;
+    cur->req.length = p->length;
     cur->req.owner = cur;
-    AddIov(cur, p->data, p->length);
+    cur->piece_bytes = p->length;
     cur->pieces.push_back(p);
+    cur_iovs = PageCount(p);
     p->request = cur;
     out.push_back(cur);
   }
   return out;
+}
+
+void FillIov(PendingRead *r, const RequestShape &shape) {
+  auto &iov = r->req.iov;
+  iov.clear();
+  uint64_t pos = r->req.offset;
+  for (const Piece *p : r->pieces) {
+    if (p->offset > pos) iov.push_back({shape.discard, static_cast<size_t>(p->offset - pos)});
+    for (char *page : p->pages) {
+      if (!iov.empty() && static_cast<char *>(iov.back().iov_base) + iov.back().iov_len == page &&
+          iov.back().iov_base != shape.discard) {
+        iov.back().iov_len += BufferPool::kPage;  // contiguous pages: one vector
+      } else {
+        iov.push_back({page, static_cast<size_t>(BufferPool::kPage)});
+      }
+    }
+    pos = p->end();
+  }
 }
 
 }  // namespace pfio

@@ -1,7 +1,8 @@
-// Request building: new pieces of one refill -> reads in C-LOOK order (ascending offset per file),
-// with pieces closer than infill_max merged into one vectored read whose gap bytes land in a
-// shared discard buffer (libprefetch §3.3: reading a small gap beats seeking over it), and no read
-// longer than max_request or with more than kMaxIov vectors.
+// Request building: the new pieces of one window -> reads in C-LOOK order (ascending offset per
+// file), with pieces closer than infill_max merged into one vectored read whose gap bytes land in
+// a shared discard buffer (libprefetch §3.3: reading a small gap beats seeking over it), and no
+// read longer than max_request or with more than kMaxIov vectors. Reads are planned before their
+// pieces have memory; FillIov builds the vectors once the pages are allocated.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,12 @@
 namespace pfio {
 
 struct PendingRead {
-  IoRequest req;
+  IoRequest req;                // offset and length set when built; iov by FillIov
   std::vector<Piece *> pieces;  // ascending, inside [req.offset, req.offset + req.length)
   uint64_t gap_bytes = 0;       // infill read into the discard buffer
+  uint64_t piece_bytes = 0;     // memory the read needs
   int32_t file = 0;
+  bool urgent = false;          // the application is waiting for it
   std::list<PendingRead *>::iterator queue_pos;  // valid while queued
 };
 
@@ -33,5 +36,8 @@ constexpr size_t kMaxIov = 1024;
 // Sorts `pieces` and groups them into reads. `handles` maps file id -> handle.
 std::vector<PendingRead *> BuildRequests(std::vector<Piece *> pieces, const RequestShape &shape,
                                          const std::unordered_map<int32_t, const FileHandle *> &handles);
+
+// Builds r->req.iov from the pieces' pages (which must be allocated) and the gaps between them.
+void FillIov(PendingRead *r, const RequestShape &shape);
 
 }  // namespace pfio

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Renders docs/benchmarks.md and its PNG plots from pfio-bench JSON files.
+
+usage: render_docs.py RESULTS_DIR DOCS_DIR
+
+Every number in the page comes from the JSON; ratios are taken within one invocation (one JSON
+file), never across files, because these shared machines drift between runs.
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def size(n):
+    if n >= GiB and n % GiB == 0:
+        return f"{n // GiB} GiB"
+    if n >= MiB:
+        return f"{n / MiB:.0f} MiB"
+    return f"{n // 1024} KiB"
+
+
+def median_by(runs, key):
+    """Groups runs by key(run) and returns {key: (median seconds, run list)}."""
+    groups = {}
+    for r in runs:
+        groups.setdefault(key(r), []).append(r)
+    return {k: (statistics.median(r["seconds"] for r in v), v) for k, v in groups.items()}
+
+
+def label(run):
+    return run["method"] + (f" @ {size(run['budget'])}" if run.get("budget") else "")
+
+
+def table(doc):
+    runs = doc["runs"]
+    med = median_by(runs, label)
+    naive = med.get("naive", (None,))[0]
+    raw = med.get("raw-qd32", (None,))[0]
+    total = doc["file_size"]
+    lines = [
+        "| method | budget | seconds | MiB/s | × naive | × raw-qd32 | peak RSS | RSS − budget | verified | runs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for name, (secs, group) in med.items():
+        r = group[0]
+        mib_s = statistics.median(g["mib_per_s"] for g in group)
+        rss = max(g["peak_rss_bytes"] for g in group)
+        budget = r.get("budget") or 0
+        over = f"{(rss - budget) / MiB:+.0f} MiB" if budget and r["method"].startswith("pfio") else ""
+        verified = "yes" if all(g["verified"] for g in group) else "**NO**"
+        lines.append(
+            f"| {r['method']} | {size(budget) if budget else '–'} | {secs:.2f} | {mib_s:.1f} | "
+            f"{naive / secs if naive else float('nan'):.2f} | {raw / secs if raw else float('nan'):.2f} | "
+            f"{rss / MiB:.0f} MiB | {over} | {verified} | {len(group)} |"
+        )
+    return "\n".join(lines)
+
+
+def pfio_stats_table(doc):
+    lines = [
+        "| method | budget | hits | misses | stalls | stall s | bytes read / served | requests | windows | memory peak |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    served = doc["file_size"] if doc["workload"] != "strided" else None
+    for r in doc["runs"]:
+        s = r.get("stats")
+        if not s:
+            continue
+        ratio = s["bytes_read"] / r["bytes"] if r["bytes"] else 0
+        lines.append(
+            f"| {r['method']} | {size(r['budget'])} | {s['hits']} | {s['misses']} | {s['stalls']} | "
+            f"{s['stall_seconds']:.2f} | {ratio:.2f} | {s['requests']} | {s['windows']} | "
+            f"{s['memory_peak'] / MiB:.0f} MiB |"
+        )
+    del served
+    return "\n".join(lines)
+
+
+def arg(n):
+    for unit, suffix in ((GiB, "G"), (MiB, "M"), (1024, "K")):
+        if n >= unit and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
+
+
+def command(doc):
+    """The pfio-bench command line that produced doc (as scripts/run-benchmarks.sh runs it)."""
+    budgets = sorted({r["budget"] for r in doc["runs"] if r.get("budget")})
+    methods = list(dict.fromkeys(r["method"] for r in doc["runs"]))
+    repeat = sum(1 for r in doc["runs"] if r["method"] == methods[0])
+    cmd = (f"pfio-bench --workload {doc['workload']} --file-size {arg(doc['file_size'])} "
+           f"--block {arg(doc['block'])} --budget {','.join(arg(b) for b in budgets)}")
+    if len(methods) < 6:
+        cmd += " --methods " + ",".join(methods)
+    if repeat > 1:
+        cmd += f" --repeat {repeat}"
+    return cmd
+
+
+def machine(doc):
+    m = doc["machine"]
+    return (
+        f"{m['cpu']}, {m['cores']} cores, {m['mem_total'] / GiB:.1f} GiB RAM, {m['kernel']}; "
+        f"data on `{m['device']}` (rotational={m['rotational']}, scheduler `{m['scheduler']}`), "
+        f"{m['filesystem']}"
+    )
+
+
+def plot_dense(doc, path):
+    file_size = doc["file_size"]
+    med = median_by(doc["runs"], lambda r: (r["method"], r.get("budget", 0)))
+    naive = med[("naive", 0)][0]
+    raw = med.get(("raw-qd32", 0), (None,))[0]
+    plt.figure(figsize=(6.4, 4.2))
+    for method, marker in (("pfio-pipelined", "o"), ("pfio-batch", "s")):
+        pts = sorted((b / file_size, naive / secs) for (m, b), (secs, _) in med.items() if m == method)
+        if pts:
+            plt.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, label=method)
+    if raw:
+        plt.axhline(naive / raw, color="grey", linestyle="--", label="raw-qd32 (no plan)")
+    plt.xscale("log", base=2)
+    plt.xlabel("budget / file size")
+    plt.ylabel("speedup over naive (same invocation)")
+    plt.title(f"dense, {size(file_size)} file, {size(doc['block'])} blocks")
+    plt.grid(True, which="both", alpha=0.3)
+    plt.legend()
+    plt.tight_layout()
+    plt.savefig(path, dpi=110)
+    plt.close()
+
+
+def plot_methods(docs, path):
+    fig, axes = plt.subplots(1, len(docs), figsize=(4.2 * len(docs), 4.0), squeeze=False)
+    for ax, doc in zip(axes[0], docs):
+        med = median_by(doc["runs"], label)
+        naive = med["naive"][0]
+        names = list(med)
+        ax.bar(range(len(names)), [naive / med[n][0] for n in names], color="tab:blue")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels([n.split(" @")[0] for n in names], rotation=40, ha="right")
+        ax.set_title(f"{doc['workload']}, {size(doc['file_size'])}")
+        ax.set_ylabel("speedup over naive")
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def infill_rows(results):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(results, "infill-*.json"))):
+        doc = load(path)
+        infill = os.path.basename(path)[len("infill-"):-len(".json")]
+        runs = {r["method"]: r for r in doc["runs"]}
+        p, raw = runs.get("pfio-pipelined"), runs.get("raw-qd32")
+        if not p or not raw:
+            continue
+        s = p["stats"]
+        rows.append((infill, p["seconds"], raw["seconds"] / p["seconds"], s["bytes_read"] / p["bytes"],
+                     s["requests"]))
+    order = {"0": 0}
+    rows.sort(key=lambda r: order.get(r[0], 1) * (int(r[0][:-1]) if r[0] != "0" else 0))
+    return rows
+
+
+def main():
+    results, docs = sys.argv[1], sys.argv[2]
+    out = ["# pfio benchmark results", "",
+           "Generated by `scripts/run-benchmarks.sh` (tables and plots by `scripts/render_docs.py` "
+           "from the JSON in `docs/results/`). Do not edit by hand.", "",
+           "Every run reads the same blocks in the same order and verifies every byte against the "
+           "self-verifying pattern. Before every run the file is evicted from the page cache "
+           "(`fdatasync` + `POSIX_FADV_DONTNEED`); `naive` and `fadvise` then read through the page "
+           "cache, the others with `O_DIRECT`. Each method runs in its own child process, so peak "
+           "RSS is its own. Ratios are only taken within one invocation.", ""]
+    named = {}
+    for name in ("gather", "dense-sweep", "strided", "seq"):
+        path = os.path.join(results, f"{name}.json")
+        if os.path.exists(path):
+            named[name] = load(path)
+    if named:
+        first = next(iter(named.values()))
+        out += ["## Machine", "", machine(first), ""]
+    for name, doc in named.items():
+        out += [f"## {doc['workload']} ({size(doc['file_size'])} file, {size(doc['block'])} blocks)", "",
+                f"Command: `{command(doc)}`", "", table(doc), "",
+                "pfio counters (bytes read / served > 1 is infill and re-reads):", "",
+                pfio_stats_table(doc), ""]
+        if name == "dense-sweep":
+            plot_dense(doc, os.path.join(docs, "dense-speedup.png"))
+            out += ["![speedup against budget/file size](dense-speedup.png)", ""]
+    bars = [named[n] for n in ("gather", "strided") if n in named]
+    if bars:
+        plot_methods(bars, os.path.join(docs, "methods.png"))
+        out += ["## All methods", "", "![speedup of each method over naive](methods.png)", ""]
+    rows = infill_rows(results)
+    if rows:
+        out += ["## Infill on this device (gather, 4 GiB, 1 GiB budget, pfio-pipelined)", "",
+                "| infill_max | seconds | × raw-qd32 | bytes read / served | requests |",
+                "|---|---:|---:|---:|---:|"]
+        out += [f"| {r[0]} | {r[1]:.2f} | {r[2]:.2f} | {r[3]:.2f} | {r[4]} |" for r in rows]
+        out += [""]
+    with open(os.path.join(docs, "benchmarks.md"), "w") as f:
+        f.write("\n".join(out))
+    print(f"wrote {os.path.join(docs, 'benchmarks.md')}")
+
+
+if __name__ == "__main__":
+    main()
