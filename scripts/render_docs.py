@@ -178,6 +178,50 @@ def infill_rows(results):
     return rows
 
 
+def targets(named):
+    """The foundation issue's targets, checked against the measured medians."""
+    rows = []
+
+    def med(doc, method, budget=None):
+        xs = [r["seconds"] for r in doc["runs"] if r["method"] == method
+              and (budget is None or r.get("budget") == budget) and r["verified"]]
+        return statistics.median(xs) if xs else None
+
+    def row(what, value, goal, ok):
+        rows.append(f"| {what} | {value} | {goal} | {'met' if ok else '**not met**'} |")
+
+    if "gather" in named:
+        d = named["gather"]
+        n, raw, p = med(d, "naive"), med(d, "raw-qd32"), med(d, "pfio-pipelined")
+        if n and raw and p:
+            row("gather: pfio-pipelined vs naive", f"{n / p:.2f}×", "≥ 4×", n / p >= 4)
+            row("gather: pfio-pipelined vs raw-qd32", f"{raw / p * 100:.0f} %", "≥ 80 %", raw / p >= 0.8)
+    if "dense-sweep" in named:
+        d = named["dense-sweep"]
+        half = d["file_size"] // 2
+        n, p = med(d, "naive"), med(d, "pfio-pipelined", half)
+        if n and p:
+            row(f"dense: pfio-pipelined vs naive, budget {size(half)}", f"{n / p:.2f}×", "≥ 8×", n / p >= 8)
+    if "seq" in named:
+        d = named["seq"]
+        n, p = med(d, "naive"), med(d, "pfio-pipelined")
+        if n and p:
+            row("seq: pfio-pipelined time vs naive (medians)", f"{(p / n - 1) * 100:+.1f} %", "≤ +3 %",
+                p <= n * 1.03)
+    worst = None
+    for d in named.values():
+        for r in d["runs"]:
+            if r["method"].startswith("pfio") and r.get("budget"):
+                over = r["peak_rss_bytes"] - r["budget"]
+                worst = over if worst is None else max(worst, over)
+    if worst is not None:
+        row("peak RSS − budget, worst pfio run", f"{worst / MiB:+.0f} MiB", "≤ +32 MiB", worst <= 32 * MiB)
+    if not rows:
+        return []
+    return ["## Targets of the foundation issue", "",
+            "| target | measured | goal | |", "|---|---|---|---|"] + rows + [""]
+
+
 def main():
     results, docs = sys.argv[1], sys.argv[2]
     out = ["# pfio benchmark results", "",
@@ -196,6 +240,11 @@ def main():
     if named:
         first = next(iter(named.values()))
         out += ["## Machine", "", machine(first), ""]
+        out += targets(named)
+        limits = os.path.join(docs, "limits.md")
+        if os.path.exists(limits):
+            out += ["What limits the targets that are not met, with measurements: "
+                    "[limits.md](limits.md).", ""]
     for name, doc in named.items():
         out += [f"## {doc['workload']} ({size(doc['file_size'])} file, {size(doc['block'])} blocks)", "",
                 f"Command: `{command(doc)}`", "", table(doc), "",

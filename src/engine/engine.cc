@@ -26,6 +26,10 @@ constexpr uint64_t kMiB = 1024 * 1024;
 constexpr uint64_t kResyncScan = 4096;
 constexpr int kIoPollMs = 100;
 constexpr size_t kPassthroughAhead = 64;
+// Heap bytes per plan entry in the window and per piece (structures, index node, page list),
+// rounded up from their sizes with malloc overhead; charged against the budget.
+constexpr uint64_t kEntryMeta = 96;
+constexpr uint64_t kPieceMeta = 224;
 
 uint64_t AlignDown(uint64_t v) { return v / kPage * kPage; }
 uint64_t AlignUp(uint64_t v) { return (v + kPage - 1) / kPage * kPage; }
@@ -323,7 +327,10 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
   }
   // A window may plan at most the budget, counting the older pieces it shares: then once every
   // older entry is consumed, all of it fits.
-  if (pending->bytes + pending->resident + added + resident > window_budget_) return false;
+  // Bookkeeping counts too, so that small extents cannot grow the heap past the budget.
+  const uint64_t meta = (pending->entries + 1) * kEntryMeta +
+                        (pending->ranges + gaps.size()) * kPieceMeta;
+  if (pending->bytes + pending->resident + added + resident + meta > window_budget_) return false;
   for (auto [a, b] : gaps) {
     auto it = ranges.upper_bound(a);
     if (it != ranges.begin() && std::prev(it)->second >= a) --it;
@@ -332,11 +339,14 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
       lo = std::min(lo, it->first);
       hi = std::max(hi, it->second);
       it = ranges.erase(it);
+      --pending->ranges;
     }
     ranges.emplace(lo, hi);
+    ++pending->ranges;
   }
   pending->bytes += added;
   pending->resident += resident;
+  ++pending->entries;
   for (const Piece *p : have) pending->shared.insert(p);
   window_.emplace_back();  // references are filled in once the pieces exist
   return true;
@@ -469,7 +479,7 @@ void Engine::ConsumeFront() {
   round_consumed_ += plan_.at(plan_.front_index()).length;
   plan_.ConsumeFront();
   for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
-  if (memory_wanted_ > 0 && buffer_->in_use() + memory_wanted_ <= aimd_.budget()) {
+  if (memory_wanted_ > 0 && buffer_->in_use() + MetadataBytes() + memory_wanted_ <= aimd_.budget()) {
     memory_wanted_ = 0;
     Wake();
   }
@@ -529,6 +539,8 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
 
 Status Engine::WaitBatchLanded(Lock &lock) {
   if (queue_.empty() && in_flight_ == 0) return Status::Ok();
+  for (PendingRead *pr : queue_) pr->urgent = true;  // the whole window is needed now
+  Wake();
   ++stats_.stalls;
   const auto t0 = Clock::now();
   const auto deadline = t0 + std::chrono::milliseconds(cfg_.timeout_ms);
@@ -692,6 +704,12 @@ Status Engine::Unignore() {
 
 // ---- I/O thread --------------------------------------------------------------------------------
 
+uint64_t Engine::MetadataBytes() const {
+  // The plan beyond the window is the application's list (sizeof(Extent) per extent): not
+  // charged here, as windows are planned without it.
+  return window_.size() * kEntryMeta + buffer_->piece_count() * kPieceMeta;
+}
+
 bool Engine::AllocatePieces(PendingRead *pr) {
   for (size_t i = 0; i < pr->pieces.size(); ++i) {
     if (!buffer_->Allocate(pr->pieces[i])) {
@@ -747,7 +765,7 @@ void Engine::IoLoop() {
         // Memory is taken when a read is issued, within the budget. A read the application
         // waits for goes out even above a budget that was just cut (it then only exceeds the
         // budget the window was planned with, never the pool), so a cut never stalls progress.
-        if (!pr->urgent && buffer_->in_use() + pr->piece_bytes > aimd_.budget()) {
+        if (!pr->urgent && buffer_->in_use() + MetadataBytes() + pr->piece_bytes > aimd_.budget()) {
           memory_wanted_ = pr->piece_bytes;
           break;
         }

@@ -88,6 +88,8 @@ class Engine {
     std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> by_file;  // begin -> end
     uint64_t bytes = 0;
     uint64_t resident = 0;  // bytes of older pieces the new entries share
+    uint64_t entries = 0;   // plan entries added
+    uint64_t ranges = 0;    // merged new ranges (each at least one piece)
     std::unordered_set<const Piece *> shared;
     std::map<uint64_t, uint64_t> &operator[](int32_t f) { return by_file[f]; }
   };
@@ -112,6 +114,7 @@ class Engine {
   void IoLoop();
   void Wake();
   bool AllocatePieces(PendingRead *pr);
+  uint64_t MetadataBytes() const;  // estimate of the heap the window and its pieces hold
   pfio_stats SnapshotLocked() const;
 
   pfio_config cfg_;
