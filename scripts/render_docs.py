@@ -133,6 +133,7 @@ def plot_dense(doc, path):
             plt.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, label=method)
     if raw:
         plt.axhline(naive / raw, color="grey", linestyle="--", label="raw-qd32 (no plan)")
+    plt.ylim(bottom=0)
     plt.xscale("log", base=2)
     plt.xlabel("budget / file size")
     plt.ylabel("speedup over naive (same invocation)")

@@ -22,8 +22,8 @@ if [ "${1:-}" != "--render" ]; then
     --methods naive,raw-qd32,pfio-batch,pfio-pipelined --json "$out/dense-sweep.json"
   echo "== strided: every method, budget = file/4"
   $bench "${common[@]}" --workload strided --budget 1G --json "$out/strided.json"
-  echo "== seq: the no-harm check, three interleaved repeats"
-  $bench "${common[@]}" --workload seq --budget 1G --repeat 3 \
+  echo "== seq: the no-harm check, five interleaved repeats (medians)"
+  $bench "${common[@]}" --workload seq --budget 1G --repeat 5 \
     --methods naive,pfio-batch,pfio-pipelined --json "$out/seq.json"
   echo "== infill sweep on gather (pfio-pipelined; raw-qd32 as the yardstick in each run)"
   for infill in 0 8K 16K 32K 128K; do

@@ -46,8 +46,9 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --max-request S   pfio max_request (largest single read)                   (default 1M)
   --window P        pfio window_percent (pipelined window, % of budget)      (default 100)
   --seed N          pattern and workload seed                               (default 1)
-  --repeat N        run the whole list of methods N times, interleaved, to expose the
-                    run-to-run noise of shared machines                     (default 1)
+  --repeat N        run the whole list of methods N times, interleaved and rotated (each
+                    repeat starts one method later), to expose the run-to-run noise of
+                    shared machines; docs/ reports medians                  (default 1)
   --json FILE       also write the results as JSON
   --keep-file       keep a data file this run created (an existing one is always kept)
   --quiet           no progress lines
@@ -314,7 +315,11 @@ int Main(int argc, char **argv) {
   bool all_ok = true;
   std::vector<std::pair<std::string, uint64_t>> runs;
   for (uint32_t rep = 0; rep < o.repeat; ++rep) {
-    for (const auto &method : o.methods) {
+    // Each repeat starts one method later, so no method always runs right after the same other
+    // (on a VM, the state the previous run left in memory shows in the next run's time).
+    std::vector<std::string> order(o.methods.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = o.methods[(i + rep) % order.size()];
+    for (const auto &method : order) {
       if (!UsesBudget(method)) {
         runs.emplace_back(method, 0);
         continue;
