@@ -5,7 +5,9 @@
 namespace pfio {
 
 namespace {
-Extent E(uint64_t off, bool mark = false) { return Extent{0, mark, off, 4096}; }
+Extent E(uint64_t off, bool mark = false) {
+  return Extent{0, mark, off, 4096};
+}
 }  // namespace
 
 TEST(AccessPlan, IndicesGrowAsEntriesAreConsumed) {

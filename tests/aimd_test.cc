@@ -1,6 +1,6 @@
-#include "memory/aimd_controller.h"
-
 #include <gtest/gtest.h>
+
+#include "memory/aimd_controller.h"
 
 namespace pfio {
 

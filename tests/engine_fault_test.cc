@@ -52,7 +52,8 @@ class FaultBackend : public Backend {
   int completion_fd() const override { return inner_->completion_fd(); }
   Status ReadDirect(const FileHandle &f, void *buf, uint64_t off, uint64_t len,
                     uint64_t *n) override {
-    if (fail_direct) return Status::Io("direct read failed: Input/output error (errno 5, injected)");
+    if (fail_direct)
+      return Status::Io("direct read failed: Input/output error (errno 5, injected)");
     return inner_->ReadDirect(f, buf, off, len, n);
   }
   std::atomic<int> faulted{0};
@@ -179,7 +180,8 @@ TEST(EngineFaults, ShortReadFallsBackToADirectRead) {
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   std::vector<Extent> plan;
   // Descending, so it is prefetched (an ascending run would be left to kernel readahead).
-  for (uint64_t off = 4 * kMiB; off > 0; off -= 65536) plan.push_back({f, false, off - 65536, 65536});
+  for (uint64_t off = 4 * kMiB; off > 0; off -= 65536)
+    plan.push_back({f, false, off - 65536, 65536});
   ASSERT_TRUE(AppendAll(*e, plan).ok());
   Status s = ReadAll(*e, plan);
   EXPECT_TRUE(s.ok()) << s.message();
@@ -239,14 +241,15 @@ TEST(EngineFaults, MemoryPressureMidRunHalvesTheBudget) {
   pfio_config c = Config(8 * kMiB);
   c.window_percent = 25;
   std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(c, RealAio(), std::make_unique<ScriptedSignals>(std::set<int>{2}), &e)
-                  .ok());
+  ASSERT_TRUE(
+      Engine::Create(c, RealAio(), std::make_unique<ScriptedSignals>(std::set<int>{2}), &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 16 * kMiB, 4096, 8000, 4);
   ASSERT_TRUE(AppendAll(*e, plan).ok());
   const uint64_t cap = e->Stats().budget_cap;
-  std::vector<Extent> first(plan.begin(), plan.begin() + 4000), rest(plan.begin() + 4000, plan.end());
+  std::vector<Extent> first(plan.begin(), plan.begin() + 4000),
+      rest(plan.begin() + 4000, plan.end());
   Status s = ReadAll(*e, first);
   ASSERT_TRUE(s.ok()) << s.message();
   pfio_stats mid = e->Stats();

@@ -277,8 +277,8 @@ TEST(EngineRead, ReplaceAfterMarkSkipsWhatWasAlreadyRead) {
   ASSERT_EQ(pfio_plan_last_mark(c.ctx, &mark), PFIO_OK);
   EXPECT_EQ(mark.offset, 0u);
   // Rebuilt from the mark: 40960 (already read) then a new tail.
-  std::vector<pfio_extent> rebuilt = {{f, 0, 40960, 4096}, {f, 0, 200000, 4096},
-                                      {f, 0, 300000, 4096}};
+  std::vector<pfio_extent> rebuilt = {
+      {f, 0, 40960, 4096}, {f, 0, 200000, 4096}, {f, 0, 300000, 4096}};
   ASSERT_EQ(pfio_plan_replace_after_mark(c.ctx, rebuilt.data(), rebuilt.size()), PFIO_OK);
   ReadAll(c, {rebuilt[1], rebuilt[2]});
   pfio_stats s = c.Stats();

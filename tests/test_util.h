@@ -1,6 +1,7 @@
 // Helpers shared by the tests: a scratch directory on a real disk and self-verifying files.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -8,8 +9,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "testdata/pattern.h"
 

@@ -52,7 +52,8 @@ MachineInfo DescribeMachine(const std::string &data_path) {
   size_t best = 0;
   std::error_code ec;
   std::string abs = std::filesystem::absolute(data_path, ec).string();
-  for (std::string dev, mnt, type, rest; mounts >> dev >> mnt >> type && std::getline(mounts, rest);) {
+  for (std::string dev, mnt, type, rest;
+       mounts >> dev >> mnt >> type && std::getline(mounts, rest);) {
     if (abs.rfind(mnt, 0) == 0 && mnt.size() >= best) {
       best = mnt.size();
       m.filesystem = type;

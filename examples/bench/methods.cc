@@ -124,7 +124,8 @@ void RunRawAio(const RunSpec &s, RunResult *r) {
       iocb *cb = events[i].obj;
       const size_t idx = reinterpret_cast<size_t>(cb->data);
       const long res = static_cast<long>(events[i].res);
-      if (res < 0) Fail(r, std::string("aio read failed: ") + std::strerror(static_cast<int>(-res)));
+      if (res < 0)
+        Fail(r, std::string("aio read failed: ") + std::strerror(static_cast<int>(-res)));
       Check(r, s, bufs + (cb - cbs.data()) * s.block, static_cast<uint64_t>(blocks[idx]) * s.block,
             res > 0 ? static_cast<uint64_t>(res) : 0);
       free_cbs.push_back(cb);

@@ -114,7 +114,8 @@ int ParseArgs(int argc, char **argv, Options *o) {
     Status s;
     uint64_t n = 0;
     if (a == "--workload") {
-      if (!IsWorkload(v)) return Usage("--workload = \"" + v + "\": expected gather, dense, strided or seq");
+      if (!IsWorkload(v))
+        return Usage("--workload = \"" + v + "\": expected gather, dense, strided or seq");
       o->workload = v;
     } else if (a == "--file") {
       o->file = v;
@@ -135,7 +136,8 @@ int ParseArgs(int argc, char **argv, Options *o) {
       s = ParseSize(v, "--infill", &o->infill);
     } else if (a == "--queue-depth") {
       s = ParseSize(v, "--queue-depth", &n);
-      if (s.ok() && (n < 1 || n > 1024)) return Usage("--queue-depth = " + v + ": expected 1 .. 1024");
+      if (s.ok() && (n < 1 || n > 1024))
+        return Usage("--queue-depth = " + v + ": expected 1 .. 1024");
       o->queue_depth = static_cast<uint32_t>(n);
     } else if (a == "--max-request") {
       s = ParseSize(v, "--max-request", &o->max_request);
@@ -155,11 +157,13 @@ int ParseArgs(int argc, char **argv, Options *o) {
       o->methods = SplitList(v);
       for (const auto &m : o->methods) {
         if (!IsMethod(m)) {
-          return Usage("--methods: \"" + m + "\" is not a method; expected naive, naive-direct, "
+          return Usage("--methods: \"" + m +
+                       "\" is not a method; expected naive, naive-direct, "
                        "fadvise, raw-qd32, pfio-batch or pfio-pipelined");
         }
       }
-      if (o->methods.empty()) return Usage("--methods = \"" + v + "\": expected at least one method");
+      if (o->methods.empty())
+        return Usage("--methods = \"" + v + "\": expected at least one method");
     } else {
       return Usage("unknown option " + a);
     }
@@ -167,7 +171,8 @@ int ParseArgs(int argc, char **argv, Options *o) {
   }
   if (o->block == 0) return Usage("--block = 0: expected at least 1 byte");
   if (o->file_size < o->block) return Usage("--file-size must be at least --block");
-  if (o->file_size / o->block > 0xFFFFFFFFull) return Usage("--file-size / --block: at most 2^32 blocks");
+  if (o->file_size / o->block > 0xFFFFFFFFull)
+    return Usage("--file-size / --block: at most 2^32 blocks");
   if (o->budgets.empty()) o->budgets.push_back(std::max<uint64_t>(o->file_size / 4, 1 << 20));
   for (const auto &m : o->methods) {
     if (MethodNeedsDirectAlignment(m) && o->block % 4096 != 0) {
@@ -239,13 +244,16 @@ void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &r
                  std::strerror(errno));
     return;
   }
-  std::fprintf(f, "{\n  \"workload\": \"%s\",\n  \"file_size\": %llu,\n  \"block\": %llu,\n"
+  std::fprintf(f,
+               "{\n  \"workload\": \"%s\",\n  \"file_size\": %llu,\n  \"block\": %llu,\n"
                "  \"budget\": %llu,\n  \"file\": \"%s\",\n",
                o.workload.c_str(), (unsigned long long)o.file_size, (unsigned long long)o.block,
                (unsigned long long)o.budgets.front(), JsonEscape(o.file).c_str());
-  std::fprintf(f, "  \"cache\": \"file evicted with fdatasync + POSIX_FADV_DONTNEED before every "
+  std::fprintf(f,
+               "  \"cache\": \"file evicted with fdatasync + POSIX_FADV_DONTNEED before every "
                "run; naive and fadvise read through the page cache, the others use O_DIRECT\",\n");
-  std::fprintf(f, "  \"machine\": {\"cpu\": \"%s\", \"cores\": %u, \"mem_total\": %llu, "
+  std::fprintf(f,
+               "  \"machine\": {\"cpu\": \"%s\", \"cores\": %u, \"mem_total\": %llu, "
                "\"kernel\": \"%s\", \"device\": \"%s\", \"rotational\": \"%s\", "
                "\"scheduler\": \"%s\", \"filesystem\": \"%s\"},\n",
                JsonEscape(m.cpu).c_str(), m.cores, m.mem_total, JsonEscape(m.kernel).c_str(),
@@ -255,26 +263,27 @@ void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &r
   for (size_t i = 0; i < rows.size(); ++i) {
     const RunResult &r = rows[i].r;
     const bool verified = !r.failed && r.bad_bytes == 0;
-    std::fprintf(f, "%s\n    {\"method\": \"%s\", \"seconds\": %.4f, \"bytes\": %llu, "
+    std::fprintf(f,
+                 "%s\n    {\"method\": \"%s\", \"seconds\": %.4f, \"bytes\": %llu, "
                  "\"mib_per_s\": %.2f, \"verified\": %s, \"peak_rss_bytes\": %llu, "
                  "\"budget\": %llu",
                  i ? "," : "", rows[i].method.c_str(), r.seconds, (unsigned long long)r.bytes,
-                 r.seconds > 0 ? r.bytes / r.seconds / (1 << 20) : 0.0,
-                 verified ? "true" : "false", (unsigned long long)rows[i].peak_rss_kib * 1024,
+                 r.seconds > 0 ? r.bytes / r.seconds / (1 << 20) : 0.0, verified ? "true" : "false",
+                 (unsigned long long)rows[i].peak_rss_kib * 1024,
                  (unsigned long long)rows[i].budget);
     if (r.failed) std::fprintf(f, ", \"error\": \"%s\"", JsonEscape(r.error).c_str());
     if (r.has_stats) {
       const pfio_stats &s = r.stats;
-      std::fprintf(f, ", \"stats\": {\"hits\": %llu, \"misses\": %llu, \"stalls\": %llu, "
+      std::fprintf(f,
+                   ", \"stats\": {\"hits\": %llu, \"misses\": %llu, \"stalls\": %llu, "
                    "\"stall_seconds\": %.4f, \"bytes_read\": %llu, \"bytes_wasted\": %llu, "
                    "\"requests\": %llu, \"windows\": %llu, \"budget_cap\": %llu, "
                    "\"budget_cuts\": %llu, \"memory_peak\": %llu, \"backend\": \"%s\"}",
                    (unsigned long long)s.hits, (unsigned long long)s.misses,
-                   (unsigned long long)s.stalls, s.stall_seconds,
-                   (unsigned long long)s.bytes_read, (unsigned long long)s.bytes_wasted,
-                   (unsigned long long)s.requests, (unsigned long long)s.windows,
-                   (unsigned long long)s.budget_cap, (unsigned long long)s.budget_cuts,
-                   (unsigned long long)s.memory_peak, s.backend);
+                   (unsigned long long)s.stalls, s.stall_seconds, (unsigned long long)s.bytes_read,
+                   (unsigned long long)s.bytes_wasted, (unsigned long long)s.requests,
+                   (unsigned long long)s.windows, (unsigned long long)s.budget_cap,
+                   (unsigned long long)s.budget_cuts, (unsigned long long)s.memory_peak, s.backend);
     }
     std::fprintf(f, "}");
   }
@@ -297,11 +306,12 @@ int Main(int argc, char **argv) {
   const MachineInfo m = DescribeMachine(o.file);
   std::string budget_list;
   for (uint64_t b : o.budgets) budget_list += (budget_list.empty() ? "" : ",") + Mib(b);
-  std::printf("pfio-bench: workload %s, file %s (%.2f GiB, %s), block %llu, budget %s, "
-              "%zu reads\n",
-              o.workload.c_str(), o.file.c_str(), o.file_size / 1073741824.0,
-              reused ? "reused" : "made now", (unsigned long long)o.block, budget_list.c_str(),
-              blocks.size());
+  std::printf(
+      "pfio-bench: workload %s, file %s (%.2f GiB, %s), block %llu, budget %s, "
+      "%zu reads\n",
+      o.workload.c_str(), o.file.c_str(), o.file_size / 1073741824.0,
+      reused ? "reused" : "made now", (unsigned long long)o.block, budget_list.c_str(),
+      blocks.size());
   std::printf("machine: %s, %u cores, %.1f GiB RAM, %s, device %s (rotational=%s, %s), %s\n",
               m.cpu.c_str(), m.cores, m.mem_total / 1073741824.0, m.kernel.c_str(),
               m.device.c_str(), m.device_rotational.c_str(), m.scheduler.c_str(),
@@ -378,4 +388,6 @@ int Main(int argc, char **argv) {
 }  // namespace
 }  // namespace pfio::bench
 
-int main(int argc, char **argv) { return pfio::bench::Main(argc, argv); }
+int main(int argc, char **argv) {
+  return pfio::bench::Main(argc, argv);
+}

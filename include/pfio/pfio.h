@@ -75,26 +75,26 @@ typedef struct pfio_extent {
 } pfio_extent;
 
 typedef struct pfio_stats {
-  uint64_t reads;           /* pfio_read calls */
-  uint64_t hits;            /* reads served entirely from the reorder buffer */
+  uint64_t reads;             /* pfio_read calls */
+  uint64_t hits;              /* reads served entirely from the reorder buffer */
   uint64_t passthrough_reads; /* reads of sequential runs, served through the page cache */
-  uint64_t misses;          /* reads (or parts) served directly: outside the plan or failed */
-  uint64_t stalls;          /* reads that waited for a prefetch still in flight */
-  double stall_seconds;     /* total time spent in those waits */
-  uint64_t bytes_served;    /* bytes returned to the application */
-  uint64_t bytes_read;      /* bytes read from the file, prefetch and direct */
-  uint64_t bytes_wasted;    /* bytes read but never served (infill gaps, dropped data) */
+  uint64_t misses;            /* reads (or parts) served directly: outside the plan or failed */
+  uint64_t stalls;            /* reads that waited for a prefetch still in flight */
+  double stall_seconds;       /* total time spent in those waits */
+  uint64_t bytes_served;      /* bytes returned to the application */
+  uint64_t bytes_read;        /* bytes read from the file, prefetch and direct */
+  uint64_t bytes_wasted;      /* bytes read but never served (infill gaps, dropped data) */
   uint64_t bytes_passthrough; /* bytes of sequential plan runs left to the kernel's readahead */
-  uint64_t requests;        /* prefetch reads issued to the backend */
-  uint64_t io_errors;       /* prefetch reads that failed or came back short */
-  uint64_t plan_resyncs;    /* times a read matched a later plan entry and skipped ahead */
-  uint64_t windows;         /* windows (batch) or refills (pipelined) issued */
-  uint64_t budget_bytes;    /* current AIMD budget */
-  uint64_t budget_cap;      /* AIMD cap (90 % of what the rank may use) */
-  uint64_t budget_cuts;     /* multiplicative decreases so far */
-  uint64_t memory_in_use;   /* bytes held by the reorder buffer now */
-  uint64_t memory_peak;     /* most bytes ever held by the reorder buffer */
-  char backend[16];         /* backend in use: "aio", "sync", "uring" */
+  uint64_t requests;          /* prefetch reads issued to the backend */
+  uint64_t io_errors;         /* prefetch reads that failed or came back short */
+  uint64_t plan_resyncs;      /* times a read matched a later plan entry and skipped ahead */
+  uint64_t windows;           /* windows (batch) or refills (pipelined) issued */
+  uint64_t budget_bytes;      /* current AIMD budget */
+  uint64_t budget_cap;        /* AIMD cap (90 % of what the rank may use) */
+  uint64_t budget_cuts;       /* multiplicative decreases so far */
+  uint64_t memory_in_use;     /* bytes held by the reorder buffer now */
+  uint64_t memory_peak;       /* most bytes ever held by the reorder buffer */
+  char backend[16];           /* backend in use: "aio", "sync", "uring" */
 } pfio_stats;
 
 /* Fills *config with the defaults listed above. */

@@ -26,7 +26,7 @@ pfio_status NullContext(const char *call) {
 }
 }  // namespace
 
-#define PFIO_CTX(call)                      \
+#define PFIO_CTX(call)                          \
   if (ctx == nullptr) return NullContext(call); \
   pfio::Engine &e = *ctx->engine
 
@@ -140,18 +140,28 @@ pfio_status pfio_stats_write(pfio_context *ctx, const char *path) {
 
 const char *pfio_strerror(pfio_status status) {
   switch (status) {
-    case PFIO_OK: return "PFIO_OK (success)";
-    case PFIO_EINVAL: return "PFIO_EINVAL (invalid argument or config field)";
-    case PFIO_ERANGE: return "PFIO_ERANGE (extent or read outside the file)";
-    case PFIO_EIO: return "PFIO_EIO (I/O error from the file system)";
-    case PFIO_ENOMEM: return "PFIO_ENOMEM (memory budget could not be reserved)";
-    case PFIO_ETIMEDOUT: return "PFIO_ETIMEDOUT (a bounded wait expired)";
-    case PFIO_EBADF: return "PFIO_EBADF (file id not open in this context)";
-    case PFIO_ESTATE: return "PFIO_ESTATE (call not allowed in this state)";
+    case PFIO_OK:
+      return "PFIO_OK (success)";
+    case PFIO_EINVAL:
+      return "PFIO_EINVAL (invalid argument or config field)";
+    case PFIO_ERANGE:
+      return "PFIO_ERANGE (extent or read outside the file)";
+    case PFIO_EIO:
+      return "PFIO_EIO (I/O error from the file system)";
+    case PFIO_ENOMEM:
+      return "PFIO_ENOMEM (memory budget could not be reserved)";
+    case PFIO_ETIMEDOUT:
+      return "PFIO_ETIMEDOUT (a bounded wait expired)";
+    case PFIO_EBADF:
+      return "PFIO_EBADF (file id not open in this context)";
+    case PFIO_ESTATE:
+      return "PFIO_ESTATE (call not allowed in this state)";
   }
   return "unknown pfio_status";
 }
 
-const char *pfio_last_error(void) { return g_last_error.c_str(); }
+const char *pfio_last_error(void) {
+  return g_last_error.c_str();
+}
 
 }  // extern "C"

@@ -21,7 +21,9 @@ Status BufferPool::Create(uint64_t capacity, std::unique_ptr<BufferPool> *out) {
   return Status::Ok();
 }
 
-BufferPool::~BufferPool() { munmap(base_, capacity_); }
+BufferPool::~BufferPool() {
+  munmap(base_, capacity_);
+}
 
 char *BufferPool::AllocatePage() {
   char *page = nullptr;

@@ -41,7 +41,7 @@ class BufferPool {
   char *base_;
   uint64_t capacity_;
   uint64_t in_use_ = 0;
-  uint64_t untouched_ = 0;     // offset of the first page never handed out
+  uint64_t untouched_ = 0;    // offset of the first page never handed out
   std::vector<char *> free_;  // pages handed out and returned
 };
 

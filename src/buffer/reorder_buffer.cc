@@ -39,7 +39,9 @@ void ReorderBuffer::Overlapping(int32_t file, uint64_t begin, uint64_t end,
   for (; it != m.end() && it->first < end; ++it) out->push_back(it->second);
 }
 
-const std::map<uint64_t, Piece *> &ReorderBuffer::Index(int32_t file) { return by_file_[file]; }
+const std::map<uint64_t, Piece *> &ReorderBuffer::Index(int32_t file) {
+  return by_file_[file];
+}
 
 Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected) {
   auto *p = new Piece;
@@ -78,7 +80,9 @@ uint64_t ReorderBuffer::Unref(Piece *p) {
   return Destroy(p);
 }
 
-uint64_t ReorderBuffer::FreeIfOrphan(Piece *p) { return p->refs == 0 ? Destroy(p) : 0; }
+uint64_t ReorderBuffer::FreeIfOrphan(Piece *p) {
+  return p->refs == 0 ? Destroy(p) : 0;
+}
 
 uint64_t ReorderBuffer::Destroy(Piece *p) {
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;

@@ -1,4 +1,5 @@
-// ReorderBuffer: the prefetched pieces of files, found by offset, held while plan entries need them.
+// ReorderBuffer: the prefetched pieces of files, found by offset, held while plan entries need
+// them.
 //
 // A Piece is one page-aligned file range. It is planned first (no memory) and gets its pages
 // from the BufferPool only when its read is issued, so a whole window can be planned and sorted
@@ -23,17 +24,17 @@ struct PendingRead;
 struct Piece {
   enum class State { kQueued, kInFlight, kReady, kFailed };
   int32_t file = 0;
-  uint64_t offset = 0;    // page aligned
-  uint64_t length = 0;    // page multiple
-  uint64_t expected = 0;  // bytes that exist in the file (short only at end of file)
+  uint64_t offset = 0;        // page aligned
+  uint64_t length = 0;        // page multiple
+  uint64_t expected = 0;      // bytes that exist in the file (short only at end of file)
   std::vector<char *> pages;  // length / kPage pages once allocated, else empty
   uint32_t refs = 0;
   State state = State::kQueued;
   int error = 0;  // errno when kFailed (0: the read came back short)
   bool served = false;
-  PendingRead *request = nullptr;  // while kQueued or kInFlight
-  std::map<uint64_t, Piece *> *index = nullptr;         // the file's index, and
-  std::map<uint64_t, Piece *>::iterator index_pos;      // this piece's place in it
+  PendingRead *request = nullptr;                   // while kQueued or kInFlight
+  std::map<uint64_t, Piece *> *index = nullptr;     // the file's index, and
+  std::map<uint64_t, Piece *>::iterator index_pos;  // this piece's place in it
 
   uint64_t end() const { return offset + length; }
   bool settled() const { return state == State::kReady || state == State::kFailed; }

@@ -10,8 +10,8 @@ Status ParseSize(const std::string &text, const char *what, uint64_t *bytes) {
   char *end = nullptr;
   double v = std::strtod(s, &end);
   if (end == s || !std::isfinite(v) || v < 0) {
-    return Status::Invalid(Format("%s = \"%s\": expected a size such as 4096, 64K, 1M or 4G",
-                                  what, text.c_str()));
+    return Status::Invalid(
+        Format("%s = \"%s\": expected a size such as 4096, 64K, 1M or 4G", what, text.c_str()));
   }
   double mult = 1;
   std::string suffix(end);
@@ -25,9 +25,10 @@ Status ParseSize(const std::string &text, const char *what, uint64_t *bytes) {
   } else if (suffix == "T" || suffix == "t" || suffix == "TiB") {
     mult = 1024.0 * 1024 * 1024 * 1024;
   } else {
-    return Status::Invalid(Format("%s = \"%s\": unknown suffix \"%s\"; expected K, M, G or T "
-                                  "(powers of 1024)",
-                                  what, text.c_str(), suffix.c_str()));
+    return Status::Invalid(
+        Format("%s = \"%s\": unknown suffix \"%s\"; expected K, M, G or T "
+               "(powers of 1024)",
+               what, text.c_str(), suffix.c_str()));
   }
   double b = v * mult;
   if (b > 9.0e18 || b != std::floor(b)) {

@@ -36,9 +36,10 @@ void ConfigDefaults(pfio_config *c) {
 Status ValidateConfig(const pfio_config &c) {
   const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
   if (c.memory_budget != 0 && (c.memory_budget < kMiB || (total && c.memory_budget > total))) {
-    return Status::Invalid(Format("memory_budget = %llu: expected 0 (auto) or 1048576 (1 MiB) .. "
-                                  "%llu (MemTotal)",
-                                  (ull)c.memory_budget, (ull)total));
+    return Status::Invalid(
+        Format("memory_budget = %llu: expected 0 (auto) or 1048576 (1 MiB) .. "
+               "%llu (MemTotal)",
+               (ull)c.memory_budget, (ull)total));
   }
   if (const int b = RawEnum(c.backend); b < PFIO_BACKEND_AUTO || b > PFIO_BACKEND_URING) {
     return Status::Invalid(
@@ -52,9 +53,10 @@ Status ValidateConfig(const pfio_config &c) {
         Format("infill_max = %llu: expected 0 .. 16777216 (16 MiB)", (ull)c.infill_max));
   }
   if (c.max_request < 64 * kKiB || c.max_request > 64 * kMiB || c.max_request % 4096 != 0) {
-    return Status::Invalid(Format("max_request = %llu: expected a multiple of 4096 in 65536 (64 KiB)"
-                                  " .. 67108864 (64 MiB)",
-                                  (ull)c.max_request));
+    return Status::Invalid(
+        Format("max_request = %llu: expected a multiple of 4096 in 65536 (64 KiB)"
+               " .. 67108864 (64 MiB)",
+               (ull)c.max_request));
   }
   if (c.queue_depth < 1 || c.queue_depth > 1024) {
     return Status::Invalid(Format("queue_depth = %u: expected 1 .. 1024", c.queue_depth));

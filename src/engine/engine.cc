@@ -31,8 +31,12 @@ constexpr size_t kPassthroughAhead = 64;
 constexpr uint64_t kEntryMeta = 96;
 constexpr uint64_t kPieceMeta = 224;
 
-uint64_t AlignDown(uint64_t v) { return v / kPage * kPage; }
-uint64_t AlignUp(uint64_t v) { return (v + kPage - 1) / kPage * kPage; }
+uint64_t AlignDown(uint64_t v) {
+  return v / kPage * kPage;
+}
+uint64_t AlignUp(uint64_t v) {
+  return (v + kPage - 1) / kPage * kPage;
+}
 }  // namespace
 
 Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backend,
@@ -46,9 +50,10 @@ Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backen
   if (!signals) signals = std::make_unique<ProcMemorySignals>();
   uint64_t limit = config.memory_budget ? config.memory_budget : MemoryTheRankMayUse();
   if (limit < 2 * kMiB) {
-    return Status::NoMem(Format("memory available to this rank is %s: expected at least 2 MiB "
-                                "(set memory_budget, or free memory)",
-                                Bytes(limit).c_str()));
+    return Status::NoMem(
+        Format("memory available to this rank is %s: expected at least 2 MiB "
+               "(set memory_budget, or free memory)",
+               Bytes(limit).c_str()));
   }
   std::unique_ptr<BufferPool> pool;
   s = BufferPool::Create(AlignDown(limit / 10 * 9), &pool);
@@ -104,9 +109,10 @@ Status Engine::Shutdown() {
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
   while (in_flight_ > 0) {
     if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && in_flight_ > 0) {
-      result = Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
-                                       "after timeout_ms = %u; their memory is leaked, not freed",
-                                       in_flight_, cfg_.timeout_ms));
+      result =
+          Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
+                                  "after timeout_ms = %u; their memory is leaked, not freed",
+                                  in_flight_, cfg_.timeout_ms));
       abandoned_ = true;
       break;
     }
@@ -175,9 +181,10 @@ Status Engine::CloseFile(int32_t id) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
   while (f.in_flight > 0) {
     if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && f.in_flight > 0) {
-      return Status::TimedOut(Format("closing file %d (%s): %u prefetch reads still in flight "
-                                     "after timeout_ms = %u; the file stays open",
-                                     id, f.handle.path.c_str(), f.in_flight, cfg_.timeout_ms));
+      return Status::TimedOut(
+          Format("closing file %d (%s): %u prefetch reads still in flight "
+                 "after timeout_ms = %u; the file stays open",
+                 id, f.handle.path.c_str(), f.in_flight, cfg_.timeout_ms));
     }
   }
   backend_->Close(&f.handle);
@@ -205,10 +212,10 @@ Status Engine::CheckExtents(const pfio_extent *extents, size_t count,
     }
     const FileHandle &h = files_[x.file]->handle;
     if (x.offset > h.size || x.length > h.size - x.offset) {
-      return Status::Range(Format("%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
-                                  "expected offset + length <= size",
-                                  which.c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length,
-                                  h.path.c_str(), (ull)h.size));
+      return Status::Range(Format(
+          "%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
+          "expected offset + length <= size",
+          which.c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length, h.path.c_str(), (ull)h.size));
     }
     out->push_back(Extent{x.file, x.marked != 0, x.offset, x.length});
   }
@@ -328,8 +335,8 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
   // A window may plan at most the budget, counting the older pieces it shares: then once every
   // older entry is consumed, all of it fits.
   // Bookkeeping counts too, so that small extents cannot grow the heap past the budget.
-  const uint64_t meta = (pending->entries + 1) * kEntryMeta +
-                        (pending->ranges + gaps.size()) * kPieceMeta;
+  const uint64_t meta =
+      (pending->entries + 1) * kEntryMeta + (pending->ranges + gaps.size()) * kPieceMeta;
   if (pending->bytes + pending->resident + added + resident + meta > window_budget_) return false;
   for (auto [a, b] : gaps) {
     auto it = ranges.upper_bound(a);
@@ -425,8 +432,8 @@ void Engine::AssignRefs(uint64_t first_new) {
   spans.reserve(window_end() - first_new);
   for (uint64_t i = first_new; i < window_end(); ++i) {
     const Extent &e = plan_.at(i);
-    spans.push_back({e.file, AlignDown(e.offset),
-                     AlignUp(std::min(e.end(), files_[e.file]->handle.size)), i});
+    spans.push_back(
+        {e.file, AlignDown(e.offset), AlignUp(std::min(e.end(), files_[e.file]->handle.size)), i});
   }
   std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
     return a.file != b.file ? a.file < b.file : a.begin < b.begin;
@@ -479,7 +486,8 @@ void Engine::ConsumeFront() {
   round_consumed_ += plan_.at(plan_.front_index()).length;
   plan_.ConsumeFront();
   for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
-  if (memory_wanted_ > 0 && buffer_->in_use() + MetadataBytes() + memory_wanted_ <= aimd_.budget()) {
+  if (memory_wanted_ > 0 &&
+      buffer_->in_use() + MetadataBytes() + memory_wanted_ <= aimd_.budget()) {
     memory_wanted_ = 0;
     Wake();
   }
@@ -547,10 +555,10 @@ Status Engine::WaitBatchLanded(Lock &lock) {
   while (!queue_.empty() || in_flight_ > 0) {
     if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
         (!queue_.empty() || in_flight_ > 0)) {
-      return Status::TimedOut(Format("waited timeout_ms = %u for a batch window to land; %zu "
-                                     "reads queued and %u in flight on backend %s",
-                                     cfg_.timeout_ms, queue_.size(), in_flight_,
-                                     backend_->name()));
+      return Status::TimedOut(
+          Format("waited timeout_ms = %u for a batch window to land; %zu "
+                 "reads queued and %u in flight on backend %s",
+                 cfg_.timeout_ms, queue_.size(), in_flight_, backend_->name()));
     }
   }
   stats_.stall_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -567,8 +575,8 @@ Status Engine::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint6
   return s;
 }
 
-Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos,
-                       uint64_t n, char *dst, bool *all_buffered) {
+Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos, uint64_t n,
+                       char *dst, bool *all_buffered) {
   if (entry.passthrough) {
     *all_buffered = false;
     uint64_t got = 0;
@@ -598,17 +606,17 @@ Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_
     uint64_t got = 0;
     s = ReadDirect(lock, id, dst + (lo - pos), lo, hi - lo, &got);
     if (!s.ok()) {
-      return Status::Io(Format("prefetch of file %d at %llu failed (%s) and so did the direct "
-                               "read: %s",
-                               id, (ull)p->offset,
-                               p->error ? std::strerror(p->error) : "short read",
-                               s.message().c_str()));
+      return Status::Io(
+          Format("prefetch of file %d at %llu failed (%s) and so did the direct "
+                 "read: %s",
+                 id, (ull)p->offset, p->error ? std::strerror(p->error) : "short read",
+                 s.message().c_str()));
     }
     if (got != hi - lo) {
-      return Status::Io(Format("file %d (%s) is shorter than when opened: direct read at %llu "
-                               "returned %llu of %llu bytes",
-                               id, files_[id]->handle.path.c_str(), (ull)lo, (ull)got,
-                               (ull)(hi - lo)));
+      return Status::Io(
+          Format("file %d (%s) is shorter than when opened: direct read at %llu "
+                 "returned %llu of %llu bytes",
+                 id, files_[id]->handle.path.c_str(), (ull)lo, (ull)got, (ull)(hi - lo)));
     }
   }
   return Status::Ok();
@@ -679,9 +687,8 @@ Status Engine::Release(int32_t id, uint64_t offset, uint64_t length) {
   Status s = CheckFile(id, "file");
   if (!s.ok()) return s;
   const uint64_t end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
-  RemoveEntries([&](const Extent &e) {
-    return e.file == id && e.offset >= offset && e.end() <= end;
-  });
+  RemoveEntries(
+      [&](const Extent &e) { return e.file == id && e.offset >= offset && e.end() <= end; });
   PruneQueue();
   Refill(false);
   return Status::Ok();
@@ -721,7 +728,9 @@ bool Engine::AllocatePieces(PendingRead *pr) {
   return true;
 }
 
-void Engine::Wake() { SignalEventFd(wake_fd_); }
+void Engine::Wake() {
+  SignalEventFd(wake_fd_);
+}
 
 void Engine::Complete(PendingRead *pr) {
   const int64_t res = pr->req.result;

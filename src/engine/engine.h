@@ -26,8 +26,8 @@
 #include "memory/aimd_controller.h"
 #include "memory/memory_signals.h"
 #include "partition/request_builder.h"
-#include "plan/access_plan.h"
 #include "pfio/pfio.h"
+#include "plan/access_plan.h"
 
 namespace pfio {
 
@@ -106,10 +106,9 @@ class Engine {
   bool Resync(int32_t id, uint64_t pos);
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
-  Status CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos,
-                 uint64_t n, char *dst, bool *all_buffered);
-  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
-                    uint64_t *got);
+  Status CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos, uint64_t n,
+                 char *dst, bool *all_buffered);
+  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
   void Complete(PendingRead *pr);
   void IoLoop();
   void Wake();
@@ -132,8 +131,8 @@ class Engine {
   std::unordered_map<int32_t, const FileHandle *> handles_;
   AccessPlan plan_;
   std::deque<WindowEntry> window_;
-  Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
-  std::list<PendingRead *> queue_;           // built, not yet submitted
+  Extent passthrough_tail_;         // last entry handed to readahead (length 0: none yet)
+  std::list<PendingRead *> queue_;  // built, not yet submitted
   uint32_t in_flight_ = 0;
   uint64_t window_budget_ = 0;  // bytes the window being planned may use
   uint64_t memory_wanted_ = 0;  // > 0: the I/O thread waits for this much free budget

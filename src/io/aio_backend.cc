@@ -24,9 +24,10 @@ Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<B
   io_context_t ctx{};
   int r = io_setup(static_cast<int>(queue_depth), &ctx);
   if (r < 0) {
-    return Status::Io(Format("io_setup(queue_depth = %u) failed: %s; lower queue_depth or raise "
-                             "/proc/sys/fs/aio-max-nr",
-                             queue_depth, std::strerror(-r)));
+    return Status::Io(
+        Format("io_setup(queue_depth = %u) failed: %s; lower queue_depth or raise "
+               "/proc/sys/fs/aio-max-nr",
+               queue_depth, std::strerror(-r)));
   }
   int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (efd < 0) {
@@ -61,7 +62,9 @@ Status AioBackend::Open(const std::string &path, FileHandle *out) {
   return Status::Ok();
 }
 
-void AioBackend::Close(FileHandle *file) { CloseFileHandle(file); }
+void AioBackend::Close(FileHandle *file) {
+  CloseFileHandle(file);
+}
 
 Status AioBackend::Submit(IoRequest *req) {
   if (!req->file->o_direct) return sync_->Submit(req);
@@ -110,15 +113,18 @@ void AioBackend::Reap(std::vector<IoRequest *> *done) {
 
 Status MakeBackend(pfio_backend kind, uint32_t queue_depth, std::unique_ptr<Backend> *out) {
   switch (kind) {
-    case PFIO_BACKEND_AUTO: return AioBackend::Create(queue_depth, true, out);
-    case PFIO_BACKEND_AIO: return AioBackend::Create(queue_depth, false, out);
+    case PFIO_BACKEND_AUTO:
+      return AioBackend::Create(queue_depth, true, out);
+    case PFIO_BACKEND_AIO:
+      return AioBackend::Create(queue_depth, false, out);
     case PFIO_BACKEND_SYNC:
       out->reset(new SyncBackend(std::min<uint32_t>(queue_depth, 8)));
       return Status::Ok();
     default:
-      return Status::Invalid(Format("backend = %d: this build has auto (0), aio (1) and sync (2); "
-                                    "io_uring (3) is not built yet",
-                                    static_cast<int>(kind)));
+      return Status::Invalid(
+          Format("backend = %d: this build has auto (0), aio (1) and sync (2); "
+                 "io_uring (3) is not built yet",
+                 static_cast<int>(kind)));
   }
 }
 

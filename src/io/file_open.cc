@@ -5,8 +5,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -17,14 +17,22 @@ std::string FsName(int fd) {
   struct statfs s;
   if (fstatfs(fd, &s) != 0) return "unknown file system";
   switch (static_cast<unsigned long>(s.f_type)) {
-    case 0x01021994: return "tmpfs";
-    case 0xEF53: return "ext4";
-    case 0x58465342: return "xfs";
-    case 0x9123683E: return "btrfs";
-    case 0x6969: return "nfs";
-    case 0x794c7630: return "overlayfs";
-    case 0x0BD00BD0: return "lustre";
-    default: return Format("file system type 0x%lx", static_cast<unsigned long>(s.f_type));
+    case 0x01021994:
+      return "tmpfs";
+    case 0xEF53:
+      return "ext4";
+    case 0x58465342:
+      return "xfs";
+    case 0x9123683E:
+      return "btrfs";
+    case 0x6969:
+      return "nfs";
+    case 0x794c7630:
+      return "overlayfs";
+    case 0x0BD00BD0:
+      return "lustre";
+    default:
+      return Format("file system type 0x%lx", static_cast<unsigned long>(s.f_type));
   }
 }
 }  // namespace
@@ -40,9 +48,9 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
   f.buffered_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.buffered_fd < 0) {
     int e = errno;
-    return Status(e == ENOENT || e == EACCES ? PFIO_EINVAL : PFIO_EIO,
-                  Format("opening %s for reading failed: %s (errno %d)", path.c_str(),
-                         std::strerror(e), e));
+    return Status(
+        e == ENOENT || e == EACCES ? PFIO_EINVAL : PFIO_EIO,
+        Format("opening %s for reading failed: %s (errno %d)", path.c_str(), std::strerror(e), e));
   }
   struct stat st;
   if (fstat(f.buffered_fd, &st) != 0 || !S_ISREG(st.st_mode)) {

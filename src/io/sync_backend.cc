@@ -35,7 +35,9 @@ Status SyncBackend::Open(const std::string &path, FileHandle *out) {
   return OpenFileHandle(path, false, out, &unused);
 }
 
-void SyncBackend::Close(FileHandle *file) { CloseFileHandle(file); }
+void SyncBackend::Close(FileHandle *file) {
+  CloseFileHandle(file);
+}
 
 Status SyncBackend::Submit(IoRequest *req) {
   {

@@ -94,7 +94,8 @@ MemorySample ProcMemorySignals::Sample() {
   uint64_t psi = ReadPsiSomeTotal();
   if (psi > last_psi_total_ + kPsiStallUs) {
     s.contention = true;
-    s.reason = Format("psi: memory stall grew %llu us", (unsigned long long)(psi - last_psi_total_));
+    s.reason =
+        Format("psi: memory stall grew %llu us", (unsigned long long)(psi - last_psi_total_));
   }
   last_psi_total_ = psi;
   uint64_t events = ReadCgroupEvents();
@@ -108,8 +109,8 @@ MemorySample ProcMemorySignals::Sample() {
   uint64_t avail = ReadMeminfoBytes(meminfo_path_, "MemAvailable");
   if (total > 0 && avail < std::max<uint64_t>(256 * kMiB, total / 50)) {
     s.contention = true;
-    s.reason = Format("MemAvailable %s is below max(256 MiB, 2 %% of MemTotal)",
-                      Bytes(avail).c_str());
+    s.reason =
+        Format("MemAvailable %s is below max(256 MiB, 2 %% of MemTotal)", Bytes(avail).c_str());
   }
   return s;
 }

@@ -26,7 +26,8 @@ class ProcMemorySignals : public MemorySignals {
  public:
   // Paths are parameters so tests can point them at files of their own.
   ProcMemorySignals(std::string psi_path = "/proc/pressure/memory",
-                    std::string meminfo_path = "/proc/meminfo", std::string cgroup_events_path = "");
+                    std::string meminfo_path = "/proc/meminfo",
+                    std::string cgroup_events_path = "");
   MemorySample Sample() override;
 
  private:

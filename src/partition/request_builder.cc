@@ -5,11 +5,14 @@
 namespace pfio {
 
 namespace {
-size_t PageCount(const Piece *p) { return p->length / BufferPool::kPage; }
+size_t PageCount(const Piece *p) {
+  return p->length / BufferPool::kPage;
+}
 }  // namespace
 
-std::vector<PendingRead *> BuildRequests(std::vector<Piece *> pieces, const RequestShape &shape,
-                                         const std::unordered_map<int32_t, const FileHandle *> &handles) {
+std::vector<PendingRead *> BuildRequests(
+    std::vector<Piece *> pieces, const RequestShape &shape,
+    const std::unordered_map<int32_t, const FileHandle *> &handles) {
   std::sort(pieces.begin(), pieces.end(), [](const Piece *a, const Piece *b) {
     return a->file != b->file ? a->file < b->file : a->offset < b->offset;
   });

@@ -21,7 +21,7 @@ struct PendingRead {
   uint64_t gap_bytes = 0;       // infill read into the discard buffer
   uint64_t piece_bytes = 0;     // memory the read needs
   int32_t file = 0;
-  bool urgent = false;          // the application is waiting for it
+  bool urgent = false;                           // the application is waiting for it
   std::list<PendingRead *>::iterator queue_pos;  // valid while queued
 };
 
@@ -34,8 +34,9 @@ struct RequestShape {
 constexpr size_t kMaxIov = 1024;
 
 // Sorts `pieces` and groups them into reads. `handles` maps file id -> handle.
-std::vector<PendingRead *> BuildRequests(std::vector<Piece *> pieces, const RequestShape &shape,
-                                         const std::unordered_map<int32_t, const FileHandle *> &handles);
+std::vector<PendingRead *> BuildRequests(
+    std::vector<Piece *> pieces, const RequestShape &shape,
+    const std::unordered_map<int32_t, const FileHandle *> &handles);
 
 // Builds r->req.iov from the pieces' pages (which must be allocated) and the gaps between them.
 void FillIov(PendingRead *r, const RequestShape &shape);

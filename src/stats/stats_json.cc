@@ -27,8 +27,8 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::string j = "{\n";
   j += Format("  \"backend\": \"%s\",\n", Escape(s.backend).c_str());
-  j += Format("  \"reads\": %llu,\n  \"hits\": %llu,\n  \"misses\": %llu,\n", u(s.reads),
-              u(s.hits), u(s.misses));
+  j += Format("  \"reads\": %llu,\n  \"hits\": %llu,\n  \"misses\": %llu,\n", u(s.reads), u(s.hits),
+              u(s.misses));
   j += Format("  \"passthrough_reads\": %llu,\n  \"bytes_passthrough\": %llu,\n",
               u(s.passthrough_reads), u(s.bytes_passthrough));
   j += Format("  \"stalls\": %llu,\n  \"stall_seconds\": %.6f,\n", u(s.stalls), s.stall_seconds);
@@ -42,9 +42,8 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
               u(s.budget_cuts), u(s.memory_in_use), u(s.memory_peak));
   j += "  \"aimd_history\": [";
   for (size_t i = 0; i < history.size(); ++i) {
-    j += Format("%s\n    {\"seconds\": %.6f, \"budget\": %llu, \"reason\": \"%s\"}",
-                i ? "," : "", history[i].seconds, u(history[i].budget),
-                Escape(history[i].reason).c_str());
+    j += Format("%s\n    {\"seconds\": %.6f, \"budget\": %llu, \"reason\": \"%s\"}", i ? "," : "",
+                history[i].seconds, u(history[i].budget), Escape(history[i].reason).c_str());
   }
   j += history.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return j;
@@ -61,8 +60,8 @@ Status WriteStatsFile(const std::string &path, const pfio_stats &s,
   bool ok = std::fwrite(j.data(), 1, j.size(), f) == j.size();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) {
-    return Status::Io(Format("stats_path = \"%s\": write failed: %s", path.c_str(),
-                             std::strerror(errno)));
+    return Status::Io(
+        Format("stats_path = \"%s\": write failed: %s", path.c_str(), std::strerror(errno)));
   }
   return Status::Ok();
 }

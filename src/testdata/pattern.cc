@@ -100,21 +100,22 @@ Status MakePatternFile(const std::string &path, uint64_t size, uint64_t seed, bo
   fsync(fd);
   close(fd);
   if (rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::Io(Format("renaming %s to %s failed: %s", tmp.c_str(), path.c_str(),
-                             std::strerror(errno)));
+    return Status::Io(
+        Format("renaming %s to %s failed: %s", tmp.c_str(), path.c_str(), std::strerror(errno)));
   }
   return Status::Ok();
 }
 
 Status EvictFromPageCache(const std::string &path) {
   int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0) return Status::Io(Format("opening %s failed: %s", path.c_str(), std::strerror(errno)));
+  if (fd < 0)
+    return Status::Io(Format("opening %s failed: %s", path.c_str(), std::strerror(errno)));
   fdatasync(fd);
   int r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   close(fd);
   if (r != 0) {
-    return Status::Io(Format("posix_fadvise(DONTNEED) on %s failed: %s", path.c_str(),
-                             std::strerror(r)));
+    return Status::Io(
+        Format("posix_fadvise(DONTNEED) on %s failed: %s", path.c_str(), std::strerror(r)));
   }
   return Status::Ok();
 }
