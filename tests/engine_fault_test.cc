@@ -95,6 +95,29 @@ class StuckBackend : public Backend {
   std::vector<IoRequest *> held_;
 };
 
+// Passes everything to a real backend and records each read's (offset, length) in issue order.
+class RecordingBackend : public Backend {
+ public:
+  explicit RecordingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+  const char *name() const override { return "recording"; }
+  Status Open(const std::string &p, FileHandle *out) override { return inner_->Open(p, out); }
+  void Close(FileHandle *f) override { inner_->Close(f); }
+  Status Submit(IoRequest *req) override {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      reads.emplace_back(req->offset, req->length);
+    }
+    return inner_->Submit(req);
+  }
+  void Reap(std::vector<IoRequest *> *done) override { inner_->Reap(done); }
+  int completion_fd() const override { return inner_->completion_fd(); }
+  std::mutex mu;
+  std::vector<std::pair<uint64_t, uint64_t>> reads;
+
+ private:
+  std::unique_ptr<Backend> inner_;
+};
+
 // Contention on chosen samples.
 class ScriptedSignals : public MemorySignals {
  public:
@@ -288,6 +311,48 @@ TEST(EngineFaults, PrefetchThatNeverLandsTimesOutInsteadOfHanging) {
   sb->Unblock();  // they land now; the engine recovers and shuts down cleanly
   EXPECT_TRUE(e->CloseFile(f).ok());
   EXPECT_TRUE(e->Shutdown().ok());
+}
+
+TEST(EngineLayout, EmulatedStripesSplitReadsAndIssueInRounds) {
+  test::ScratchDir dir;
+  const uint64_t size = 8 * kMiB, stripe = 64 * 1024;
+  std::string path = dir.MakeFile("striped", size, kSeed);
+  auto rec = std::make_unique<RecordingBackend>(RealAio());
+  RecordingBackend *r = rec.get();
+  pfio_config c = Config(4 * kMiB);
+  c.layout = "stripe=64K,targets=4,buses=2";
+  c.queue_depth = 1;  // with batch windows (no urgent reordering) issue order = planned order
+  c.window_mode = PFIO_WINDOW_BATCH;
+  std::unique_ptr<Engine> e;
+  ASSERT_TRUE(Engine::Create(c, std::move(rec), nullptr, &e).ok());
+  int32_t f;
+  ASSERT_TRUE(e->OpenFile(path, &f).ok());
+  // Random 4 KiB blocks and 100 KiB extents that straddle stripes, in one plan.
+  std::vector<Extent> plan = RandomBlocks(f, size, 4096, 800, 9);
+  std::mt19937_64 rng(10);
+  for (int i = 0; i < 60; ++i) plan.push_back({f, false, rng() % (size - 102400), 102400});
+  ASSERT_TRUE(AppendAll(*e, plan).ok());
+  Status s = ReadAll(*e, plan);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(e->Stats().misses, 0u);
+  std::lock_guard<std::mutex> l(r->mu);
+  ASSERT_GT(r->reads.size(), 8u);
+  for (const auto &[off, len] : r->reads) {
+    EXPECT_EQ(off / stripe, (off + len - 1) / stripe)
+        << "read [" << off << ", +" << len << ") straddles a stripe";
+  }
+  // The first round visits each target once: bus 0 (targets 0, 2), then bus 1 (targets 1, 3).
+  const uint32_t order[] = {0, 2, 1, 3};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(r->reads[i].first / stripe % 4, order[i]) << i;
+}
+
+TEST(EngineLayout, BadLayoutIsRejectedWithTheFieldNamed) {
+  pfio_config c = Config(4 * kMiB);
+  c.layout = "stripe=64K,targets=0";
+  std::unique_ptr<Engine> e;
+  Status s = Engine::Create(c, RealAio(), nullptr, &e);
+  EXPECT_EQ(s.code(), PFIO_EINVAL);
+  EXPECT_NE(s.message().find("layout: targets = 0"), std::string::npos) << s.message();
 }
 
 }  // namespace

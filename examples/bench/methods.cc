@@ -149,6 +149,7 @@ void RunPfio(const RunSpec &s, pfio_window_mode mode, RunResult *r) {
   c.infill_max = s.infill_max;
   c.max_request = s.max_request;
   c.window_percent = s.window_percent;
+  c.layout = s.layout.empty() ? nullptr : s.layout.c_str();
   pfio_context *ctx = nullptr;
   if (pfio_context_create(&c, &ctx) != PFIO_OK) return Fail(r, pfio_last_error());
   int32_t f = -1;

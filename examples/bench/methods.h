@@ -20,6 +20,7 @@ struct RunSpec {
   uint64_t infill_max = 32 * 1024;
   uint64_t max_request = 1024 * 1024;
   uint32_t window_percent = 100;
+  std::string layout;  // pfio layout string; empty: one target
   uint64_t seed = 0;
   bool progress = false;
   const std::vector<uint32_t> *blocks = nullptr;

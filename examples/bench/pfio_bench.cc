@@ -45,6 +45,8 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --infill S        pfio infill_max (gaps merged)                           (default 32K)
   --max-request S   pfio max_request (largest single read)                   (default 1M)
   --window P        pfio window_percent (pipelined window, % of budget)      (default 100)
+  --layout SPEC     pfio layout, e.g. stripe=1MiB,targets=4 (emulated striping: reads split at
+                    stripes, issued in rounds across targets)           (default: one target)
   --seed N          pattern and workload seed                               (default 1)
   --repeat N        run the whole list of methods N times, interleaved and rotated (each
                     repeat starts one method later), to expose the run-to-run noise of
@@ -70,7 +72,7 @@ or any byte did not verify.
 )";
 
 struct Options {
-  std::string workload = "gather", file = "pfio-bench.data", json;
+  std::string workload = "gather", file = "pfio-bench.data", json, layout;
   uint64_t file_size = 1ull << 30, block = 4096, infill = 32 * 1024, seed = 1;
   std::vector<uint64_t> budgets;
   uint64_t max_request = 1 << 20;
@@ -151,6 +153,8 @@ int ParseArgs(int argc, char **argv, Options *o) {
       o->repeat = static_cast<uint32_t>(n);
     } else if (a == "--seed") {
       s = ParseSize(v, "--seed", &o->seed);
+    } else if (a == "--layout") {
+      o->layout = v;
     } else if (a == "--json") {
       o->json = v;
     } else if (a == "--methods") {
@@ -353,6 +357,7 @@ int Main(int argc, char **argv) {
     spec.infill_max = o.infill;
     spec.max_request = o.max_request;
     spec.window_percent = o.refill;
+    spec.layout = o.layout;
     spec.seed = o.seed;
     spec.progress = tty;
     spec.blocks = &blocks;

@@ -61,6 +61,9 @@ typedef struct pfio_config {
   int aimd;                     /* 1 (default): adapt the budget to memory pressure; 0: fixed */
   const char *stats_path;       /* JSON stats written here at pfio_context_destroy; NULL = use
                                    the PFIO_STATS environment variable if set */
+  const char *layout;           /* storage layout of the files, e.g. "stripe=1MiB,targets=8,
+                                   buses=2": reads are split at stripe boundaries, sorted per
+                                   target and issued in rounds across targets; NULL = one target */
 } pfio_config;
 
 typedef struct pfio_context pfio_context;

@@ -24,9 +24,12 @@ struct PendingRead;
 struct Piece {
   enum class State { kQueued, kInFlight, kReady, kFailed };
   int32_t file = 0;
-  uint64_t offset = 0;        // page aligned
-  uint64_t length = 0;        // page multiple
-  uint64_t expected = 0;      // bytes that exist in the file (short only at end of file)
+  uint64_t offset = 0;    // page aligned
+  uint64_t length = 0;    // page multiple
+  uint64_t expected = 0;  // bytes that exist in the file (short only at end of file)
+  uint32_t target = 0;    // storage target and bus group that hold it (layout/)
+  uint32_t bus = 0;
+  uint64_t target_offset = 0;
   std::vector<char *> pages;  // length / kPage pages once allocated, else empty
   uint32_t refs = 0;
   State state = State::kQueued;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "layout/striped_layout.h"
 #include "memory/memory_signals.h"
 
 namespace pfio {
@@ -31,6 +32,7 @@ void ConfigDefaults(pfio_config *c) {
   c->timeout_ms = 60000;
   c->aimd = 1;
   c->stats_path = nullptr;
+  c->layout = nullptr;
 }
 
 Status ValidateConfig(const pfio_config &c) {
@@ -69,6 +71,11 @@ Status ValidateConfig(const pfio_config &c) {
   }
   if (c.aimd != 0 && c.aimd != 1) {
     return Status::Invalid(Format("aimd = %d: expected 0 (fixed budget) or 1 (adaptive)", c.aimd));
+  }
+  if (c.layout != nullptr) {
+    std::unique_ptr<StripedLayout> l;
+    Status s = StripedLayout::Parse(c.layout, &l);
+    if (!s.ok()) return Status::Invalid("layout: " + s.message());
   }
   if (c.stats_path != nullptr && c.stats_path[0] == '\0') {
     return Status::Invalid("stats_path = \"\": expected NULL (use PFIO_STATS) or a file path");

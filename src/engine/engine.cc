@@ -12,6 +12,8 @@
 #include "engine/config.h"
 #include "io/file_open.h"
 #include "io/sync_backend.h"
+#include "layout/striped_layout.h"
+#include "partition/rounds.h"
 #include "stats/stats_json.h"
 
 namespace pfio {
@@ -77,6 +79,12 @@ Engine::Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
     stats_path_ = env;
   }
   cfg_.stats_path = nullptr;  // not owned; the copy above is
+  if (cfg_.layout != nullptr) {
+    std::unique_ptr<StripedLayout> striped;
+    if (StripedLayout::Parse(cfg_.layout, &striped).ok())
+      layout_ = std::move(striped);  // validated
+    cfg_.layout = nullptr;
+  }
   shape_.infill_max = cfg_.infill_max;
   shape_.max_request = std::min<uint64_t>(cfg_.max_request, AlignDown(aimd_.cap()));
   if (cfg_.infill_max > 0) {
@@ -360,15 +368,28 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
 }
 
 void Engine::CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh) {
+  std::vector<Placement> placements;
   for (auto &[file, ranges] : pending.by_file) {
     const uint64_t size = files_[file]->handle.size;
     for (const auto &range : ranges) {
-      uint64_t pos = range.first;
-      const uint64_t end = range.second;
-      while (pos < end) {
-        const uint64_t len = std::min(end - pos, shape_.max_request);
-        fresh->push_back(buffer_->Create(file, pos, len, std::min(len, size - pos)));
-        pos += len;
+      const uint64_t pos = range.first, end = range.second;
+      // Pieces never straddle a stripe: each lies on one target (layout/).
+      placements.clear();
+      if (layout_) {
+        layout_->Map(pos, end - pos, &placements);
+      } else {
+        placements.push_back(Placement{pos, end - pos, 0, 0, pos});
+      }
+      for (const Placement &pl : placements) {
+        for (uint64_t at = pl.file_offset; at < pl.file_offset + pl.length;) {
+          const uint64_t len = std::min(pl.file_offset + pl.length - at, shape_.max_request);
+          Piece *p = buffer_->Create(file, at, len, std::min(len, size - at));
+          p->target = pl.target;
+          p->bus = pl.bus;
+          p->target_offset = pl.target_offset + (at - pl.file_offset);
+          fresh->push_back(p);
+          at += len;
+        }
       }
     }
   }
@@ -414,7 +435,7 @@ void Engine::Refill(bool force) {
   CreatePieces(pending, &fresh);
   AssignRefs(first_new);
   if (fresh.empty()) return;
-  for (PendingRead *pr : BuildRequests(std::move(fresh), shape_, handles_)) {
+  for (PendingRead *pr : OrderInRounds(BuildRequests(std::move(fresh), shape_, handles_))) {
     pr->queue_pos = queue_.insert(queue_.end(), pr);
   }
   ++stats_.windows;

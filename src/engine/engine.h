@@ -23,6 +23,7 @@
 #include "buffer/reorder_buffer.h"
 #include "common/status.h"
 #include "io/backend.h"
+#include "layout/layout.h"
 #include "memory/aimd_controller.h"
 #include "memory/memory_signals.h"
 #include "partition/request_builder.h"
@@ -121,6 +122,7 @@ class Engine {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<MemorySignals> signals_;
   std::unique_ptr<ReorderBuffer> buffer_;
+  std::unique_ptr<Layout> layout_;  // null: one target
   AimdController aimd_;
   char *discard_ = nullptr;
   RequestShape shape_;

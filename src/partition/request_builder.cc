@@ -14,7 +14,9 @@ std::vector<PendingRead *> BuildRequests(
     std::vector<Piece *> pieces, const RequestShape &shape,
     const std::unordered_map<int32_t, const FileHandle *> &handles) {
   std::sort(pieces.begin(), pieces.end(), [](const Piece *a, const Piece *b) {
-    return a->file != b->file ? a->file < b->file : a->offset < b->offset;
+    if (a->file != b->file) return a->file < b->file;
+    if (a->target != b->target) return a->target < b->target;
+    return a->offset < b->offset;
   });
   std::vector<PendingRead *> out;
   PendingRead *cur = nullptr;
@@ -22,7 +24,7 @@ std::vector<PendingRead *> BuildRequests(
   for (Piece *p : pieces) {
     if (cur != nullptr) {
       const Piece *last = cur->pieces.back();
-      const bool same_file = last->file == p->file;
+      const bool same_file = last->file == p->file && last->target == p->target;
       const uint64_t gap = same_file && p->offset >= last->end() ? p->offset - last->end() : ~0ull;
       const size_t iovs = cur_iovs + PageCount(p) + (gap > 0 ? 1 : 0);
       if (gap <= shape.infill_max && p->end() - cur->req.offset <= shape.max_request &&
@@ -38,6 +40,9 @@ std::vector<PendingRead *> BuildRequests(
     }
     cur = new PendingRead;
     cur->file = p->file;
+    cur->target = p->target;
+    cur->bus = p->bus;
+    cur->target_offset = p->target_offset;
     cur->req.file = handles.at(p->file);
     cur->req.offset = p->offset;
     cur->req.length = p->length;

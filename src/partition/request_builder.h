@@ -21,6 +21,8 @@ struct PendingRead {
   uint64_t gap_bytes = 0;       // infill read into the discard buffer
   uint64_t piece_bytes = 0;     // memory the read needs
   int32_t file = 0;
+  uint32_t target = 0, bus = 0;                  // of its pieces (a read never spans targets)
+  uint64_t target_offset = 0;                    // of its first byte
   bool urgent = false;                           // the application is waiting for it
   std::list<PendingRead *>::iterator queue_pos;  // valid while queued
 };
