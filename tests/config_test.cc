@@ -39,6 +39,9 @@ TEST(Config, EachBadFieldIsNamed) {
   c.memory_budget = 1000;
   ExpectRejected(c, "memory_budget", "1000");
   pfio_config_init(&c);
+  c.memory_budget = 1 << 20;  // one read and its bookkeeping need more than 1 MiB
+  ExpectRejected(c, "memory_budget", "1048576");
+  pfio_config_init(&c);
   c.memory_budget = 1ull << 50;
   ExpectRejected(c, "memory_budget", std::to_string(1ull << 50));
   pfio_config_init(&c);

@@ -48,7 +48,7 @@ typedef enum pfio_window_mode {
  * which validates every field. */
 typedef struct pfio_config {
   uint64_t memory_budget;       /* bytes the rank may use for prefetched data; 0 = auto
-                                   (MemAvailable and cgroup limit); else 1 MiB .. MemTotal */
+                                   (MemAvailable and cgroup limit); else 2 MiB .. MemTotal */
   pfio_backend backend;         /* default PFIO_BACKEND_AUTO */
   pfio_window_mode window_mode; /* default PFIO_WINDOW_PIPELINED */
   uint64_t infill_max;          /* merge gaps up to this many bytes; 0 .. 16 MiB, default 32 KiB */

@@ -37,9 +37,9 @@ void ConfigDefaults(pfio_config *c) {
 
 Status ValidateConfig(const pfio_config &c) {
   const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
-  if (c.memory_budget != 0 && (c.memory_budget < kMiB || (total && c.memory_budget > total))) {
+  if (c.memory_budget != 0 && (c.memory_budget < 2 * kMiB || (total && c.memory_budget > total))) {
     return Status::Invalid(
-        Format("memory_budget = %llu: expected 0 (auto) or 1048576 (1 MiB) .. "
+        Format("memory_budget = %llu: expected 0 (auto) or 2097152 (2 MiB) .. "
                "%llu (MemTotal)",
                (ull)c.memory_budget, (ull)total));
   }
