@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the pfio-sim experiments behind docs/simulations.md and re-renders the docs.
+# (Kimbrel's policies in the unit-time model; the disk/bus simulator experiments are not built yet.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh release
+out=docs/results
+mkdir -p "$out"
+build/examples/pfio-sim kimbrel --workload figure1 --policy all --json "$out/kimbrel-figure1.json"
+for disks in 1 2 3 4 6 8 12 16; do
+  build/examples/pfio-sim kimbrel --workload synth --disks "$disks" --policy all \
+    --json "$out/kimbrel-synth-$disks.json"
+done
+/usr/bin/python3 scripts/render_docs.py docs/results docs
