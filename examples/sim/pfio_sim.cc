@@ -8,6 +8,7 @@
 
 #include "common/size_parse.h"
 #include "sched/unit_model.h"
+#include "sim/reorder_experiment.h"
 
 namespace {
 
@@ -25,8 +26,14 @@ subcommands:
       F: fetch time in units for synth (default 30: 15 ms)
       prints a table; --json FILE writes {"elapsed_s", "stall_s", "fetches", "utilisation"}
       (one object, or {"runs": [...]} with --policy all)
-  rounds, barve-model, barve-pipeline, reorder
-      the disk/bus simulator experiments: not built yet (exit 2)
+  reorder --file-size S --block B --buffer LIST [--params P] [--seed N] [--json FILE]
+      libprefetch §3.2 on one simulated 7200 rpm disk (P, default barracuda7200): uniformly
+      random block reads (as many as the file has blocks), one reorder buffer of K unique
+      blocks at a time, sorted and read in C-LOOK order at queue depth 1. For each buffer size
+      in LIST: runtime and mean seek distance, next to 2N(K-1)/(K(K+1)) blocks. --json writes
+      {"rows": [{"buffer", "runtime_s", "mean_seek_bytes", "formula_seek_bytes"}]}
+  rounds, barve-model, barve-pipeline
+      the disk/bus simulator experiments with several disks: not built yet (exit 2)
 )";
 
 int Usage(const std::string &msg) {
@@ -138,6 +145,77 @@ int Kimbrel(int argc, char **argv) {
   return 0;
 }
 
+int Reorder(int argc, char **argv) {
+  uint64_t file_size = 256ull << 20, block = 4096, seed = 1;
+  std::vector<uint64_t> buffers;
+  std::string params = "barracuda7200", json;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i + 1 >= argc) return Usage(a + ": missing value");
+    std::string v = argv[++i];
+    pfio::Status s;
+    if (a == "--file-size")
+      s = pfio::ParseSize(v, "--file-size", &file_size);
+    else if (a == "--block")
+      s = pfio::ParseSize(v, "--block", &block);
+    else if (a == "--seed")
+      s = pfio::ParseSize(v, "--seed", &seed);
+    else if (a == "--params")
+      params = v;
+    else if (a == "--json")
+      json = v;
+    else if (a == "--buffer") {
+      size_t start = 0;
+      while (start <= v.size() && s.ok()) {
+        size_t comma = v.find(',', start);
+        if (comma == std::string::npos) comma = v.size();
+        uint64_t b = 0;
+        s = pfio::ParseSize(v.substr(start, comma - start), "--buffer", &b);
+        if (s.ok()) buffers.push_back(b);
+        start = comma + 1;
+      }
+    } else {
+      return Usage("reorder: unknown option " + a);
+    }
+    if (!s.ok()) return Usage(s.message());
+  }
+  if (block < 512 || block % 512 != 0)
+    return Usage("--block = " + std::to_string(block) + ": expected a multiple of 512");
+  if (file_size < 2 * block) return Usage("--file-size must be at least two blocks");
+  if (buffers.empty()) return Usage("reorder: --buffer LIST is required, e.g. 384K,18M,256M");
+  for (uint64_t b : buffers) {
+    if (b < block)
+      return Usage("--buffer = " + std::to_string(b) + ": expected at least one block");
+  }
+  pfio::DiskParams disk;
+  pfio::Status s = pfio::LookupDiskParams(params, &disk);
+  if (!s.ok()) return Usage(s.message());
+  std::printf("reorder: %llu MiB file, %llu-byte blocks, disk %s (%.0f rpm)\n",
+              (unsigned long long)(file_size >> 20), (unsigned long long)block, disk.name.c_str(),
+              disk.rpm);
+  std::printf("%12s %12s %16s %16s\n", "buffer", "runtime_s", "mean_seek_bytes", "2N(K-1)/K(K+1)");
+  std::string rows;
+  for (uint64_t b : buffers) {
+    const pfio::ReorderResult r = pfio::RunReorder(disk, file_size, block, b, seed);
+    std::printf("%12llu %12.2f %16.0f %16.0f\n", (unsigned long long)b, r.runtime_s,
+                r.mean_seek_bytes, r.formula_seek_bytes);
+    rows += pfio::Format(
+        "%s{\"buffer\": %llu, \"runtime_s\": %.4f, \"mean_seek_bytes\": %.1f, "
+        "\"formula_seek_bytes\": %.1f, \"windows\": %llu}",
+        rows.empty() ? "" : ", ", (unsigned long long)b, r.runtime_s, r.mean_seek_bytes,
+        r.formula_seek_bytes, (unsigned long long)r.windows);
+  }
+  if (!json.empty()) {
+    std::FILE *f = std::fopen(json.c_str(), "w");
+    if (!f) return Usage("--json " + json + ": cannot write: " + std::strerror(errno));
+    std::fprintf(f, "{\"file_size\": %llu, \"block\": %llu, \"params\": \"%s\", \"rows\": [%s]}\n",
+                 (unsigned long long)file_size, (unsigned long long)block, params.c_str(),
+                 rows.c_str());
+    std::fclose(f);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -148,7 +226,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (cmd == "kimbrel") return Kimbrel(argc, argv);
-  if (cmd == "rounds" || cmd == "barve-model" || cmd == "barve-pipeline" || cmd == "reorder") {
+  if (cmd == "reorder") return Reorder(argc, argv);
+  if (cmd == "rounds" || cmd == "barve-model" || cmd == "barve-pipeline") {
     return Usage(cmd + ": the disk/bus simulator is not built yet (issue 3 is in progress)");
   }
   return Usage("unknown subcommand \"" + cmd +
