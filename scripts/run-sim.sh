@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the pfio-sim experiments behind docs/simulations.md and re-renders the docs.
 # (Kimbrel's policies in the unit-time model; libprefetch's reorder experiment on one simulated
-# disk; Barve's multi-disk bus experiments are not built yet.)
+# disk; Barve's disks on a shared bus: rounds, the analytic model, the LoadIntoDiskBuffer pipeline.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -15,4 +15,14 @@ for disks in 1 2 3 4 6 8 12 16; do
 done
 build/examples/pfio-sim reorder --file-size 256M --block 4K \
   --buffer 384K,1M,2M,4M,8M,18M,32M,64M,128M,256M --json "$out/reorder.json"
+for params in cheetah barracuda wren; do
+  build/examples/pfio-sim barve-model --params "$params" --json "$out/barve-model-$params.json" >/dev/null
+  build/examples/pfio-sim barve-pipeline --params "$params" --json "$out/barve-pipeline-$params.json" >/dev/null
+  for disks in 2 4 7; do
+    for block in 8K 16K 64K 128K; do
+      build/examples/pfio-sim rounds --params "$params" --disks "$disks" --block "$block" \
+        --json "$out/rounds-$params-$disks-$block.json" >/dev/null
+    done
+  done
+done
 /usr/bin/python3 scripts/render_docs.py docs/results docs

@@ -1,6 +1,6 @@
-// pfio-sim: the paper experiments behind pfio's scheduler, one subcommand each. This build has
-// the Kimbrel experiment (unit-time model); the disk/bus simulator experiments of the issue
-// (rounds, barve-model, barve-pipeline, reorder) are not built yet and say so.
+// pfio-sim: the paper experiments behind pfio's scheduler, one subcommand each: Kimbrel's
+// policies in the unit-time model, libprefetch's reorder experiment on one simulated disk, and
+// Barve's disks on a shared bus (rounds, the analytic model, the LoadIntoDiskBuffer pipeline).
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -8,6 +8,8 @@
 
 #include "common/size_parse.h"
 #include "sched/unit_model.h"
+#include "sim/barve_model.h"
+#include "sim/bus_sim.h"
 #include "sim/reorder_experiment.h"
 
 namespace {
@@ -32,8 +34,18 @@ subcommands:
       blocks at a time, sorted and read in C-LOOK order at queue depth 1. For each buffer size
       in LIST: runtime and mean seek distance, next to 2N(K-1)/(K(K+1)) blocks. --json writes
       {"rows": [{"buffer", "runtime_s", "mean_seek_bytes", "formula_seek_bytes"}]}
-  rounds, barve-model, barve-pipeline
-      the disk/bus simulator experiments with several disks: not built yet (exit 2)
+  rounds --params P --disks D --block B [--fence F] [--seed N] [--json FILE]
+      D disks of parameter set P (cheetah, barracuda, wren: Barve Table 2) on one bus, one
+      process per disk reading random blocks; prints Barve §4.2's round-formation metric and
+      the requests each disk served. JSON: {"round_fraction", "requests_per_disk", "mb_s"}
+  barve-model --params P [--json FILE]
+      simulated vs analytic (eqs. 3/4, eq. 11) throughput for D = 1..7, blocks 8..128 KiB,
+      fence 0 and 255. JSON: {"rows": [{"disks", "block", "fence", "simulated_mb_s",
+      "model_mb_s"}]}
+  barve-pipeline --params P [--json FILE]
+      naive (one process per disk) vs the LoadIntoDiskBuffer pipeline (Barve §5) for D = 2, 3,
+      4, 7 and blocks 8..128 KiB. JSON: {"rows": [{"disks", "block", "naive_mb_s",
+      "pipelined_mb_s"}]}
 )";
 
 int Usage(const std::string &msg) {
@@ -216,6 +228,161 @@ int Reorder(int argc, char **argv) {
   return 0;
 }
 
+struct BusArgs {
+  std::string params = "cheetah", json;
+  uint64_t disks = 4, block = 64 * 1024, fence = 0, seed = 1;
+};
+
+int ParseBusArgs(int argc, char **argv, BusArgs *a, pfio::BusDiskParams *disk) {
+  for (int i = 2; i < argc; ++i) {
+    std::string k = argv[i];
+    if (i + 1 >= argc) return Usage(k + ": missing value");
+    std::string v = argv[++i];
+    pfio::Status s;
+    if (k == "--params")
+      a->params = v;
+    else if (k == "--json")
+      a->json = v;
+    else if (k == "--disks")
+      s = pfio::ParseSize(v, "--disks", &a->disks);
+    else if (k == "--block")
+      s = pfio::ParseSize(v, "--block", &a->block);
+    else if (k == "--fence")
+      s = pfio::ParseSize(v, "--fence", &a->fence);
+    else if (k == "--seed")
+      s = pfio::ParseSize(v, "--seed", &a->seed);
+    else
+      return Usage(std::string(argv[1]) + ": unknown option " + k);
+    if (!s.ok()) return Usage(s.message());
+  }
+  if (a->disks < 1 || a->disks > 16)
+    return Usage("--disks = " + std::to_string(a->disks) + ": expected 1 .. 16");
+  if (a->block < 4096 || a->block > (4u << 20) || a->block % 512) {
+    return Usage("--block = " + std::to_string(a->block) +
+                 ": expected a multiple of 512 in 4K .. 4M");
+  }
+  if (a->fence > 255) return Usage("--fence = " + std::to_string(a->fence) + ": expected 0 .. 255");
+  pfio::Status s = pfio::LookupBusDisk(a->params, disk);
+  if (!s.ok()) return Usage(s.message());
+  return -1;
+}
+
+std::FILE *OpenJson(const std::string &path) {
+  std::FILE *f = std::fopen(path.c_str(), "w");
+  if (!f)
+    std::fprintf(stderr, "pfio-sim: --json %s: cannot write: %s\n", path.c_str(),
+                 std::strerror(errno));
+  return f;
+}
+
+int Rounds(int argc, char **argv) {
+  BusArgs a;
+  pfio::BusDiskParams disk;
+  if (int rc = ParseBusArgs(argc, argv, &a, &disk); rc >= 0) return rc;
+  pfio::BusSimConfig c;
+  c.disk = disk;
+  c.disks = static_cast<uint32_t>(a.disks);
+  c.block = a.block;
+  c.fence = static_cast<uint32_t>(a.fence);
+  c.seed = a.seed;
+  const pfio::BusSimResult r = pfio::RunBusSim(c);
+  std::printf("rounds: %s, %u disks, %llu-byte blocks, fence %u: round_fraction %.3f, %.2f MB/s\n",
+              disk.name.c_str(), c.disks, (unsigned long long)c.block, c.fence, r.round_fraction,
+              r.mb_s);
+  std::string per;
+  for (size_t i = 0; i < r.requests_per_disk.size(); ++i) {
+    std::printf("  disk %zu: %llu requests\n", i, (unsigned long long)r.requests_per_disk[i]);
+    per += (i ? ", " : "") + std::to_string(r.requests_per_disk[i]);
+  }
+  if (!a.json.empty()) {
+    std::FILE *f = OpenJson(a.json);
+    if (!f) return 1;
+    std::fprintf(f,
+                 "{\"params\": \"%s\", \"disks\": %u, \"block\": %llu, \"fence\": %u, "
+                 "\"round_fraction\": %.4f, \"requests_per_disk\": [%s], \"mb_s\": %.3f}\n",
+                 disk.name.c_str(), c.disks, (unsigned long long)c.block, c.fence, r.round_fraction,
+                 per.c_str(), r.mb_s);
+    std::fclose(f);
+  }
+  return 0;
+}
+
+const uint64_t kBlocksKiB[] = {8, 16, 32, 64, 96, 128};
+
+int BarveModel(int argc, char **argv) {
+  BusArgs a;
+  pfio::BusDiskParams disk;
+  if (int rc = ParseBusArgs(argc, argv, &a, &disk); rc >= 0) return rc;
+  std::printf("barve-model: %s (simulated vs eqs. 3/4 with eq. 11)\n", disk.name.c_str());
+  std::printf("%5s %6s %5s %12s %10s %7s\n", "disks", "block", "fence", "simulated", "model",
+              "error");
+  std::string rows;
+  for (uint32_t fence : {0u, 255u}) {
+    for (uint32_t d = 1; d <= 7; ++d) {
+      for (uint64_t kib : kBlocksKiB) {
+        pfio::BusSimConfig c;
+        c.disk = disk;
+        c.disks = d;
+        c.block = kib * 1024;
+        c.fence = fence;
+        c.seed = a.seed;
+        const double sim = pfio::RunBusSim(c).mb_s;
+        const double model = pfio::ModelMbPerS(disk, d, c.block, fence);
+        std::printf("%5u %5lluK %5u %9.2f MB/s %7.2f %+6.1f%%\n", d, (unsigned long long)kib, fence,
+                    sim, model, (sim / model - 1) * 100);
+        rows += pfio::Format(
+            "%s{\"disks\": %u, \"block\": %llu, \"fence\": %u, "
+            "\"simulated_mb_s\": %.4f, \"model_mb_s\": %.4f}",
+            rows.empty() ? "" : ", ", d, (unsigned long long)c.block, fence, sim, model);
+      }
+    }
+  }
+  if (!a.json.empty()) {
+    std::FILE *f = OpenJson(a.json);
+    if (!f) return 1;
+    std::fprintf(f, "{\"params\": \"%s\", \"rows\": [%s]}\n", disk.name.c_str(), rows.c_str());
+    std::fclose(f);
+  }
+  return 0;
+}
+
+int BarvePipeline(int argc, char **argv) {
+  BusArgs a;
+  pfio::BusDiskParams disk;
+  if (int rc = ParseBusArgs(argc, argv, &a, &disk); rc >= 0) return rc;
+  std::printf(
+      "barve-pipeline: %s, fence 0 (naive: one process per disk; pipelined: "
+      "LoadIntoDiskBuffer)\n",
+      disk.name.c_str());
+  std::printf("%5s %6s %10s %10s %7s\n", "disks", "block", "naive", "pipelined", "gain");
+  std::string rows;
+  for (uint32_t d : {2u, 3u, 4u, 7u}) {
+    for (uint64_t kib : kBlocksKiB) {
+      pfio::BusSimConfig c;
+      c.disk = disk;
+      c.disks = d;
+      c.block = kib * 1024;
+      c.seed = a.seed;
+      const double naive = pfio::RunBusSim(c).mb_s;
+      c.pipeline = true;
+      const double piped = pfio::RunBusSim(c).mb_s;
+      std::printf("%5u %5lluK %10.2f %10.2f %+6.1f%%\n", d, (unsigned long long)kib, naive, piped,
+                  (piped / naive - 1) * 100);
+      rows += pfio::Format(
+          "%s{\"disks\": %u, \"block\": %llu, \"naive_mb_s\": %.4f, "
+          "\"pipelined_mb_s\": %.4f}",
+          rows.empty() ? "" : ", ", d, (unsigned long long)c.block, naive, piped);
+    }
+  }
+  if (!a.json.empty()) {
+    std::FILE *f = OpenJson(a.json);
+    if (!f) return 1;
+    std::fprintf(f, "{\"params\": \"%s\", \"rows\": [%s]}\n", disk.name.c_str(), rows.c_str());
+    std::fclose(f);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -227,9 +394,9 @@ int main(int argc, char **argv) {
   }
   if (cmd == "kimbrel") return Kimbrel(argc, argv);
   if (cmd == "reorder") return Reorder(argc, argv);
-  if (cmd == "rounds" || cmd == "barve-model" || cmd == "barve-pipeline") {
-    return Usage(cmd + ": the disk/bus simulator is not built yet (issue 3 is in progress)");
-  }
+  if (cmd == "rounds") return Rounds(argc, argv);
+  if (cmd == "barve-model") return BarveModel(argc, argv);
+  if (cmd == "barve-pipeline") return BarvePipeline(argc, argv);
   return Usage("unknown subcommand \"" + cmd +
                "\"; expected kimbrel, rounds, barve-model, "
                "barve-pipeline or reorder");

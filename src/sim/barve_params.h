@@ -1,0 +1,39 @@
+// Disks on a shared bus, as Barve et al. measured them (Table 2), for the bus simulator and the
+// analytic model. Published: rpm, sectors per track, surfaces, measured surface rate, buffer,
+// average seek, bus rate (Table 1). Fitted here (the paper lists them in [4], not in its text):
+// cylinder count (from the drive capacity), the seek-curve constants of eq. (7) (a = track-to-
+// track settle; b and k such that the mean over uniform random distances is the published
+// average seek and a full stroke takes 2.2 times it; continuous at e = MaxCyl / 8), and the
+// per-request overhead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace pfio {
+
+struct BusDiskParams {
+  std::string name;
+  double rpm = 0;
+  double head_rate = 0;  // bytes/s, measured surface-to-cache rate
+  double bus_rate = 0;   // bytes/s, the shared bus
+  uint64_t track_bytes = 0;
+  uint64_t max_cyl = 0;
+  double a_ms = 0, b_ms = 0, c_ms = 0, k_ms = 0;  // eq. (7)
+  uint64_t e = 0;
+  double overhead_ms = 0;    // host and controller overhead per request, off the bus
+  double cmd_bus_ms = 0.05;  // a command's time on the bus
+  // Barve's Overhead: everything a request pays besides positioning and transfer.
+  double TotalOverheadS() const { return (overhead_ms + cmd_bus_ms) / 1000.0; }
+  double avg_seek_ms = 0;
+
+  double SeekMs(uint64_t d) const;
+  double RevS() const { return 60.0 / rpm; }
+};
+
+// "cheetah", "barracuda" or "wren".
+Status LookupBusDisk(const std::string &name, BusDiskParams *out);
+
+}  // namespace pfio

@@ -1,0 +1,89 @@
+// Barve et al.: disks on a shared bus in the simulator against the paper's claims and its
+// analytic model. Deterministic (seeded virtual time).
+#include "sim/bus_sim.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/barve_model.h"
+
+namespace pfio {
+namespace {
+
+BusDiskParams Params(const char *name) {
+  BusDiskParams p;
+  EXPECT_TRUE(LookupBusDisk(name, &p).ok());
+  return p;
+}
+
+BusSimResult Sim(const BusDiskParams &p, uint32_t disks, uint64_t kib, uint32_t fence = 0,
+                 bool pipeline = false) {
+  BusSimConfig c;
+  c.disk = p;
+  c.disks = disks;
+  c.block = kib * 1024;
+  c.fence = fence;
+  c.pipeline = pipeline;
+  return RunBusSim(c);
+}
+
+TEST(BarveModel, ClosedFormMinimumSeekMatchesTheIntegral) {
+  for (const char *name : {"cheetah", "barracuda", "wren"}) {
+    const BusDiskParams p = Params(name);
+    for (uint32_t d : {1u, 2u, 4u, 7u, 16u}) {
+      EXPECT_NEAR(ExpectedMinSeekMsClosedForm(p, d), ExpectedMinSeekMsIntegral(p, d), 1e-3)
+          << name << " D=" << d;
+    }
+    // More disks: a shorter expected minimum.
+    EXPECT_LT(ExpectedMinSeekMsClosedForm(p, 4), ExpectedMinSeekMsClosedForm(p, 2));
+  }
+  BusDiskParams none;
+  EXPECT_EQ(LookupBusDisk("ibm0661", &none).code(), PFIO_EINVAL);
+}
+
+TEST(BusSim, RoundsFormAndServiceIsFair) {
+  const BusDiskParams p = Params("cheetah");
+  for (uint32_t d : {2u, 4u}) {
+    for (uint64_t kib : {32u, 64u, 128u}) {
+      const BusSimResult r = Sim(p, d, kib);
+      EXPECT_GE(r.round_fraction, 0.88) << d << " disks, " << kib << " KiB";
+      const auto [lo, hi] =
+          std::minmax_element(r.requests_per_disk.begin(), r.requests_per_disk.end());
+      EXPECT_LE(*hi - *lo, std::max<uint64_t>(2, *hi / 20)) << d << " disks, " << kib << " KiB";
+    }
+  }
+}
+
+TEST(BusSim, RoundMetricCountsViolations) {
+  EXPECT_DOUBLE_EQ(RoundFraction({0, 1, 2, 0, 1, 2}, 3), 1.0);
+  EXPECT_LT(RoundFraction({0, 0, 0, 0, 1, 1}, 2), 0.7);
+}
+
+TEST(BusSim, AgreesWithTheModelWithin12PercentOnCheetah) {
+  const BusDiskParams p = Params("cheetah");
+  for (uint32_t d = 1; d <= 7; ++d) {
+    for (uint64_t kib : {16u, 32u, 64u, 96u, 128u}) {
+      const double sim = Sim(p, d, kib).mb_s, model = ModelMbPerS(p, d, kib * 1024, 0);
+      EXPECT_NEAR(sim, model, 0.12 * model) << d << " disks, " << kib << " KiB";
+    }
+  }
+}
+
+TEST(BusSim, PipelineLosesOnSmallBlocksAndGainsOnLargeOnes) {
+  const BusDiskParams p = Params("cheetah");
+  for (uint32_t d : {2u, 3u, 4u}) {
+    EXPECT_LT(Sim(p, d, 8, 0, true).mb_s, Sim(p, d, 8).mb_s) << d << " disks";
+  }
+  double gain4 = 0;
+  for (uint32_t d : {3u, 4u}) {
+    const double gain = Sim(p, d, 128, 0, true).mb_s / Sim(p, d, 128).mb_s - 1;
+    EXPECT_GE(gain, 0.10) << d << " disks";
+    if (d == 4) gain4 = gain;
+  }
+  const double gain7 = Sim(p, 7, 128, 0, true).mb_s / Sim(p, 7, 128).mb_s - 1;
+  EXPECT_LT(gain7, gain4);  // a smaller gain as D grows
+}
+
+}  // namespace
+}  // namespace pfio
