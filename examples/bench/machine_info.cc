@@ -8,18 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/text_file.h"
 #include "memory/memory_signals.h"
 
 namespace pfio::bench {
-
-namespace {
-std::string FirstLine(const std::string &path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
-}  // namespace
 
 MachineInfo DescribeMachine(const std::string &data_path) {
   MachineInfo m;
@@ -44,8 +36,8 @@ MachineInfo DescribeMachine(const std::string &data_path) {
       m.device = real.filename().string();
       auto queue = real / "queue";
       if (!std::filesystem::exists(queue)) queue = real.parent_path() / "queue";  // a partition
-      m.device_rotational = FirstLine((queue / "rotational").string());
-      m.scheduler = FirstLine((queue / "scheduler").string());
+      m.device_rotational = ReadFirstLine((queue / "rotational").string());
+      m.scheduler = ReadFirstLine((queue / "scheduler").string());
     }
   }
   std::ifstream mounts("/proc/mounts");

@@ -10,16 +10,9 @@
 #include <map>
 #include <mutex>
 
-namespace pfio {
+#include "common/text_file.h"
 
-namespace {
-std::string FirstLine(const std::string &path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
-}  // namespace
+namespace pfio {
 
 // hwloc's topology, loaded once per process and kept: loading it walks sysfs and PCI (tens of
 // milliseconds), and destroying it unloads the PCI plugin, whose libpciaccess state then shows
@@ -79,9 +72,9 @@ Status ReadMdRaid(const std::string &dev, MdRaid *out, const std::string &sysfs_
         Format("%s: not an md RAID array (no %s)", dev.c_str(), md.string().c_str()));
   }
   MdRaid r;
-  r.level = FirstLine((md / "level").string());
-  const std::string chunk = FirstLine((md / "chunk_size").string());
-  const std::string disks = FirstLine((md / "raid_disks").string());
+  r.level = ReadFirstLine((md / "level").string());
+  const std::string chunk = ReadFirstLine((md / "chunk_size").string());
+  const std::string disks = ReadFirstLine((md / "raid_disks").string());
   try {
     r.chunk_bytes = chunk.empty() ? 0 : std::stoull(chunk);
     r.raid_disks = disks.empty() ? 0 : static_cast<uint32_t>(std::stoul(disks));
