@@ -275,6 +275,15 @@ std::FILE *OpenJson(const std::string &path) {
   return f;
 }
 
+// Writes {"params": P, "rows": [ROWS]} to `path` (nothing when path is empty); the exit code.
+int WriteRows(const std::string &path, const std::string &params, const std::string &rows) {
+  if (path.empty()) return 0;
+  std::FILE *f = OpenJson(path);
+  if (!f) return 1;
+  std::fprintf(f, "{\"params\": \"%s\", \"rows\": [%s]}\n", params.c_str(), rows.c_str());
+  return std::fclose(f) == 0 ? 0 : 1;
+}
+
 int Rounds(int argc, char **argv) {
   BusArgs a;
   pfio::BusDiskParams disk;
@@ -337,13 +346,7 @@ int BarveModel(int argc, char **argv) {
       }
     }
   }
-  if (!a.json.empty()) {
-    std::FILE *f = OpenJson(a.json);
-    if (!f) return 1;
-    std::fprintf(f, "{\"params\": \"%s\", \"rows\": [%s]}\n", disk.name.c_str(), rows.c_str());
-    std::fclose(f);
-  }
-  return 0;
+  return WriteRows(a.json, disk.name, rows);
 }
 
 int BarvePipeline(int argc, char **argv) {
@@ -374,13 +377,7 @@ int BarvePipeline(int argc, char **argv) {
           rows.empty() ? "" : ", ", d, (unsigned long long)c.block, naive, piped);
     }
   }
-  if (!a.json.empty()) {
-    std::FILE *f = OpenJson(a.json);
-    if (!f) return 1;
-    std::fprintf(f, "{\"params\": \"%s\", \"rows\": [%s]}\n", disk.name.c_str(), rows.c_str());
-    std::fclose(f);
-  }
-  return 0;
+  return WriteRows(a.json, disk.name, rows);
 }
 
 }  // namespace
