@@ -18,8 +18,9 @@ BusDiskParams Params(const char *name) {
 }
 
 BusSimResult Sim(const BusDiskParams &p, uint32_t disks, uint64_t kib, uint32_t fence = 0,
-                 bool pipeline = false) {
+                 bool pipeline = false, double measure_s = 10) {
   BusSimConfig c;
+  c.measure_s = measure_s;
   c.disk = p;
   c.disks = disks;
   c.block = kib * 1024;
@@ -64,7 +65,9 @@ TEST(BusSim, AgreesWithTheModelWithin12PercentOnCheetah) {
   const BusDiskParams p = Params("cheetah");
   for (uint32_t d = 1; d <= 7; ++d) {
     for (uint64_t kib : {16u, 32u, 64u, 96u, 128u}) {
-      const double sim = Sim(p, d, kib).mb_s, model = ModelMbPerS(p, d, kib * 1024, 0);
+      // 40 s of virtual time: one 10 s run varies by +-1.5 % between seeds (3 disks, 16 KiB:
+      // -10.3 .. -12.9 % over seeds 1-8, mean -11.7 %), which is the margin this claim has.
+      const double sim = Sim(p, d, kib, 0, false, 40).mb_s, model = ModelMbPerS(p, d, kib * 1024, 0);
       EXPECT_NEAR(sim, model, 0.12 * model) << d << " disks, " << kib << " KiB";
     }
   }

@@ -51,6 +51,7 @@ Status LookupBusDisk(const std::string &name, BusDiskParams *out) {
     p.head_rate = 13.2 * MB;
     p.bus_rate = 20 * MB;
     p.track_bytes = 170 * 512;
+    p.surfaces = 8;
     p.max_cyl = 4500000000ull / (170 * 8 * 512);
     p.avg_seek_ms = 7.7;
     p.a_ms = 0.6;
@@ -60,6 +61,7 @@ Status LookupBusDisk(const std::string &name, BusDiskParams *out) {
     p.head_rate = 6.25 * MB;
     p.bus_rate = 20 * MB;
     p.track_bytes = 163 * 512;
+    p.surfaces = 5;
     p.max_cyl = 2100000000ull / (163 * 5 * 512);
     p.avg_seek_ms = 9.4;
     p.a_ms = 0.8;
@@ -69,6 +71,7 @@ Status LookupBusDisk(const std::string &name, BusDiskParams *out) {
     p.head_rate = 2.1 * MB;
     p.bus_rate = 5 * MB;
     p.track_bytes = 70 * 512;
+    p.surfaces = 15;
     p.max_cyl = 600000000ull / (70 * 15 * 512);
     p.avg_seek_ms = 15;
     p.a_ms = 1.5;

@@ -20,6 +20,7 @@ struct BusDiskParams {
   double head_rate = 0;  // bytes/s, measured surface-to-cache rate
   double bus_rate = 0;   // bytes/s, the shared bus
   uint64_t track_bytes = 0;
+  uint32_t surfaces = 1;
   uint64_t max_cyl = 0;
   double a_ms = 0, b_ms = 0, c_ms = 0, k_ms = 0;  // eq. (7)
   uint64_t e = 0;
@@ -31,6 +32,8 @@ struct BusDiskParams {
 
   double SeekMs(uint64_t d) const;
   double RevS() const { return 60.0 / rpm; }
+  uint64_t CylinderBytes() const { return track_bytes * surfaces; }
+  uint64_t CapacityBytes() const { return CylinderBytes() * max_cyl; }
 };
 
 // "cheetah", "barracuda" or "wren".
