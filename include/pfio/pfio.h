@@ -46,6 +46,23 @@ typedef enum pfio_window_mode {
 
 /* Configuration. Initialise with pfio_config_init, change fields, pass to pfio_context_create,
  * which validates every field. */
+typedef enum pfio_policy {
+  PFIO_POLICY_AGGRESSIVE = 0,    /* issue whenever memory and the target allow (Kimbrel §2.4) */
+  PFIO_POLICY_FIXED_HORIZON = 1, /* issue a read only within `horizon` plan entries (§2.3) */
+  PFIO_POLICY_FORESTALL = 2      /* issue when (queued + i) F' >= distance, or within the
+                                    horizon; F per target from its last 100 service times (§5) */
+} pfio_policy;
+
+typedef enum pfio_stage {
+  PFIO_STAGE_AUTO = 0,      /* the backend's device cache where it has one (sim), else none */
+  PFIO_STAGE_NONE = 1,      /* never stage */
+  PFIO_STAGE_POKE = 2,      /* a 4 KiB O_DIRECT read just before the block: the drive's own
+                               read-ahead loads the block into its cache (Barve §5) */
+  PFIO_STAGE_PAGECACHE = 3, /* readahead(2) of the block; its read then goes through the cache */
+  PFIO_STAGE_LADVISE = 4,   /* Lustre llapi_ladvise WILLREAD (only when built with Lustre) */
+  PFIO_STAGE_DEVICE = 5     /* the simulator's drive cache (sim backend only) */
+} pfio_stage;
+
 typedef struct pfio_config {
   uint64_t memory_budget;       /* bytes the rank may use for prefetched data; 0 = auto
                                    (MemAvailable and cgroup limit); else 2 MiB .. MemTotal */
@@ -64,6 +81,18 @@ typedef struct pfio_config {
   const char *layout;           /* storage layout of the files, e.g. "stripe=1MiB,targets=8,
                                    buses=2": reads are split at stripe boundaries, sorted per
                                    target and issued in rounds across targets; NULL = one target */
+  pfio_policy policy;           /* when reads are issued; default PFIO_POLICY_AGGRESSIVE */
+  uint32_t horizon;             /* fixed horizon / forestall H in plan entries; 0 (default) =
+                                   from measured service and consumption times; else 1 .. 2^30 */
+  uint32_t forestall_factor;    /* F' = factor * F; 0 (default) = Kimbrel's rule (1 when the
+                                   mean service time is below 5 ms, else 4); else 1 .. 64 */
+  uint32_t target_reads;        /* reads in flight per target; 0 (default) = the backend's: 1
+                                   for the simulated disks, queue_depth / targets otherwise */
+  uint32_t target_stages;       /* staged blocks per target; 0 .. 16, default 1 */
+  uint32_t lookahead_rounds;    /* rounds a target may run ahead of the slowest one in its bus
+                                   group; 0 (default) = target_reads; else 1 .. 1024 */
+  pfio_stage stage;             /* default PFIO_STAGE_AUTO; staging is off for reads below
+                                   64 KiB and when the backend's model predicts no gain */
 } pfio_config;
 
 typedef struct pfio_context pfio_context;
@@ -97,7 +126,16 @@ typedef struct pfio_stats {
   uint64_t budget_cuts;       /* multiplicative decreases so far */
   uint64_t memory_in_use;     /* bytes held by the reorder buffer now */
   uint64_t memory_peak;       /* most bytes ever held by the reorder buffer */
-  char backend[16];           /* backend in use: "aio", "sync", "uring" */
+  char backend[16];           /* backend in use: "aio", "sync", "uring", "sim" */
+  uint64_t evictions;         /* prefetched pieces dropped for an earlier need (Belady, do no
+                                 harm) after the budget was cut; they are read again later */
+  uint64_t bytes_evicted;     /* their bytes */
+  uint64_t stages;            /* stage calls issued (LoadIntoDiskBuffer) */
+  uint64_t stages_small;      /* reads not staged because they are below 64 KiB */
+  uint64_t policy_holds;      /* times the issue policy held back a read memory allowed */
+  char policy[16];            /* "aggressive", "fixed-horizon", "forestall" */
+  char stage_mode[16];        /* "none", "poke", "pagecache", "ladvise", "device" */
+  char stage_note[112];       /* why staging is off, when it is */
 } pfio_stats;
 
 /* Fills *config with the defaults listed above. */

@@ -84,7 +84,30 @@ uint64_t ReorderBuffer::FreeIfOrphan(Piece *p) {
   return p->refs == 0 ? Destroy(p) : 0;
 }
 
+void ReorderBuffer::ListResident(Piece *p) {
+  if (p->resident || p->served || p->state != Piece::State::kReady) return;
+  resident_.emplace(p->first_use, p);
+  p->resident = true;
+}
+
+void ReorderBuffer::Touched(Piece *p) {
+  if (!p->resident) return;
+  resident_.erase({p->first_use, p});
+  p->resident = false;
+}
+
+Piece *ReorderBuffer::FurthestResident() const {
+  return resident_.empty() ? nullptr : resident_.rbegin()->second;
+}
+
+void ReorderBuffer::Evict(Piece *p) {
+  Touched(p);
+  FreePages(p);
+  p->state = Piece::State::kQueued;
+}
+
 uint64_t ReorderBuffer::Destroy(Piece *p) {
+  Touched(p);
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
   p->index->erase(p->index_pos);  // the (possibly empty) index of a file stays until destruction
   for (char *page : p->pages) pool_->FreePage(page);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct Piece {
   State state = State::kQueued;
   int error = 0;  // errno when kFailed (0: the read came back short)
   bool served = false;
+  uint64_t first_use = UINT64_MAX;  // plan index of the first entry that needs it
+  bool resident = false;            // listed as landed and untouched (Belady candidates)
   PendingRead *request = nullptr;                   // while kQueued or kInFlight
   std::map<uint64_t, Piece *> *index = nullptr;     // the file's index, and
   std::map<uint64_t, Piece *>::iterator index_pos;  // this piece's place in it
@@ -72,6 +75,14 @@ class ReorderBuffer {
   // Frees `p` if nothing references it (after its read landed or was pruned). Returns bytes wasted.
   uint64_t FreeIfOrphan(Piece *p);
 
+  // Belady's candidates: pieces whose read landed and that nothing has read from yet, by first
+  // use. Listed when landed, unlisted when first read from (Touched), evicted or destroyed.
+  void ListResident(Piece *p);
+  void Touched(Piece *p);
+  Piece *FurthestResident() const;  // null when none is listed
+  // Drops the pages of a listed piece; it is queued again (state kQueued, no request yet).
+  void Evict(Piece *p);
+
   uint64_t in_use() const { return pool_->in_use(); }
   uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
@@ -82,6 +93,7 @@ class ReorderBuffer {
 
   std::unique_ptr<BufferPool> pool_;
   std::unordered_map<int32_t, std::map<uint64_t, Piece *>> by_file_;
+  std::set<std::pair<uint64_t, Piece *>> resident_;  // (first_use, piece)
   size_t count_ = 0;
 };
 

@@ -33,6 +33,13 @@ void ConfigDefaults(pfio_config *c) {
   c->aimd = 1;
   c->stats_path = nullptr;
   c->layout = nullptr;
+  c->policy = PFIO_POLICY_AGGRESSIVE;
+  c->horizon = 0;
+  c->forestall_factor = 0;
+  c->target_reads = 0;
+  c->target_stages = 1;
+  c->lookahead_rounds = 0;
+  c->stage = PFIO_STAGE_AUTO;
 }
 
 Status ValidateConfig(const pfio_config &c) {
@@ -76,6 +83,36 @@ Status ValidateConfig(const pfio_config &c) {
     std::unique_ptr<StripedLayout> l;
     Status s = StripedLayout::Parse(c.layout, &l);
     if (!s.ok()) return Status::Invalid("layout: " + s.message());
+  }
+  if (const int p = RawEnum(c.policy); p < PFIO_POLICY_AGGRESSIVE || p > PFIO_POLICY_FORESTALL) {
+    return Status::Invalid(
+        Format("policy = %d: expected 0 (aggressive), 1 (fixed horizon) or 2 (forestall)", p));
+  }
+  if (c.horizon > (1u << 30)) {
+    return Status::Invalid(
+        Format("horizon = %u: expected 0 (measured) or 1 .. 1073741824 plan entries", c.horizon));
+  }
+  if (c.forestall_factor > 64) {
+    return Status::Invalid(Format(
+        "forestall_factor = %u: expected 0 (1 or 4 by Kimbrel's 5 ms rule) or 1 .. 64",
+        c.forestall_factor));
+  }
+  if (c.target_reads > c.queue_depth) {
+    return Status::Invalid(Format("target_reads = %u: expected 0 (auto) or 1 .. queue_depth (%u)",
+                                  c.target_reads, c.queue_depth));
+  }
+  if (c.target_stages > 16) {
+    return Status::Invalid(Format("target_stages = %u: expected 0 .. 16", c.target_stages));
+  }
+  if (c.lookahead_rounds > 1024) {
+    return Status::Invalid(
+        Format("lookahead_rounds = %u: expected 0 (auto) or 1 .. 1024", c.lookahead_rounds));
+  }
+  if (const int st = RawEnum(c.stage); st < PFIO_STAGE_AUTO || st > PFIO_STAGE_DEVICE) {
+    return Status::Invalid(
+        Format("stage = %d: expected 0 (auto), 1 (none), 2 (poke), 3 (pagecache), 4 (ladvise) "
+               "or 5 (device)",
+               st));
   }
   if (c.stats_path != nullptr && c.stats_path[0] == '\0') {
     return Status::Invalid("stats_path = \"\": expected NULL (use PFIO_STATS) or a file path");

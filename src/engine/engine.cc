@@ -32,6 +32,11 @@ constexpr size_t kPassthroughAhead = 64;
 // rounded up from their sizes with malloc overhead; charged against the budget.
 constexpr uint64_t kEntryMeta = 96;
 constexpr uint64_t kPieceMeta = 224;
+// The issue loop looks this far down the queue for a read that may go (a target at its limit or
+// a policy hold must not block the others); staging looks as far for a target's next read.
+constexpr size_t kIssueScan = 256;
+// Staging pays only for large blocks (Barve Tables 4-6: a loss at 8-32 KiB).
+constexpr uint64_t kStageMin = 64 * 1024;
 
 uint64_t AlignDown(uint64_t v) {
   return v / kPage * kPage;
@@ -48,6 +53,17 @@ Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backen
   if (!backend) {
     s = MakeBackend(config.backend, config.queue_depth, &backend);
     if (!s.ok()) return s;
+  }
+  if (config.stage == PFIO_STAGE_DEVICE && backend->AutoStage() != PFIO_STAGE_DEVICE) {
+    return Status::Invalid(
+        Format("stage = device (5): backend %s has no simulated drive cache; expected auto, "
+               "none, poke or pagecache",
+               backend->name()));
+  }
+  if (config.stage == PFIO_STAGE_LADVISE) {
+    return Status::Invalid(
+        "stage = ladvise (4): this build of pfio has no Lustre support (lustre/lustreapi.h was "
+        "not found at build time); expected auto, none, poke or pagecache");
   }
   if (!signals) signals = std::make_unique<ProcMemorySignals>();
   uint64_t limit = config.memory_budget ? config.memory_budget : MemoryTheRankMayUse();
@@ -85,6 +101,28 @@ Engine::Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
       layout_ = std::move(striped);  // validated
     cfg_.layout = nullptr;
   }
+  const uint32_t ntargets = layout_ ? layout_->targets() : 1;
+  targets_.resize(ntargets);
+  open_rounds_.resize(layout_ ? layout_->buses() : 1);
+  policy_ = std::make_unique<IssuePolicy>(cfg_.policy, cfg_.horizon, cfg_.forestall_factor,
+                                          ntargets);
+  target_reads_ = cfg_.target_reads ? cfg_.target_reads
+                                    : std::min(cfg_.queue_depth,
+                                               backend_->TargetDepth(cfg_.queue_depth, ntargets));
+  lookahead_ = cfg_.lookahead_rounds ? cfg_.lookahead_rounds : target_reads_;
+  target_stages_ = cfg_.target_stages;
+  stage_ = cfg_.stage == PFIO_STAGE_AUTO ? backend_->AutoStage() : cfg_.stage;
+  std::snprintf(stats_.policy, sizeof stats_.policy, "%s", IssuePolicy::Name(cfg_.policy));
+  std::snprintf(stats_.stage_mode, sizeof stats_.stage_mode, "%s", StageName(stage_));
+  if (stage_ == PFIO_STAGE_NONE) {
+    std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "%s",
+                  cfg_.stage == PFIO_STAGE_NONE
+                      ? "off: stage = none"
+                      : "off: auto, and this backend has no drive model to stage into");
+  } else if (target_stages_ == 0) {
+    std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "off: target_stages = 0");
+    stage_ = PFIO_STAGE_NONE;
+  }
   shape_.infill_max = cfg_.infill_max;
   shape_.max_request = std::min<uint64_t>(cfg_.max_request, AlignDown(aimd_.cap()));
   if (cfg_.infill_max > 0) {
@@ -95,7 +133,15 @@ Engine::Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
   shape_.discard = discard_;
   std::snprintf(stats_.backend, sizeof stats_.backend, "%s", backend_->name());
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  io_thread_ = std::thread([this] { IoLoop(); });
+  virtual_ = backend_->virtual_time();
+  if (virtual_) {
+    backend_->SetCompletionHook([this] {
+      Lock lock(mu_);
+      PumpLocked();
+    });
+  } else {
+    io_thread_ = std::thread([this] { IoLoop(); });
+  }
 }
 
 Engine::~Engine() {
@@ -116,7 +162,7 @@ Status Engine::Shutdown() {
   PruneQueue();
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
   while (in_flight_ > 0) {
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && in_flight_ > 0) {
+    if (!WaitStep(lock, deadline) && in_flight_ > 0) {
       result =
           Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
                                   "after timeout_ms = %u; their memory is leaked, not freed",
@@ -126,10 +172,14 @@ Status Engine::Shutdown() {
     }
   }
   stop_ = true;
-  lock.unlock();
-  Wake();
-  io_thread_.join();
-  lock.lock();
+  if (virtual_) {
+    backend_->SetCompletionHook(nullptr);
+  } else {
+    lock.unlock();
+    Wake();
+    io_thread_.join();
+    lock.lock();
+  }
   if (!result.ok()) {
     // Reads may still write into the buffer: never free it under them.
     (void)buffer_.release();
@@ -188,7 +238,7 @@ Status Engine::CloseFile(int32_t id) {
   OpenFileState &f = *files_[id];
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
   while (f.in_flight > 0) {
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && f.in_flight > 0) {
+    if (!WaitStep(lock, deadline) && f.in_flight > 0) {
       return Status::TimedOut(
           Format("closing file %d (%s): %u prefetch reads still in flight "
                  "after timeout_ms = %u; the file stays open",
@@ -304,6 +354,7 @@ void Engine::PruneQueue() {
       buffer_->FreeIfOrphan(p);
     }
     it = queue_.erase(it);
+    Dequeued(pr);
     delete pr;
   }
 }
@@ -435,9 +486,13 @@ void Engine::Refill(bool force) {
   CreatePieces(pending, &fresh);
   AssignRefs(first_new);
   if (fresh.empty()) return;
-  for (PendingRead *pr : OrderInRounds(BuildRequests(std::move(fresh), shape_, handles_))) {
-    pr->queue_pos = queue_.insert(queue_.end(), pr);
+  std::vector<PendingRead *> reads = BuildRequests(std::move(fresh), shape_, handles_);
+  if (!stage_resolved_) {
+    uint64_t bytes = 0;
+    for (const PendingRead *pr : reads) bytes += pr->req.length;
+    ResolveStaging(bytes / reads.size());
   }
+  Enqueue(OrderInRounds(std::move(reads), next_round_));
   ++stats_.windows;
   Wake();
 }
@@ -471,8 +526,15 @@ void Engine::AssignRefs(uint64_t first_new) {
     while (it != index->end() && it->second->end() <= s.begin) ++it;  // spans ascend: only forward
     auto &refs = window_[s.index - plan_.front_index()].refs;
     for (auto j = it; j != index->end() && j->first < s.end; ++j) {
-      refs.push_back(j->second);
-      ++j->second->refs;
+      Piece *p = j->second;
+      refs.push_back(p);
+      ++p->refs;
+      if (s.index < p->first_use) {
+        const bool listed = p->resident;
+        if (listed) buffer_->Touched(p);  // keep its Belady key right
+        p->first_use = s.index;
+        if (listed) buffer_->ListResident(p);
+      }
     }
   }
 }
@@ -506,11 +568,17 @@ void Engine::ConsumeFront() {
   }
   round_consumed_ += plan_.at(plan_.front_index()).length;
   plan_.ConsumeFront();
+  const double now = Now();
+  if (last_consume_ >= 0) policy_->OnConsumed(now - last_consume_ - stall_since_consume_);
+  last_consume_ = now;
+  stall_since_consume_ = 0;
   for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
   if (memory_wanted_ > 0 &&
       buffer_->in_use() + MetadataBytes() + memory_wanted_ <= aimd_.budget()) {
     memory_wanted_ = 0;
     Wake();
+  } else if (policy_held_) {
+    Wake();  // the cursor moved: a held read may be due now
   }
   if (round_consumed_ >= aimd_.budget()) {
     aimd_.OnRoundEnd(!round_contention_);
@@ -545,15 +613,15 @@ bool Engine::Resync(int32_t id, uint64_t pos) {
 Status Engine::WaitSettled(Lock &lock, Piece *p) {
   if (p->settled()) return Status::Ok();
   ++stats_.stalls;
-  const auto t0 = Clock::now();
+  const double t0 = Now();
   if (p->state == Piece::State::kQueued && p->request != nullptr) {
     queue_.splice(queue_.begin(), queue_, p->request->queue_pos);  // urgent: issue it next
     p->request->urgent = true;
     Wake();
   }
-  const auto deadline = t0 + std::chrono::milliseconds(cfg_.timeout_ms);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
   while (!p->settled()) {
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && !p->settled()) {
+    if (!WaitStep(lock, deadline) && !p->settled()) {
       return Status::TimedOut(Format(
           "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend %s; "
           "it is still %s (%u reads in flight, %zu queued, %s of %s budget in use)",
@@ -562,7 +630,8 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
           Bytes(buffer_->in_use()).c_str(), Bytes(aimd_.budget()).c_str()));
     }
   }
-  stats_.stall_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  stats_.stall_seconds += Now() - t0;
+  stall_since_consume_ += Now() - t0;
   return Status::Ok();
 }
 
@@ -571,18 +640,18 @@ Status Engine::WaitBatchLanded(Lock &lock) {
   for (PendingRead *pr : queue_) pr->urgent = true;  // the whole window is needed now
   Wake();
   ++stats_.stalls;
-  const auto t0 = Clock::now();
-  const auto deadline = t0 + std::chrono::milliseconds(cfg_.timeout_ms);
+  const double t0 = Now();
+  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
   while (!queue_.empty() || in_flight_ > 0) {
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
-        (!queue_.empty() || in_flight_ > 0)) {
+    if (!WaitStep(lock, deadline) && (!queue_.empty() || in_flight_ > 0)) {
       return Status::TimedOut(
           Format("waited timeout_ms = %u for a batch window to land; %zu "
                  "reads queued and %u in flight on backend %s",
                  cfg_.timeout_ms, queue_.size(), in_flight_, backend_->name()));
     }
   }
-  stats_.stall_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  stats_.stall_seconds += Now() - t0;
+  stall_since_consume_ += Now() - t0;
   return Status::Ok();
 }
 
@@ -619,6 +688,7 @@ Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_
     if (p->state == Piece::State::kReady) {
       p->CopyOut(lo, hi, dst + (lo - pos));
       p->served = true;
+      buffer_->Touched(p);
       continue;
     }
     // The prefetch failed or came back short: read these bytes directly instead.
@@ -750,6 +820,10 @@ bool Engine::AllocatePieces(PendingRead *pr) {
 }
 
 void Engine::Wake() {
+  if (virtual_) {
+    if (!pumping_ && !stop_) PumpLocked();  // every caller holds mu_
+    return;
+  }
   SignalEventFd(wake_fd_);
 }
 
@@ -757,6 +831,9 @@ void Engine::Complete(PendingRead *pr) {
   const int64_t res = pr->req.result;
   --in_flight_;
   --files_[pr->file]->in_flight;
+  --targets_[pr->target].in_flight;
+  policy_->OnServiced(pr->target, Now() - pr->issued_at);
+  RoundClosed(pr);
   ++stats_.requests;
   bool short_read = false;
   if (res < 0) {
@@ -777,6 +854,7 @@ void Engine::Complete(PendingRead *pr) {
       short_read = res >= 0;
     }
     p->request = nullptr;
+    if (p->state == Piece::State::kReady) buffer_->ListResident(p);
     stats_.bytes_wasted += buffer_->FreeIfOrphan(p);
   }
   if (short_read) ++stats_.io_errors;
@@ -785,32 +863,16 @@ void Engine::Complete(PendingRead *pr) {
 
 void Engine::IoLoop() {
   std::vector<PendingRead *> to_submit;
+  std::vector<StageCall> to_stage;
   std::vector<IoRequest *> done;
   for (;;) {
     {
       Lock lock(mu_);
       if (stop_ && (in_flight_ == 0 || abandoned_)) return;
-      while (!stop_ && in_flight_ < cfg_.queue_depth && !queue_.empty()) {
-        PendingRead *pr = queue_.front();
-        // Memory is taken when a read is issued, within the budget. A read the application
-        // waits for goes out even above a budget that was just cut (it then only exceeds the
-        // budget the window was planned with, never the pool), so a cut never stalls progress.
-        if (!pr->urgent && buffer_->in_use() + MetadataBytes() + pr->piece_bytes > aimd_.budget()) {
-          memory_wanted_ = pr->piece_bytes;
-          break;
-        }
-        if (!AllocatePieces(pr)) {
-          memory_wanted_ = pr->piece_bytes;
-          break;
-        }
-        queue_.pop_front();
-        FillIov(pr, shape_);
-        for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
-        ++in_flight_;
-        ++files_[pr->file]->in_flight;
-        to_submit.push_back(pr);
-      }
+      if (!stop_) IssueLocked(&to_submit, &to_stage);
     }
+    RunStages(to_stage);
+    to_stage.clear();
     for (PendingRead *pr : to_submit) {
       Status s = backend_->Submit(&pr->req);
       if (!s.ok()) {
@@ -836,6 +898,192 @@ void Engine::IoLoop() {
       cv_.notify_all();
     }
   }
+}
+
+// ---- scheduling --------------------------------------------------------------------------------
+
+void Engine::Enqueue(const std::vector<PendingRead *> &reads) {
+  for (PendingRead *pr : reads) {
+    for (const Piece *p : pr->pieces) pr->first_use = std::min(pr->first_use, p->first_use);
+    pr->queue_pos = queue_.insert(queue_.end(), pr);
+    ++open_rounds_[pr->bus][pr->round];
+    next_round_ = std::max(next_round_, pr->round + 1);
+  }
+}
+
+void Engine::RoundClosed(const PendingRead *pr) {
+  auto &rounds = open_rounds_[pr->bus];
+  auto it = rounds.find(pr->round);
+  if (it != rounds.end() && --it->second == 0) rounds.erase(it);
+}
+
+void Engine::Dequeued(PendingRead *pr) {
+  if (pr->staged) --targets_[pr->target].staged;
+  RoundClosed(pr);
+}
+
+bool Engine::RoundAllows(const PendingRead *pr) const {
+  if (targets_.size() <= 1) return true;  // one target: rounds are just the C-LOOK order
+  const auto &rounds = open_rounds_[pr->bus];
+  return rounds.empty() || pr->round <= rounds.begin()->first + lookahead_;
+}
+
+void Engine::ResolveStaging(uint64_t block) {
+  stage_resolved_ = true;
+  if (stage_ == PFIO_STAGE_NONE) return;
+  std::string why;
+  if (!backend_->StageCanGain(block, static_cast<uint32_t>(targets_.size()), &why)) {
+    stage_ = PFIO_STAGE_NONE;
+    std::snprintf(stats_.stage_mode, sizeof stats_.stage_mode, "none");
+    std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "off: %s", why.c_str());
+  } else if (block < kStageMin) {
+    std::snprintf(stats_.stage_note, sizeof stats_.stage_note,
+                  "on for reads of 64 KiB and more only; the first window's mean read is %s",
+                  Bytes(block).c_str());
+  }
+}
+
+void Engine::NoteStage(std::list<PendingRead *>::iterator from, std::vector<StageCall> *stage) {
+  if (stage_ == PFIO_STAGE_NONE) return;
+  const uint32_t target = (*from)->target;
+  TargetState &t = targets_[target];
+  size_t scanned = 0;
+  for (auto it = std::next(from);
+       it != queue_.end() && scanned < kIssueScan && t.staged < target_stages_; ++it, ++scanned) {
+    PendingRead *q = *it;
+    if (q->target != target || q->staged) continue;
+    if (q->req.length < kStageMin) {
+      if (!q->stage_checked) ++stats_.stages_small;
+      q->stage_checked = true;
+      return;  // the target's next read is small: staging it would cost more than it saves
+    }
+    q->stage_checked = q->staged = true;
+    ++t.staged;
+    if (stage_ == PFIO_STAGE_PAGECACHE) q->req.buffered = true;  // it will be in the cache
+    stage->push_back(StageCall{q->req.file, q->req.offset, q->req.length, stage_});
+    ++stats_.stages;
+  }
+}
+
+void Engine::StageFailed(const Status &s) {
+  if (stage_ == PFIO_STAGE_NONE) return;
+  stage_ = PFIO_STAGE_NONE;
+  std::snprintf(stats_.stage_mode, sizeof stats_.stage_mode, "none");
+  std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "off after an error: %s",
+                s.message().c_str());
+}
+
+void Engine::RunStages(const std::vector<StageCall> &stage) {
+  for (const StageCall &c : stage) {
+    Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
+    if (!s.ok()) {
+      // A failed stage loses nothing (the read itself still goes out), but stop trying.
+      Lock lock(mu_);
+      StageFailed(s);
+      return;
+    }
+  }
+}
+
+bool Engine::EvictFor(const PendingRead *pr) {
+  // Only under pressure: the budget was cut below what the window was planned with. (Batch
+  // windows are fetched whole by design; without a cut, consumption frees memory soon enough.)
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH || aimd_.budget() >= window_budget_) return false;
+  while (buffer_->in_use() + MetadataBytes() + pr->piece_bytes > aimd_.budget()) {
+    Piece *victim = buffer_->FurthestResident();
+    if (victim == nullptr || victim->first_use <= pr->first_use) return false;  // do no harm
+    buffer_->Evict(victim);
+    ++stats_.evictions;
+    stats_.bytes_evicted += victim->length;
+    std::vector<PendingRead *> again = BuildRequests({victim}, shape_, handles_);
+    for (PendingRead *r : again) r->round = next_round_;
+    Enqueue(again);
+  }
+  return true;
+}
+
+void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage) {
+  policy_held_ = false;
+  std::vector<uint32_t> ahead(targets_.size(), 0);  // queued reads of each target seen so far
+  const uint64_t cursor = plan_.front_index();
+  size_t scanned = 0;
+  for (auto it = queue_.begin();
+       it != queue_.end() && scanned < kIssueScan && in_flight_ < cfg_.queue_depth; ++scanned) {
+    PendingRead *pr = *it;
+    TargetState &t = targets_[pr->target];
+    if (!pr->urgent) {
+      const uint32_t before = t.in_flight + ahead[pr->target]++;
+      if (t.in_flight >= target_reads_ || !RoundAllows(pr)) {
+        ++it;
+        continue;
+      }
+      const uint64_t distance = pr->first_use > cursor ? pr->first_use - cursor : 0;
+      if (!policy_->MayIssue(pr->target, distance, before)) {
+        ++stats_.policy_holds;
+        policy_held_ = true;
+        ++it;
+        continue;
+      }
+    }
+    // Memory is taken when a read is issued, within the budget. A read the application waits
+    // for goes out even above a budget that was just cut (it then only exceeds the budget the
+    // window was planned with, never the pool), so a cut never stalls progress.
+    const bool fits = buffer_->in_use() + MetadataBytes() + pr->piece_bytes <= aimd_.budget();
+    if (!fits && !EvictFor(pr) && !pr->urgent) {
+      memory_wanted_ = pr->piece_bytes;
+      break;
+    }
+    if (!AllocatePieces(pr)) {
+      memory_wanted_ = pr->piece_bytes;
+      break;
+    }
+    NoteStage(it, stage);
+    it = queue_.erase(it);
+    if (pr->staged) --t.staged;
+    FillIov(pr, shape_);
+    for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
+    ++in_flight_;
+    ++files_[pr->file]->in_flight;
+    ++t.in_flight;
+    pr->issued_at = Now();
+    submit->push_back(pr);
+  }
+}
+
+void Engine::PumpLocked() {
+  if (pumping_) return;
+  pumping_ = true;
+  std::vector<PendingRead *> submit;
+  std::vector<StageCall> stage;
+  std::vector<IoRequest *> done;
+  for (;;) {
+    submit.clear();
+    stage.clear();
+    done.clear();
+    if (!stop_) IssueLocked(&submit, &stage);
+    for (const StageCall &c : stage) {
+      Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
+      if (!s.ok()) StageFailed(s);
+    }
+    for (PendingRead *pr : submit) {
+      if (!backend_->Submit(&pr->req).ok()) {
+        pr->req.result = -EIO;
+        Complete(pr);
+      }
+    }
+    backend_->Reap(&done);
+    for (IoRequest *r : done) Complete(static_cast<PendingRead *>(r->owner));
+    if (submit.empty() && done.empty()) break;
+  }
+  pumping_ = false;
+}
+
+bool Engine::WaitStep(Lock &lock, Clock::time_point deadline) {
+  if (!virtual_) return cv_.wait_until(lock, deadline) != std::cv_status::timeout;
+  PumpLocked();
+  const bool moved = backend_->StepVirtual();
+  PumpLocked();
+  return moved;
 }
 
 // ---- stats -------------------------------------------------------------------------------------

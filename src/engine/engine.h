@@ -4,8 +4,20 @@
 //
 // Threading: the application calls from one thread at a time; the I/O thread submits queued
 // reads and lands completions. Both take mu_. Every wait is bounded by timeout_ms.
+// With a virtual-time backend (the simulator) there is no I/O thread: reads are submitted and
+// landed inline (Pump), waits step the backend's clock, and the backend's completion hook pumps
+// while the application computes. The same code decides what is issued when in both cases.
+//
+// Scheduling (sched/issue_policy, partition/rounds): reads queue in rounds (one per target per
+// round, C-LOOK per target); a read goes out when the queue depth, its target's in-flight limit,
+// the look-ahead in rounds of its bus group, the issue policy and the memory budget all allow.
+// After a read is issued the next queued read of its target is staged (Backend::Stage) when
+// staging is on. When the budget was cut below what the window was planned with (pipelined
+// mode), landed pieces needed furthest in the future are evicted for a read that has no memory,
+// only if they are needed later than it (Belady with do no harm); they are read again later.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -29,6 +41,7 @@
 #include "partition/request_builder.h"
 #include "pfio/pfio.h"
 #include "plan/access_plan.h"
+#include "sched/issue_policy.h"
 
 namespace pfio {
 
@@ -113,6 +126,28 @@ class Engine {
   void Complete(PendingRead *pr);
   void IoLoop();
   void Wake();
+  struct StageCall {
+    const FileHandle *file;
+    uint64_t offset, length;
+    pfio_stage kind;
+  };
+  void StageFailed(const Status &s);
+  // Moves what may go now from queue_ to *submit (memory allocated, counted in flight) and
+  // the stage calls that follow to *stage. Caller submits outside the lock (real backends).
+  void IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage);
+  bool RoundAllows(const PendingRead *pr) const;
+  void NoteStage(std::list<PendingRead *>::iterator from, std::vector<StageCall> *stage);
+  bool EvictFor(const PendingRead *pr);
+  void Enqueue(const std::vector<PendingRead *> &reads);
+  void Dequeued(PendingRead *pr);  // leaves the queue without being issued (pruned)
+  void RoundClosed(const PendingRead *pr);
+  void RunStages(const std::vector<StageCall> &stage);
+  void PumpLocked();  // virtual time: issue, submit, land, until nothing moves
+  // One bounded wait step: true if something may have changed, false at the deadline (real) or
+  // when a virtual-time backend has nothing in progress.
+  bool WaitStep(Lock &lock, std::chrono::steady_clock::time_point deadline);
+  void ResolveStaging(uint64_t block);
+  double Now() const { return backend_->Now(); }
   bool AllocatePieces(PendingRead *pr);
   uint64_t MetadataBytes() const;  // estimate of the heap the window and its pieces hold
   pfio_stats SnapshotLocked() const;
@@ -142,6 +177,22 @@ class Engine {
   uint64_t round_consumed_ = 0;
   bool round_contention_ = false;
   pfio_stats stats_{};
+
+  // Scheduling.
+  std::unique_ptr<IssuePolicy> policy_;
+  struct TargetState {
+    uint32_t in_flight = 0;
+    uint32_t staged = 0;  // queued reads whose block is staged
+  };
+  std::vector<TargetState> targets_;
+  uint32_t target_reads_ = 1, lookahead_ = 1, target_stages_ = 1;
+  pfio_stage stage_ = PFIO_STAGE_NONE;
+  bool stage_resolved_ = false;
+  std::vector<std::map<uint64_t, uint32_t>> open_rounds_;  // per bus: round -> reads not landed
+  uint64_t next_round_ = 0;
+  double last_consume_ = -1, stall_since_consume_ = 0;
+  bool virtual_ = false, pumping_ = false;
+  bool policy_held_ = false;  // the last issue scan held a read back (the cursor may free it)
 
   bool stop_ = false;
   bool shut_down_ = false;

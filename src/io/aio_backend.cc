@@ -67,7 +67,11 @@ void AioBackend::Close(FileHandle *file) {
 }
 
 Status AioBackend::Submit(IoRequest *req) {
-  if (!req->file->o_direct) return sync_->Submit(req);
+  if (!req->file->o_direct || req->buffered) {
+    // Files without O_DIRECT, and blocks staged in the page cache, are read through it.
+    if (!sync_) sync_ = std::make_unique<SyncBackend>(std::min<uint32_t>(depth_, 8), event_fd_);
+    return sync_->Submit(req);
+  }
   auto *op = new AioOp;
   std::memset(&op->cb, 0, sizeof op->cb);
   op->req = req;

@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct IoRequest {
   std::vector<iovec> iov;
   int64_t result = 0;  // bytes read, or -errno
   void *owner = nullptr;
+  bool buffered = false;  // read through the page cache (its block was staged there)
 };
 
 class Backend {
@@ -56,7 +58,31 @@ class Backend {
   // Reads [offset, offset+length) synchronously; *nread is short only at end of file.
   virtual Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
                             uint64_t *nread);
+
+  // Staging (Barve's LoadIntoDiskBuffer): asks the storage to bring [offset, offset+length)
+  // close to the host without transferring it, so that its read, issued later, is short.
+  // Real backends implement POKE (a 4 KiB O_DIRECT read just before the block), PAGECACHE
+  // (readahead(2); the read must then be `buffered`) and LADVISE (only with Lustre; otherwise
+  // an error naming the build); DEVICE is the simulator's. Never changes any data.
+  virtual Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind);
+  // What PFIO_STAGE_AUTO means here.
+  virtual pfio_stage AutoStage() const { return PFIO_STAGE_NONE; }
+  // Whether staging `block`-byte reads over `targets` targets can gain; *why says why not.
+  virtual bool StageCanGain(uint64_t block, uint32_t targets, std::string *why) const;
+  // Reads in flight per target when the config leaves it to the backend.
+  virtual uint32_t TargetDepth(uint32_t queue_depth, uint32_t targets) const;
+
+  // Clock of the backend, in seconds: steady time for real devices, virtual time for the
+  // simulator. A virtual-time backend does not run by itself: whoever waits calls StepVirtual,
+  // which runs it to its next completion (false: nothing is in progress), and the completion
+  // hook is called for completions that land while the application computes.
+  virtual double Now() const;
+  virtual bool virtual_time() const { return false; }
+  virtual bool StepVirtual() { return false; }
+  virtual void SetCompletionHook(std::function<void()> hook) { (void)hook; }
 };
+
+const char *StageName(pfio_stage kind);
 
 // Which backend the config asked for, with the aio -> sync fallback for AUTO.
 Status MakeBackend(pfio_backend kind, uint32_t queue_depth, std::unique_ptr<Backend> *out);

@@ -24,6 +24,11 @@ struct PendingRead {
   uint32_t target = 0, bus = 0;                  // of its pieces (a read never spans targets)
   uint64_t target_offset = 0;                    // of its first byte
   bool urgent = false;                           // the application is waiting for it
+  bool staged = false;                           // its block was staged (Backend::Stage)
+  bool stage_checked = false;                    // considered for staging once
+  uint64_t round = 0;                            // its round (partition/rounds)
+  uint64_t first_use = UINT64_MAX;               // plan index that first needs its pieces
+  double issued_at = 0;                          // Backend::Now() at submission
   std::list<PendingRead *>::iterator queue_pos;  // valid while queued
 };
 

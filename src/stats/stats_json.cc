@@ -40,6 +40,13 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
               u(s.windows), u(s.budget_bytes), u(s.budget_cap));
   j += Format("  \"budget_cuts\": %llu,\n  \"memory_in_use\": %llu,\n  \"memory_peak\": %llu,\n",
               u(s.budget_cuts), u(s.memory_in_use), u(s.memory_peak));
+  j += Format("  \"policy\": \"%s\",\n  \"policy_holds\": %llu,\n", Escape(s.policy).c_str(),
+              u(s.policy_holds));
+  j += Format("  \"evictions\": %llu,\n  \"bytes_evicted\": %llu,\n", u(s.evictions),
+              u(s.bytes_evicted));
+  j += Format("  \"stage_mode\": \"%s\",\n  \"stage_note\": \"%s\",\n",
+              Escape(s.stage_mode).c_str(), Escape(s.stage_note).c_str());
+  j += Format("  \"stages\": %llu,\n  \"stages_small\": %llu,\n", u(s.stages), u(s.stages_small));
   j += "  \"aimd_history\": [";
   for (size_t i = 0; i < history.size(); ++i) {
     j += Format("%s\n    {\"seconds\": %.6f, \"budget\": %llu, \"reason\": \"%s\"}", i ? "," : "",
