@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/size_parse.h"
+#include "engine_cmd.h"
 #include "sched/unit_model.h"
 #include "sim/barve_model.h"
 #include "sim/bus_sim.h"
@@ -46,6 +47,19 @@ subcommands:
       naive (one process per disk) vs the LoadIntoDiskBuffer pipeline (Barve §5) for D = 2, 3,
       4, 7 and blocks 8..128 KiB. JSON: {"rows": [{"disks", "block", "naive_mb_s",
       "pipelined_mb_s"}]}
+  engine --params P --disks D [--buses B] --block B [--stripe S] [--file-size S]
+         [--reads N] [--compute-ms X] [--budget M] [--policy LIST|all] [--stage LIST]
+         [--horizon H] [--target-reads N] [--lookahead N] [--seed N] [--json FILE]
+      the real pfio engine (scheduler, rounds, staging, reorder buffer) on the sim backend:
+      D disks of set P on B buses (disk i on bus i mod B), a virtual file (default 1G)
+      striped over them (stripe default = block), N (default 2000) random block reads with X
+      ms of compute after each, every byte verified. Runs the application's own reads
+      ("direct", one at a time) and then pfio for each policy (aggressive, fixed-horizon,
+      forestall) and stage (none, device, auto; default none,device). Budget default 64M.
+      Prints virtual elapsed time, MB/s, stall, stages, reads served from a drive cache, and
+      the round metric. JSON: {"rows": [{"method", "policy", "stage", "disks", "block",
+      "elapsed_s", "mb_s", "stall_s", "stages", "from_cache", "round_fraction",
+      "bytes_verified"}]}
 )";
 
 int Usage(const std::string &msg) {
@@ -394,7 +408,8 @@ int main(int argc, char **argv) {
   if (cmd == "rounds") return Rounds(argc, argv);
   if (cmd == "barve-model") return BarveModel(argc, argv);
   if (cmd == "barve-pipeline") return BarvePipeline(argc, argv);
+  if (cmd == "engine") return EngineCommand(argc, argv);
   return Usage("unknown subcommand \"" + cmd +
                "\"; expected kimbrel, rounds, barve-model, "
-               "barve-pipeline or reorder");
+               "barve-pipeline, engine or reorder");
 }

@@ -615,8 +615,21 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
   ++stats_.stalls;
   const double t0 = Now();
   if (p->state == Piece::State::kQueued && p->request != nullptr) {
-    queue_.splice(queue_.begin(), queue_, p->request->queue_pos);  // urgent: issue it next
-    p->request->urgent = true;
+    // Urgent: it goes next on its target; only a read whose block is already being staged
+    // for it stays ahead (it is quick, and the stage would be lost).
+    PendingRead *pr = p->request;
+    auto at = queue_.begin();
+    if (targets_[pr->target].staged > 0 && !pr->staged) {
+      size_t scanned = 0;
+      for (auto it = queue_.begin(); it != queue_.end() && scanned < kIssueScan; ++it, ++scanned) {
+        if (*it != pr && (*it)->target == pr->target && (*it)->staged) {
+          at = std::next(it);
+          break;
+        }
+      }
+    }
+    queue_.splice(at, queue_, pr->queue_pos);
+    pr->urgent = true;
     Wake();
   }
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
@@ -871,8 +884,6 @@ void Engine::IoLoop() {
       if (stop_ && (in_flight_ == 0 || abandoned_)) return;
       if (!stop_) IssueLocked(&to_submit, &to_stage);
     }
-    RunStages(to_stage);
-    to_stage.clear();
     for (PendingRead *pr : to_submit) {
       Status s = backend_->Submit(&pr->req);
       if (!s.ok()) {
@@ -883,6 +894,8 @@ void Engine::IoLoop() {
       }
     }
     to_submit.clear();
+    RunStages(to_stage);  // after the reads they follow (Barve §5)
+    to_stage.clear();
     pollfd fds[2] = {{backend_->completion_fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     poll(fds, 2, kIoPollMs);
     if (fds[1].revents & POLLIN) {
@@ -1011,12 +1024,15 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
        it != queue_.end() && scanned < kIssueScan && in_flight_ < cfg_.queue_depth; ++scanned) {
     PendingRead *pr = *it;
     TargetState &t = targets_[pr->target];
+    // A target takes target_reads at a time, urgent or not: a read the application waits for
+    // goes first on its target, not around it (a drive takes one command at a time anyway).
+    if (t.in_flight >= target_reads_ || !RoundAllows(pr)) {
+      ++ahead[pr->target];
+      ++it;
+      continue;
+    }
     if (!pr->urgent) {
       const uint32_t before = t.in_flight + ahead[pr->target]++;
-      if (t.in_flight >= target_reads_ || !RoundAllows(pr)) {
-        ++it;
-        continue;
-      }
       const uint64_t distance = pr->first_use > cursor ? pr->first_use - cursor : 0;
       if (!policy_->MayIssue(pr->target, distance, before)) {
         ++stats_.policy_holds;
@@ -1037,9 +1053,9 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
       memory_wanted_ = pr->piece_bytes;
       break;
     }
+    if (pr->staged) --t.staged;  // its stage is spent: the target may stage its next block
     NoteStage(it, stage);
     it = queue_.erase(it);
-    if (pr->staged) --t.staged;
     FillIov(pr, shape_);
     for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
     ++in_flight_;
@@ -1061,15 +1077,16 @@ void Engine::PumpLocked() {
     stage.clear();
     done.clear();
     if (!stop_) IssueLocked(&submit, &stage);
-    for (const StageCall &c : stage) {
-      Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
-      if (!s.ok()) StageFailed(s);
-    }
+    // Each target's read first, then the stage of its next block (Barve §5).
     for (PendingRead *pr : submit) {
       if (!backend_->Submit(&pr->req).ok()) {
         pr->req.result = -EIO;
         Complete(pr);
       }
+    }
+    for (const StageCall &c : stage) {
+      Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
+      if (!s.ok()) StageFailed(s);
     }
     backend_->Reap(&done);
     for (IoRequest *r : done) Complete(static_cast<PendingRead *>(r->owner));
