@@ -67,7 +67,8 @@ TEST(BusSim, AgreesWithTheModelWithin12PercentOnCheetah) {
     for (uint64_t kib : {16u, 32u, 64u, 96u, 128u}) {
       // 40 s of virtual time: one 10 s run varies by +-1.5 % between seeds (3 disks, 16 KiB:
       // -10.3 .. -12.9 % over seeds 1-8, mean -11.7 %), which is the margin this claim has.
-      const double sim = Sim(p, d, kib, 0, false, 40).mb_s, model = ModelMbPerS(p, d, kib * 1024, 0);
+      const double sim = Sim(p, d, kib, 0, false, 40).mb_s,
+                   model = ModelMbPerS(p, d, kib * 1024, 0);
       EXPECT_NEAR(sim, model, 0.12 * model) << d << " disks, " << kib << " KiB";
     }
   }

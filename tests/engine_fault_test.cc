@@ -355,5 +355,49 @@ TEST(EngineLayout, BadLayoutIsRejectedWithTheFieldNamed) {
   EXPECT_NE(s.message().find("layout: targets = 0"), std::string::npos) << s.message();
 }
 
+// Staging on a real file through the aio backend: poke (a 4 KiB O_DIRECT read before each
+// staged block) and pagecache (readahead(2), then the block read through the page cache). The
+// bytes must verify either way, and the stats must show the stages.
+TEST(EngineStaging, PokeAndPagecacheOnARealFileVerify) {
+  test::ScratchDir dir;
+  const uint64_t size = 16 * kMiB, block = 128 * 1024;
+  std::string path = dir.MakeFile("staged", size, kSeed);
+  for (pfio_stage kind : {PFIO_STAGE_POKE, PFIO_STAGE_PAGECACHE}) {
+    pfio_config c = Config(8 * kMiB);
+    c.layout = "stripe=128K,targets=4";
+    c.stage = kind;
+    c.target_reads = 1;
+    std::unique_ptr<Engine> e;
+    ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());
+    int32_t f;
+    ASSERT_TRUE(e->OpenFile(path, &f).ok());
+    std::vector<Extent> plan = RandomBlocks(f, size, block, 200, 21);
+    ASSERT_TRUE(AppendAll(*e, plan).ok());
+    Status s = ReadAll(*e, plan);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const pfio_stats st = e->Stats();
+    EXPECT_STREQ(st.stage_mode, StageName(kind)) << st.stage_note;
+    EXPECT_GT(st.stages, 0u) << StageName(kind);
+    EXPECT_EQ(st.misses, 0u);
+    EXPECT_TRUE(e->Shutdown().ok());
+  }
+}
+
+TEST(EngineStaging, AutoIsOffOnRealDevicesAndTheStatsSayWhy) {
+  test::ScratchDir dir;
+  std::string path = dir.MakeFile("auto", 4 * kMiB, kSeed);
+  pfio_config c = Config(4 * kMiB);
+  std::unique_ptr<Engine> e;
+  ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());
+  const pfio_stats st = e->Stats();
+  EXPECT_STREQ(st.stage_mode, "none");
+  EXPECT_NE(std::string(st.stage_note).find("auto"), std::string::npos) << st.stage_note;
+  c.stage = PFIO_STAGE_DEVICE;
+  std::unique_ptr<Engine> bad;
+  Status s = Engine::Create(c, RealAio(), nullptr, &bad);
+  EXPECT_EQ(s.code(), PFIO_EINVAL);
+  EXPECT_NE(s.message().find("stage = device"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace pfio

@@ -93,13 +93,15 @@ int EngineCommand(int argc, char **argv) {
   }
   pfio::Status s = pfio::LookupBusDisk(params, &w.sim.disk);
   if (!s.ok()) return Fail(s.message());
-  if (disks < 1 || disks > 64) return Fail("--disks = " + std::to_string(disks) + ": expected 1 .. 64");
+  if (disks < 1 || disks > 64)
+    return Fail("--disks = " + std::to_string(disks) + ": expected 1 .. 64");
   if (buses < 1 || buses > disks)
     return Fail("--buses = " + std::to_string(buses) + ": expected 1 .. --disks");
   if (block < 4096 || block % 4096 || block > (16u << 20))
     return Fail("--block = " + std::to_string(block) + ": expected a multiple of 4K in 4K .. 16M");
   if (stripe == 0) stripe = block;
-  if (reads < 1 || reads > 10000000) return Fail("--reads = " + std::to_string(reads) + ": expected 1 .. 10M");
+  if (reads < 1 || reads > 10000000)
+    return Fail("--reads = " + std::to_string(reads) + ": expected 1 .. 10M");
   w.sim.disks = static_cast<uint32_t>(disks);
   w.sim.buses = static_cast<uint32_t>(buses);
   w.sim.stripe = stripe;
@@ -114,13 +116,15 @@ int EngineCommand(int argc, char **argv) {
   w.config.queue_depth = std::max<uint32_t>(32, static_cast<uint32_t>(disks) * 2);
   if (pfio_config_validate(&w.config) != PFIO_OK) {
     pfio_config_validate(&w.config);
-    return Fail("engine settings rejected (check --budget, --horizon, --target-reads, --lookahead)");
+    return Fail(
+        "engine settings rejected (check --budget, --horizon, --target-reads, --lookahead)");
   }
 
-  std::printf("engine: %s, %llu disks on %llu bus(es), stripe %llu, %llu reads of %llu bytes over "
-              "%llu bytes, compute %.2f ms per read (virtual time)\n",
-              params.c_str(), (ull)disks, (ull)buses, (ull)stripe, (ull)reads, (ull)block,
-              (ull)w.file_size, compute_ms);
+  std::printf(
+      "engine: %s, %llu disks on %llu bus(es), stripe %llu, %llu reads of %llu bytes over "
+      "%llu bytes, compute %.2f ms per read (virtual time)\n",
+      params.c_str(), (ull)disks, (ull)buses, (ull)stripe, (ull)reads, (ull)block, (ull)w.file_size,
+      compute_ms);
   std::printf("%-28s %10s %9s %9s %7s %7s %7s %7s\n", "method", "elapsed_s", "MB/s", "stall_s",
               "stages", "cached", "evict", "rounds");
   std::string rows;

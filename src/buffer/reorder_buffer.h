@@ -38,7 +38,7 @@ struct Piece {
   bool served = false;
   uint64_t first_use = UINT64_MAX;  // plan index of the first entry that needs it
   bool resident = false;            // listed as landed and untouched (Belady candidates)
-  PendingRead *request = nullptr;                   // while kQueued or kInFlight
+  PendingRead *request = nullptr;   // while kQueued or kInFlight
   std::map<uint64_t, Piece *> *index = nullptr;     // the file's index, and
   std::map<uint64_t, Piece *>::iterator index_pos;  // this piece's place in it
 

@@ -93,9 +93,9 @@ Status ValidateConfig(const pfio_config &c) {
         Format("horizon = %u: expected 0 (measured) or 1 .. 1073741824 plan entries", c.horizon));
   }
   if (c.forestall_factor > 64) {
-    return Status::Invalid(Format(
-        "forestall_factor = %u: expected 0 (1 or 4 by Kimbrel's 5 ms rule) or 1 .. 64",
-        c.forestall_factor));
+    return Status::Invalid(
+        Format("forestall_factor = %u: expected 0 (1 or 4 by Kimbrel's 5 ms rule) or 1 .. 64",
+               c.forestall_factor));
   }
   if (c.target_reads > c.queue_depth) {
     return Status::Invalid(Format("target_reads = %u: expected 0 (auto) or 1 .. queue_depth (%u)",

@@ -37,6 +37,9 @@ constexpr uint64_t kPieceMeta = 224;
 constexpr size_t kIssueScan = 256;
 // Staging pays only for large blocks (Barve Tables 4-6: a loss at 8-32 KiB).
 constexpr uint64_t kStageMin = 64 * 1024;
+// Memory signals are sampled when a window is planned and, at most this often (seconds), when
+// issuing is blocked on memory.
+constexpr double kSampleEvery = 0.01;
 
 uint64_t AlignDown(uint64_t v) {
   return v / kPage * kPage;
@@ -104,8 +107,8 @@ Engine::Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
   const uint32_t ntargets = layout_ ? layout_->targets() : 1;
   targets_.resize(ntargets);
   open_rounds_.resize(layout_ ? layout_->buses() : 1);
-  policy_ = std::make_unique<IssuePolicy>(cfg_.policy, cfg_.horizon, cfg_.forestall_factor,
-                                          ntargets);
+  policy_ =
+      std::make_unique<IssuePolicy>(cfg_.policy, cfg_.horizon, cfg_.forestall_factor, ntargets);
   target_reads_ = cfg_.target_reads ? cfg_.target_reads
                                     : std::min(cfg_.queue_depth,
                                                backend_->TargetDepth(cfg_.queue_depth, ntargets));
@@ -919,7 +922,6 @@ void Engine::Enqueue(const std::vector<PendingRead *> &reads) {
   for (PendingRead *pr : reads) {
     for (const Piece *p : pr->pieces) pr->first_use = std::min(pr->first_use, p->first_use);
     pr->queue_pos = queue_.insert(queue_.end(), pr);
-    ++open_rounds_[pr->bus][pr->round];
     next_round_ = std::max(next_round_, pr->round + 1);
   }
 }
@@ -932,10 +934,11 @@ void Engine::RoundClosed(const PendingRead *pr) {
 
 void Engine::Dequeued(PendingRead *pr) {
   if (pr->staged) --targets_[pr->target].staged;
-  RoundClosed(pr);
 }
 
 bool Engine::RoundAllows(const PendingRead *pr) const {
+  // Counted over reads in flight only: a queued read that cannot go (memory, policy) never
+  // holds the others back, and with nothing in flight anything may go, so this cannot deadlock.
   if (targets_.size() <= 1) return true;  // one target: rounds are just the C-LOOK order
   const auto &rounds = open_rounds_[pr->bus];
   return rounds.empty() || pr->round <= rounds.begin()->first + lookahead_;
@@ -1045,6 +1048,11 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
     // for goes out even above a budget that was just cut (it then only exceeds the budget the
     // window was planned with, never the pool), so a cut never stalls progress.
     const bool fits = buffer_->in_use() + MetadataBytes() + pr->piece_bytes <= aimd_.budget();
+    if (!fits && Now() - last_sample_ >= kSampleEvery) {
+      // Blocked on memory: is it pressure? (Windows sample too; this catches a cut in between.)
+      last_sample_ = Now();
+      SampleSignals();
+    }
     if (!fits && !EvictFor(pr) && !pr->urgent) {
       memory_wanted_ = pr->piece_bytes;
       break;
@@ -1061,6 +1069,7 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
     ++in_flight_;
     ++files_[pr->file]->in_flight;
     ++t.in_flight;
+    ++open_rounds_[pr->bus][pr->round];
     pr->issued_at = Now();
     submit->push_back(pr);
   }

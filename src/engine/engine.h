@@ -188,9 +188,9 @@ class Engine {
   uint32_t target_reads_ = 1, lookahead_ = 1, target_stages_ = 1;
   pfio_stage stage_ = PFIO_STAGE_NONE;
   bool stage_resolved_ = false;
-  std::vector<std::map<uint64_t, uint32_t>> open_rounds_;  // per bus: round -> reads not landed
+  std::vector<std::map<uint64_t, uint32_t>> open_rounds_;  // per bus: round -> reads in flight
   uint64_t next_round_ = 0;
-  double last_consume_ = -1, stall_since_consume_ = 0;
+  double last_consume_ = -1, stall_since_consume_ = 0, last_sample_ = 0;
   bool virtual_ = false, pumping_ = false;
   bool policy_held_ = false;  // the last issue scan held a read back (the cursor may free it)
 

@@ -52,8 +52,8 @@ Status Backend::Stage(const FileHandle &file, uint64_t offset, uint64_t length, 
       const int err = errno;
       free(buf);
       if (n < 0) {
-        return Status::Io(Format("stage poke of %s at %llu: %s", file.path.c_str(), (ull)at,
-                                 std::strerror(err)));
+        return Status::Io(
+            Format("stage poke of %s at %llu: %s", file.path.c_str(), (ull)at, std::strerror(err)));
       }
       return Status::Ok();
     }
@@ -70,10 +70,10 @@ Status Backend::Stage(const FileHandle &file, uint64_t offset, uint64_t length, 
           "stage = ladvise: this build of pfio has no Lustre support (lustre/lustreapi.h was not "
           "found at build time); expected none, poke or pagecache");
     case PFIO_STAGE_DEVICE:
-      return Status::Invalid(Format(
-          "stage = device: backend %s has no simulated drive cache; expected none, poke or "
-          "pagecache (device is the sim backend's)",
-          name()));
+      return Status::Invalid(
+          Format("stage = device: backend %s has no simulated drive cache; expected none, poke or "
+                 "pagecache (device is the sim backend's)",
+                 name()));
     case PFIO_STAGE_AUTO:
       break;
   }
@@ -92,8 +92,7 @@ uint32_t Backend::TargetDepth(uint32_t queue_depth, uint32_t targets) const {
 }
 
 double Backend::Now() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace pfio

@@ -23,9 +23,10 @@ class QuietSignals : public MemorySignals {
 Status Check(const std::vector<char> &buf, uint64_t offset, uint64_t n, uint64_t seed) {
   const uint64_t bad = FirstMismatch(buf.data(), offset, n, seed);
   if (bad == UINT64_MAX) return Status::Ok();
-  return Status::Io(Format("sim workload: byte at offset %llu does not match the pattern "
-                           "(read of [%llu, +%llu))",
-                           (ull)bad, (ull)offset, (ull)n));
+  return Status::Io(
+      Format("sim workload: byte at offset %llu does not match the pattern "
+             "(read of [%llu, +%llu))",
+             (ull)bad, (ull)offset, (ull)n));
 }
 }  // namespace
 
@@ -41,8 +42,8 @@ EngineWorkload DefaultEngineWorkload() {
 Status RunEngineWorkload(EngineWorkload &w, EngineWorkloadResult *out) {
   *out = EngineWorkloadResult{};
   if (w.block == 0 || w.block > w.file_size) {
-    return Status::Invalid(Format("block = %llu: expected 1 .. file size (%llu)", (ull)w.block,
-                                  (ull)w.file_size));
+    return Status::Invalid(
+        Format("block = %llu: expected 1 .. file size (%llu)", (ull)w.block, (ull)w.file_size));
   }
   std::unique_ptr<SimBackend> sim;
   Status s = SimBackend::Create(w.sim, &sim);
@@ -71,8 +72,8 @@ Status RunEngineWorkload(EngineWorkload &w, EngineWorkloadResult *out) {
       dev->Compute(w.compute_s);
     }
   } else {
-    const std::string layout = Format("stripe=%llu,targets=%u,buses=%u", (ull)w.sim.stripe,
-                                      w.sim.disks, w.sim.buses);
+    const std::string layout =
+        Format("stripe=%llu,targets=%u,buses=%u", (ull)w.sim.stripe, w.sim.disks, w.sim.buses);
     pfio_config c = w.config;
     c.layout = layout.c_str();
     std::unique_ptr<MemorySignals> signals =

@@ -24,12 +24,12 @@ Status SimBackend::Create(const SimBackendOptions &options, std::unique_ptr<SimB
     return Status::Invalid(Format("sim backend: disks = %u: expected 1 .. 1024", options.disks));
   }
   if (options.buses < 1 || options.buses > options.disks) {
-    return Status::Invalid(Format("sim backend: buses = %u: expected 1 .. disks (%u)",
-                                  options.buses, options.disks));
+    return Status::Invalid(
+        Format("sim backend: buses = %u: expected 1 .. disks (%u)", options.buses, options.disks));
   }
   if (options.stripe == 0 || options.stripe % 4096 != 0) {
-    return Status::Invalid(Format("sim backend: stripe = %llu: expected a multiple of 4096",
-                                  (ull)options.stripe));
+    return Status::Invalid(
+        Format("sim backend: stripe = %llu: expected a multiple of 4096", (ull)options.stripe));
   }
   if (options.fence > 255) {
     return Status::Invalid(Format("sim backend: fence = %u: expected 0 .. 255", options.fence));
@@ -56,9 +56,9 @@ void SimBackend::AddFile(const std::string &path, uint64_t size) {
 Status SimBackend::Open(const std::string &path, FileHandle *out) {
   auto it = files_.find(path);
   if (it == files_.end()) {
-    return Status::BadFile(Format(
-        "sim backend: no virtual file \"%s\" (%zu added; add it with SimBackend::AddFile)",
-        path.c_str(), files_.size()));
+    return Status::BadFile(
+        Format("sim backend: no virtual file \"%s\" (%zu added; add it with SimBackend::AddFile)",
+               path.c_str(), files_.size()));
   }
   *out = FileHandle{};
   out->path = path;
@@ -120,7 +120,8 @@ void SimBackend::Land(const DiskCompletion &c) {
   const uint64_t valid = req->offset >= size ? 0 : std::min(req->length, size - req->offset);
   uint64_t at = req->offset;
   for (const iovec &v : req->iov) {
-    const uint64_t n = at < req->offset + valid ? std::min<uint64_t>(v.iov_len, req->offset + valid - at) : 0;
+    const uint64_t n =
+        at < req->offset + valid ? std::min<uint64_t>(v.iov_len, req->offset + valid - at) : 0;
     if (n > 0) FillPattern(v.iov_base, at, n, o_.data_seed);
     at += v.iov_len;
   }
@@ -175,9 +176,9 @@ bool SimBackend::StageCanGain(uint64_t block, uint32_t targets, std::string *why
   const double naive = ModelMbPerS(o_.disk, per_bus, block, o_.fence);
   const double bus = o_.disk.bus_rate / 1e6;
   if (naive >= 0.9 * bus) {
-    *why = Format("the model (Barve eqs. 3/4) puts %u disks per bus at %.1f MB/s of the bus's "
-                  "%.1f MB/s for %llu-byte reads: no bus time left to gain",
-                  per_bus, naive, bus, (ull)block);
+    *why =
+        Format("model (Barve 3/4): %u disks/bus reach %.1f of %.1f MB/s at %s; no bus time to gain",
+               per_bus, naive, bus, Bytes(block).c_str());
     return false;
   }
   return true;
