@@ -25,4 +25,19 @@ for params in cheetah barracuda wren; do
     done
   done
 done
+# The real engine on the sim backend: staging gain per disk count and block size, and the issue
+# policies with and without compute between reads.
+for disks in 2 3 4 7; do
+  for block in 32K 64K 96K 128K; do
+    build/examples/pfio-sim engine --params cheetah --disks "$disks" --block "$block" --reads 1000 \
+      --json "$out/engine-stage-$disks-$block.json" >/dev/null
+  done
+done
+for disks in 1 4 8; do
+  for compute in 0 5 20; do
+    build/examples/pfio-sim engine --params cheetah --disks "$disks" --block 64K --reads 1000 \
+      --compute-ms "$compute" --policy all --stage none \
+      --json "$out/engine-policy-$disks-$compute.json" >/dev/null
+  done
+done
 /usr/bin/python3 scripts/render_docs.py docs/results docs
