@@ -30,6 +30,11 @@ if [ "${1:-}" != "--render" ]; then
     $bench "${common[@]}" --workload gather --budget 1G --infill "$infill" \
       --methods raw-qd32,pfio-pipelined --json "$out/infill-$infill.json"
   done
+  echo "== emulated striping (issue 3): gather with one target and with stripe=1MiB,targets=4"
+  $bench "${common[@]}" --workload gather --budget 1G --repeat 2 \
+    --methods raw-qd32,pfio-pipelined --json "$out/layout-one.json"
+  $bench "${common[@]}" --workload gather --budget 1G --repeat 2 --layout stripe=1MiB,targets=4 \
+    --methods raw-qd32,pfio-pipelined --json "$out/layout-striped.json"
   rm -f "$data"
 fi
 /usr/bin/python3 scripts/render_docs.py docs/results docs

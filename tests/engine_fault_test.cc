@@ -15,6 +15,7 @@
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "io/aio_backend.h"
+#include "scripted_signals.h"
 #include "test_util.h"
 
 namespace pfio {
@@ -118,21 +119,7 @@ class RecordingBackend : public Backend {
   std::unique_ptr<Backend> inner_;
 };
 
-// Contention on chosen samples.
-class ScriptedSignals : public MemorySignals {
- public:
-  explicit ScriptedSignals(std::set<int> pressure_at) : at_(std::move(pressure_at)) {}
-  MemorySample Sample() override {
-    MemorySample s;
-    s.contention = at_.count(n_++) > 0;
-    if (s.contention) s.reason = "scripted pressure";
-    return s;
-  }
-
- private:
-  std::set<int> at_;
-  int n_ = 0;
-};
+using test::ScriptedSignals;
 
 pfio_config Config(uint64_t budget) {
   pfio_config c;

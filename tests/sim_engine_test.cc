@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "scripted_signals.h"
 #include "sim/engine_workload.h"
 
 namespace pfio {
@@ -124,21 +125,7 @@ TEST(SimEngine, ForestallIsNeverFarFromTheBetterOfTheOtherTwo) {
   }
 }
 
-// Contention on chosen samples.
-class ScriptedSignals : public MemorySignals {
- public:
-  explicit ScriptedSignals(std::set<int> at) : at_(std::move(at)) {}
-  MemorySample Sample() override {
-    MemorySample s;
-    s.contention = at_.count(n_++) > 0;
-    if (s.contention) s.reason = "scripted pressure";
-    return s;
-  }
-
- private:
-  std::set<int> at_;
-  int n_ = 0;
-};
+using test::ScriptedSignals;
 
 TEST(SimEngine, ABudgetCutEvictsTheFurthestPiecesAndLosesNothing) {
   // Compute-bound (20 ms per read), so the disks fill the budget ahead of the reads; the 9th
