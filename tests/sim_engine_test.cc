@@ -158,3 +158,21 @@ TEST(SimEngine, BadBackendSettingsAreNamed) {
 
 }  // namespace
 }  // namespace pfio
+
+namespace pfio {
+namespace {
+
+TEST(SimEngine, ASecondBusCarriesMoreWhenOneBusIsTheLimit) {
+  // Eight Cheetah disks at 128 KiB saturate one 20 MB/s bus; on two buses (disk i on bus i % 2)
+  // each bus carries four.
+  const EngineWorkloadResult one = Simulate(Workload(8, 128 * kKiB, 800, PFIO_STAGE_NONE));
+  EngineWorkload w = Workload(8, 128 * kKiB, 800, PFIO_STAGE_NONE);
+  w.sim.buses = 2;
+  const EngineWorkloadResult two = Simulate(std::move(w));
+  EXPECT_GT(one.mb_s, 15);
+  EXPECT_GT(two.mb_s, 1.3 * one.mb_s) << "one bus " << one.mb_s << " MB/s, two " << two.mb_s;
+  EXPECT_EQ(two.bytes_verified, 800 * 128 * kKiB);
+}
+
+}  // namespace
+}  // namespace pfio
