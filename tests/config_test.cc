@@ -79,6 +79,34 @@ TEST(Config, EachBadFieldIsNamed) {
   ExpectRejected(c, "stats_path", "\"\"");
 }
 
+TEST(Config, EachBadSchedulingFieldIsNamed) {
+  pfio_config c;
+  pfio_config_init(&c);
+  EXPECT_EQ(c.policy, PFIO_POLICY_AGGRESSIVE);
+  EXPECT_EQ(c.stage, PFIO_STAGE_AUTO);
+  EXPECT_EQ(c.target_stages, 1u);
+  SetRaw(&c.policy, 3);
+  ExpectRejected(c, "policy", "3");
+  pfio_config_init(&c);
+  c.horizon = (1u << 30) + 1;
+  ExpectRejected(c, "horizon", std::to_string((1u << 30) + 1));
+  pfio_config_init(&c);
+  c.forestall_factor = 65;
+  ExpectRejected(c, "forestall_factor", "65");
+  pfio_config_init(&c);
+  c.target_reads = 33;  // above queue_depth 32
+  ExpectRejected(c, "target_reads", "33");
+  pfio_config_init(&c);
+  c.target_stages = 17;
+  ExpectRejected(c, "target_stages", "17");
+  pfio_config_init(&c);
+  c.lookahead_rounds = 1025;
+  ExpectRejected(c, "lookahead_rounds", "1025");
+  pfio_config_init(&c);
+  SetRaw(&c.stage, 6);
+  ExpectRejected(c, "stage", "6");
+}
+
 TEST(Config, UringIsRejectedClearlyWhenNotBuilt) {
   pfio_config c;
   pfio_config_init(&c);

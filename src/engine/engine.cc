@@ -1020,7 +1020,8 @@ bool Engine::EvictFor(const PendingRead *pr) {
 
 void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage) {
   policy_held_ = false;
-  std::vector<uint32_t> ahead(targets_.size(), 0);  // queued reads of each target seen so far
+  std::vector<uint32_t> &ahead = ahead_;  // queued reads of each target seen so far
+  ahead.assign(targets_.size(), 0);       // (a member: no allocation per scan)
   const uint64_t cursor = plan_.front_index();
   size_t scanned = 0;
   for (auto it = queue_.begin();

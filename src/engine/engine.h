@@ -185,6 +185,7 @@ class Engine {
     uint32_t staged = 0;  // queued reads whose block is staged
   };
   std::vector<TargetState> targets_;
+  std::vector<uint32_t> ahead_;  // IssueLocked's per-target count of queued reads it passed
   uint32_t target_reads_ = 1, lookahead_ = 1, target_stages_ = 1;
   pfio_stage stage_ = PFIO_STAGE_NONE;
   bool stage_resolved_ = false;
