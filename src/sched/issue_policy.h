@@ -50,7 +50,6 @@ class IssuePolicy {
   double F(uint32_t target) const;       // service / compute ratio; 0 while unknown
   double FPrime(uint32_t target) const;  // the overestimate used by forestall
   uint64_t Horizon() const;
-  pfio_policy policy() const { return policy_; }
   static const char *Name(pfio_policy policy);
 
  private:

@@ -75,7 +75,6 @@ class SimBackend : public Backend {
   void Compute(double seconds);
 
   const SimBackendStats &stats() const { return stats_; }
-  const DiskArray &array() const { return array_; }
 
  private:
   struct Pending {
