@@ -18,15 +18,18 @@ namespace {
 const char kUsage[] = R"(usage: pfio-sim SUBCOMMAND [options]
 
 subcommands:
-  kimbrel --workload W --disks N --policy POL [--fetch F] [--json FILE]
+  kimbrel --workload W --disks N --policy POL [--fetch F] [--reverse-fetch R] [--json FILE]
       Kimbrel et al.'s theoretical model of parallel prefetching and caching, in unit time:
       W: figure1  the 6-reference example of Kimbrel Fig. 1 (K=4, F=2, 2 disks; N ignored);
                   a reference takes 1 unit, a fetch 2
          synth    50 passes over a loop of 2000 blocks striped over N disks, K=1280 (§4.2);
                   units of 0.5 ms: a reference 2 (1 ms compute), a fetch F, issuing one 1
                   (the paper's 0.5 ms driver overhead)
-      POL: demand, fixed-horizon, aggressive, forestall, optimal (figure1 only), or all
+      POL: demand, fixed-horizon, aggressive, forestall, reverse-aggressive (offline
+           yardstick), optimal (figure1 only), or all
       F: fetch time in units for synth (default 30: 15 ms)
+      R: the F reverse aggressive's reverse pass assumes; default tuned: per run, the best of
+         F/2 .. 32F (the paper tuned it per trace and disk count, §4.4); the table says which
       prints a table; --json FILE writes {"elapsed_s", "stall_s", "fetches", "utilisation"}
       (one object, or {"runs": [...]} with --policy all)
   reorder --file-size S --block B --buffer LIST [--params P] [--seed N] [--json FILE]
@@ -70,12 +73,13 @@ int Usage(const std::string &msg) {
 struct Row {
   std::string policy;
   uint64_t elapsed = 0, stall = 0, fetches = 0;
+  uint32_t reverse_fetch = 0;  // reverse-aggressive: the F its reverse pass assumed
   double utilisation = 0;
 };
 
 int Kimbrel(int argc, char **argv) {
   std::string workload, policy, json;
-  uint64_t disks = 1, fetch = 30;
+  uint64_t disks = 1, fetch = 30, reverse_fetch = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) return Usage(a + ": missing value");
@@ -91,7 +95,11 @@ int Kimbrel(int argc, char **argv) {
       s = pfio::ParseSize(v, "--disks", &disks);
     else if (a == "--fetch")
       s = pfio::ParseSize(v, "--fetch", &fetch);
-    else
+    else if (a == "--reverse-fetch" && v != "tuned") {
+      s = pfio::ParseSize(v, "--reverse-fetch", &reverse_fetch);
+      if (s.ok() && reverse_fetch == 0)
+        return Usage("--reverse-fetch = 0: expected 1 .. 100000 or tuned");
+    } else
       return Usage("kimbrel: unknown option " + a);
     if (!s.ok()) return Usage(s.message());
   }
@@ -102,13 +110,17 @@ int Kimbrel(int argc, char **argv) {
     return Usage("--disks = " + std::to_string(disks) + ": expected 1 .. 1024");
   if (fetch < 1 || fetch > 100000)
     return Usage("--fetch = " + std::to_string(fetch) + ": expected 1 .. 100000");
+  if (reverse_fetch > 100000) {
+    return Usage("--reverse-fetch = " + std::to_string(reverse_fetch) +
+                 ": expected 1 .. 100000 or tuned");
+  }
   pfio::UnitInstance in = workload == "figure1"
                               ? pfio::Figure1Instance()
                               : pfio::SynthInstance(static_cast<uint32_t>(disks), 50, 2000, 1280,
                                                     static_cast<uint32_t>(fetch));
   std::vector<std::string> policies;
   if (policy == "all") {
-    policies = {"demand", "fixed-horizon", "aggressive", "forestall"};
+    policies = {"demand", "fixed-horizon", "aggressive", "forestall", "reverse-aggressive"};
     if (workload == "figure1") policies.push_back("optimal");
   } else {
     policies = {policy};
@@ -125,7 +137,16 @@ int Kimbrel(int argc, char **argv) {
       pfio::UnitPolicy p;
       pfio::Status s = pfio::ParseUnitPolicy(name, &p);
       if (!s.ok()) return Usage(s.message() + ", optimal or all");
-      const pfio::UnitResult u = pfio::SimulateUnit(in, p);
+      pfio::UnitResult u;
+      if (p == pfio::UnitPolicy::kReverseAggressive && reverse_fetch == 0) {
+        u = pfio::SimulateReverseAggressiveTuned(in, &r.reverse_fetch);
+      } else {
+        pfio::UnitInstance fixed = in;
+        fixed.reverse_fetch_time = static_cast<uint32_t>(reverse_fetch);
+        u = pfio::SimulateUnit(fixed, p);
+        if (p == pfio::UnitPolicy::kReverseAggressive)
+          r.reverse_fetch = static_cast<uint32_t>(reverse_fetch);
+      }
       r.elapsed = u.elapsed;
       r.stall = u.stall;
       r.fetches = u.fetches;
@@ -137,11 +158,13 @@ int Kimbrel(int argc, char **argv) {
   std::printf("kimbrel %s: K=%u, F=%u, %u disk%s, %zu references (1 unit = %.1f ms)\n",
               workload.c_str(), in.cache, in.fetch_time, in.disks, in.disks == 1 ? "" : "s",
               in.refs.size(), unit_s * 1000);
-  std::printf("%-14s %10s %10s %9s %11s\n", "policy", "elapsed", "stall", "fetches", "utilisation");
+  std::printf("%-18s %10s %10s %9s %11s\n", "policy", "elapsed", "stall", "fetches", "utilisation");
   for (const auto &r : rows) {
-    std::printf("%-14s %10llu %10llu %9llu %10.1f%%\n", r.policy.c_str(),
+    std::printf("%-18s %10llu %10llu %9llu %10.1f%%", r.policy.c_str(),
                 (unsigned long long)r.elapsed, (unsigned long long)r.stall,
                 (unsigned long long)r.fetches, 100 * r.utilisation);
+    if (r.reverse_fetch) std::printf("   (reverse pass F = %u)", r.reverse_fetch);
+    std::printf("\n");
   }
   if (!json.empty()) {
     std::FILE *f = std::fopen(json.c_str(), "w");
@@ -150,10 +173,10 @@ int Kimbrel(int argc, char **argv) {
       std::fprintf(f,
                    "{\"workload\": \"%s\", \"disks\": %u, \"policy\": \"%s\", "
                    "\"elapsed_units\": %llu, \"elapsed_s\": %.3f, \"stall_s\": %.3f, "
-                   "\"fetches\": %llu, \"utilisation\": %.4f}",
+                   "\"fetches\": %llu, \"utilisation\": %.4f, \"reverse_fetch\": %u}",
                    workload.c_str(), in.disks, r.policy.c_str(), (unsigned long long)r.elapsed,
                    r.elapsed * unit_s, r.stall * unit_s, (unsigned long long)r.fetches,
-                   r.utilisation);
+                   r.utilisation, r.reverse_fetch);
     };
     if (rows.size() == 1) {
       obj(rows[0]);

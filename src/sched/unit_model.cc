@@ -1,29 +1,19 @@
 #include "sched/unit_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <deque>
 #include <limits>
+#include <set>
+
+#include "sched/next_use.h"
+#include "sched/reverse_aggressive.h"
 
 namespace pfio {
 
 namespace {
 
-constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-
-// Next reference of every block at or after a cursor, from per-block position lists.
-class NextUse {
- public:
-  explicit NextUse(const UnitInstance &in) : pos_(in.disk_of.size()) {
-    for (uint32_t i = 0; i < in.refs.size(); ++i) pos_[in.refs[i]].push_back(i);
-  }
-  uint64_t At(uint32_t block, uint64_t cursor) const {
-    const auto &v = pos_[block];
-    auto it = std::lower_bound(v.begin(), v.end(), cursor);
-    return it == v.end() ? kNever : *it;
-  }
-
- private:
-  std::vector<std::vector<uint32_t>> pos_;
-};
+constexpr uint64_t kNever = NextUse::kNever;
 
 struct State {
   std::vector<uint8_t> present;     // per block: cached and usable
@@ -34,15 +24,25 @@ struct State {
 
 class Simulator {
  public:
-  Simulator(const UnitInstance &in, UnitPolicy p) : in_(in), policy_(p), next_(in) {
+  Simulator(const UnitInstance &in, UnitPolicy p)
+      : in_(in), policy_(p), next_(in.refs, in.disk_of.size()) {
     s_.present.assign(in.disk_of.size(), 0);
     s_.arriving.assign(in.disk_of.size(), kNever);
     s_.disk_free.assign(in.disks, 0);
+    key_.assign(in.disk_of.size(), kNever);
     for (uint32_t b : in.initial_cache) {
-      if (!s_.present[b]) ++s_.occupied;
-      s_.present[b] = 1;
+      if (!s_.present[b]) {
+        ++s_.occupied;
+        SetPresent(b);
+      }
     }
     horizon_ = in.horizon ? in.horizon : in.fetch_time;
+    if (policy_ == UnitPolicy::kReverseAggressive) {
+      plan_ = BuildReverseAggressive(in);
+      queue_.resize(in.disks);
+      for (uint32_t i = 0; i < plan_.pairs.size(); ++i)
+        queue_[in.disk_of[plan_.pairs[i].fetch]].push_back(i);
+    }
   }
 
   UnitResult Run() {
@@ -51,6 +51,7 @@ class Simulator {
       Decide();
       const uint32_t b = in_.refs[cursor_];
       if (s_.present[b]) {
+        Rekey(b, next_.At(b, cursor_ + 1));
         t_ += in_.ref_time;
         ++cursor_;
         continue;
@@ -72,7 +73,7 @@ class Simulator {
       const uint32_t b = flying_[i];
       if (s_.arriving[b] <= t_) {
         s_.arriving[b] = kNever;
-        s_.present[b] = 1;
+        SetPresent(b);
         flying_[i] = flying_.back();
         flying_.pop_back();
       } else {
@@ -85,30 +86,46 @@ class Simulator {
 
   // Belady victim: the present block referenced furthest ahead (never: furthest of all).
   bool Victim(uint32_t *victim, uint64_t *victim_next) const {
-    bool found = false;
-    for (uint32_t b = 0; b < s_.present.size(); ++b) {
-      if (!s_.present[b]) continue;
-      const uint64_t n = next_.At(b, cursor_);
-      if (!found || n > *victim_next) {
-        *victim = b;
-        *victim_next = n;
-        found = true;
-      }
-    }
-    return found;
+    if (by_next_.empty()) return false;
+    *victim_next = by_next_.rbegin()->first;
+    *victim = by_next_.rbegin()->second;
+    return true;
   }
 
-  // Issues a fetch of b, evicting the Belady victim when the cache is full and do-no-harm
-  // allows it (unless b is needed right now). Returns false when nothing may be evicted.
-  bool Fetch(uint32_t b) {
+  // Cached blocks are kept ordered by next use; a key changes only when its block is used.
+  void SetPresent(uint32_t b) {
+    s_.present[b] = 1;
+    key_[b] = next_.At(b, cursor_);
+    by_next_.insert({key_[b], b});
+  }
+  void ClearPresent(uint32_t b) {
+    s_.present[b] = 0;
+    by_next_.erase({key_[b], b});
+  }
+  void Rekey(uint32_t b, uint64_t key) {
+    by_next_.erase({key_[b], b});
+    key_[b] = key;
+    by_next_.insert({key, b});
+  }
+
+  // Issues a fetch of b, evicting `preferred` (when cached and needed after b) or else the Belady
+  // victim, when the cache is full and do-no-harm allows it (unless b is needed right now).
+  // Returns false when nothing may be evicted.
+  bool Fetch(uint32_t b, uint32_t preferred = ForwardPair::kAnyBlock) {
     if (s_.occupied >= in_.cache) {
       uint32_t victim = 0;
       uint64_t victim_next = 0;
-      if (!Victim(&victim, &victim_next)) return false;
       const uint64_t need = next_.At(b, cursor_);
+      if (preferred != ForwardPair::kAnyBlock && s_.present[preferred] &&
+          next_.At(preferred, cursor_) > need) {
+        victim = preferred;
+        victim_next = next_.At(preferred, cursor_);
+      } else if (!Victim(&victim, &victim_next)) {
+        return false;
+      }
       if (need != cursor_ && victim_next <= need) return false;  // do no harm
       if (need == cursor_ && victim_next == cursor_) return false;
-      s_.present[victim] = 0;
+      ClearPresent(victim);
       --s_.occupied;
     }
     const uint32_t d = in_.disk_of[b];
@@ -124,14 +141,18 @@ class Simulator {
   }
 
   // Missing blocks ahead of the cursor, in reference order, each once, within `window`.
-  std::vector<std::pair<uint32_t, uint64_t>> MissingAhead(uint64_t window) const {
+  std::vector<std::pair<uint32_t, uint64_t>> MissingAhead(uint64_t window) {
     std::vector<std::pair<uint32_t, uint64_t>> out;
-    std::vector<uint8_t> seen(s_.present.size(), 0);
+    if (seen_.size() != s_.present.size()) seen_.assign(s_.present.size(), 0);
+    if (++scan_ == 0) {  // the stamp wrapped: start the marks afresh
+      std::fill(seen_.begin(), seen_.end(), 0);
+      scan_ = 1;
+    }
     const uint64_t end = std::min<uint64_t>(in_.refs.size(), cursor_ + window + 1);
     for (uint64_t i = cursor_; i < end; ++i) {
       const uint32_t b = in_.refs[i];
-      if (seen[b] || !Missing(b)) continue;
-      seen[b] = 1;
+      if (seen_[b] == scan_ || !Missing(b)) continue;
+      seen_[b] = scan_;
       out.emplace_back(b, i - cursor_);
     }
     return out;
@@ -168,6 +189,9 @@ class Simulator {
       case UnitPolicy::kForestall: {
         // Per free disk: a stall is certain when its i-th missing block is closer than i
         // fetches (i * F >= d_i), or a missing block is within H: then fetch its first one.
+        if (std::none_of(s_.disk_free.begin(), s_.disk_free.end(),
+                         [this](uint64_t f) { return f <= t_; }))
+          return;  // nothing can be issued: skip the scan of 2K references
         std::vector<uint32_t> ith(in_.disks, 0);
         std::vector<int64_t> first(in_.disks, -1);
         std::vector<uint8_t> urgent(in_.disks, 0);
@@ -184,6 +208,34 @@ class Simulator {
         }
         return;
       }
+      case UnitPolicy::kReverseAggressive:
+        for (uint32_t d = 0; d < in_.disks; ++d) {
+          if (s_.disk_free[d] <= t_) IssueNextPair(d);
+        }
+        return;
+    }
+  }
+
+  // Reverse aggressive's forward driver (§2.7): a free disk issues its first released pair.
+  // Pairs whose reference has passed, or that a cached copy already serves, are dropped; a pair
+  // whose block is cached for an earlier use waits for that copy to go.
+  void IssueNextPair(uint32_t d) {
+    auto &q = queue_[d];
+    while (!q.empty()) {
+      const ForwardPair &p = plan_.pairs[q.front()];
+      if (p.need < cursor_) {
+        q.pop_front();
+        continue;
+      }
+      if (p.release > cursor_) return;
+      if (!Missing(p.fetch)) {
+        if (next_.At(p.fetch, cursor_) != p.need) return;
+        q.pop_front();
+        continue;
+      }
+      if (!Fetch(p.fetch, p.evict)) return;
+      q.pop_front();
+      return;
     }
   }
 
@@ -191,7 +243,13 @@ class Simulator {
   UnitPolicy policy_;
   NextUse next_;
   State s_;
-  std::vector<uint32_t> flying_;  // blocks with a fetch in progress
+  std::set<std::pair<uint64_t, uint32_t>> by_next_;  // cached blocks by (next use, block)
+  std::vector<uint64_t> key_;                        // per block: its key in by_next_
+  std::vector<uint32_t> seen_;  // MissingAhead: blocks marked in scan number scan_
+  uint32_t scan_ = 0;
+  ReversePlan plan_;                         // reverse aggressive only
+  std::vector<std::deque<uint32_t>> queue_;  // per disk: indices into plan_.pairs
+  std::vector<uint32_t> flying_;             // blocks with a fetch in progress
   uint64_t t_ = 0, cursor_ = 0, busy_ = 0;
   uint32_t horizon_ = 0;
   UnitResult r_;
@@ -214,8 +272,15 @@ class Search {
     SearchState s;
     for (uint32_t b : in_.initial_cache) s.present |= 1ull << b;
     s.disk_free.assign(in_.disks, 0);
-    best_ = kNever;
+    // Demand fetching is a schedule, so the optimum is no longer: searching only for shorter
+    // ones bounds the depth (a schedule that keeps fetching useless blocks would never end).
+    const UnitResult demand = SimulateUnit(in_, UnitPolicy::kDemand);
+    best_ = demand.elapsed + 1;
     Step(s, 0, 0);
+    if (best_ > demand.elapsed) {
+      best_ = demand.elapsed;
+      best_fetches_ = demand.fetches;
+    }
     if (fetches) *fetches = best_fetches_;
     return best_;
   }
@@ -322,10 +387,12 @@ Status ParseUnitPolicy(const std::string &name, UnitPolicy *out) {
     *out = UnitPolicy::kAggressive;
   else if (name == "forestall")
     *out = UnitPolicy::kForestall;
+  else if (name == "reverse-aggressive")
+    *out = UnitPolicy::kReverseAggressive;
   else {
     return Status::Invalid(
-        Format("policy = \"%s\": expected demand, fixed-horizon, aggressive or "
-               "forestall",
+        Format("policy = \"%s\": expected demand, fixed-horizon, aggressive, "
+               "forestall or reverse-aggressive",
                name.c_str()));
   }
   return Status::Ok();
@@ -353,6 +420,30 @@ Status CheckUnitInstance(const UnitInstance &in) {
 
 UnitResult SimulateUnit(const UnitInstance &in, UnitPolicy policy) {
   return Simulator(in, policy).Run();
+}
+
+UnitResult SimulateReverseAggressiveTuned(const UnitInstance &in, uint32_t *reverse_fetch_time) {
+  std::vector<uint32_t> candidates;
+  for (int k = -4; k <= 12; ++k) {
+    const double f = in.fetch_time * std::pow(2.0, k / 4.0);
+    candidates.push_back(std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(f))));
+  }
+  for (uint32_t m : {16u, 32u}) candidates.push_back(in.fetch_time * m);
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  UnitResult best;
+  uint32_t best_f = 0;
+  for (uint32_t f : candidates) {
+    UnitInstance tuned = in;
+    tuned.reverse_fetch_time = f;
+    const UnitResult r = SimulateUnit(tuned, UnitPolicy::kReverseAggressive);
+    if (best_f == 0 || r.elapsed < best.elapsed) {
+      best = r;
+      best_f = f;
+    }
+  }
+  if (reverse_fetch_time) *reverse_fetch_time = best_f;
+  return best;
 }
 
 uint64_t OptimalElapsed(const UnitInstance &in, uint64_t *fetches) {

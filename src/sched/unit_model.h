@@ -10,6 +10,7 @@
 //   aggressive     whenever a disk is free, fetch its first missing block
 //   forestall      fetch when (queued + i) * F >= d_i for the i-th missing block of a disk
 //                  (within 2K references), or when a missing block is within H
+//   reverse-aggressive  offline: pairs built on the reversed sequence (sched/reverse_aggressive.h)
 // OptimalElapsed searches all schedules (tiny instances only) as the yardstick.
 #pragma once
 
@@ -28,12 +29,13 @@ struct UnitInstance {
   uint32_t horizon = 0;     // H (fixed horizon and forestall); 0 means F
   uint32_t ref_time = 1;    // units to consume one cached block
   uint32_t issue_time = 0;  // units of CPU to issue one fetch (Kimbrel §3: 0.5 ms driver overhead)
-  std::vector<uint32_t> refs;           // block ids in reference order
-  std::vector<uint32_t> disk_of;        // disk of each block id
+  uint32_t reverse_fetch_time = 0;  // F assumed by reverse aggressive's reverse pass; 0: fetch_time
+  std::vector<uint32_t> refs;       // block ids in reference order
+  std::vector<uint32_t> disk_of;    // disk of each block id
   std::vector<uint32_t> initial_cache;  // blocks cached at time 0
 };
 
-enum class UnitPolicy { kDemand, kFixedHorizon, kAggressive, kForestall };
+enum class UnitPolicy { kDemand, kFixedHorizon, kAggressive, kForestall, kReverseAggressive };
 
 struct UnitResult {
   uint64_t elapsed = 0;  // refs * ref_time + stall + fetches * issue_time
@@ -45,6 +47,11 @@ struct UnitResult {
 Status ParseUnitPolicy(const std::string &name, UnitPolicy *out);
 Status CheckUnitInstance(const UnitInstance &in);
 UnitResult SimulateUnit(const UnitInstance &in, UnitPolicy policy);
+// Reverse aggressive as the paper used it, a yardstick (§4.4): the reverse pass's F is tuned for
+// this instance over fetch_time x 2^(k/4), k = -4 .. 12, plus 16 and 32 x fetch_time; the
+// best run is returned and its F stored in *reverse_fetch_time (optional).
+UnitResult SimulateReverseAggressiveTuned(const UnitInstance &in,
+                                          uint32_t *reverse_fetch_time = nullptr);
 // Exhaustive search over all schedules; for instances of at most 64 blocks, a few dozen
 // references, ref_time 1 and issue_time 0. *fetches (optional) gets the best schedule's count.
 uint64_t OptimalElapsed(const UnitInstance &in, uint64_t *fetches = nullptr);
