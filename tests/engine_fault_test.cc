@@ -386,5 +386,33 @@ TEST(EngineStaging, AutoIsOffOnRealDevicesAndTheStatsSayWhy) {
   EXPECT_NE(s.message().find("stage = device"), std::string::npos) << s.message();
 }
 
+// Lustre's advice ioctl is only ever sent to Lustre files: asking for it on a local file is an
+// error at open that names the file and its file system, and the engine keeps working.
+TEST(EngineStaging, LadviseOnANonLustreFileIsNamedAtOpen) {
+  test::ScratchDir dir;
+  std::string path = dir.MakeFile("local", 4 * kMiB, kSeed);
+  pfio_config c = Config(4 * kMiB);
+  c.stage = PFIO_STAGE_LADVISE;
+  std::unique_ptr<Engine> e;
+  ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());
+  int32_t f = -1;
+  Status s = e->OpenFile(path, &f);
+  EXPECT_EQ(s.code(), PFIO_EINVAL);
+  EXPECT_NE(s.message().find("stage = ladvise"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(path), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("not Lustre"), std::string::npos) << s.message();
+  EXPECT_TRUE(e->Shutdown().ok());
+
+  // The backend's stage call says the same when handed such a file directly.
+  auto backend = RealAio();
+  FileHandle h;
+  ASSERT_TRUE(backend->Open(path, &h).ok());
+  EXPECT_FALSE(h.on_lustre);
+  s = backend->Stage(h, 0, 128 * 1024, PFIO_STAGE_LADVISE);
+  EXPECT_EQ(s.code(), PFIO_EINVAL);
+  EXPECT_NE(s.message().find("not Lustre"), std::string::npos) << s.message();
+  backend->Close(&h);
+}
+
 }  // namespace
 }  // namespace pfio

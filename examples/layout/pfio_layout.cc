@@ -1,7 +1,9 @@
 // pfio-layout: prints what pfio believes about where a file's bytes live: its device and the bus
 // that device hangs off (hwloc), md RAID geometry (sysfs), its physical extents (FIEMAP), and,
 // given a striping description, how the file spreads over targets and bus groups.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -9,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "common/fs_type.h"
 #include "layout/fiemap_layout.h"
+#include "layout/lustre_layout.h"
 #include "layout/striped_layout.h"
 #include "layout/topology.h"
 
@@ -23,7 +27,8 @@ Prints what pfio believes about where the bytes of PATH live, and where each fac
   md RAID    level, chunk size and members when the device is an md array (sysfs)
   extents    physical extents (FIEMAP), how many physically contiguous runs they form
   striping   with --layout (e.g. stripe=1MiB,targets=8,buses=2) or --hints (MPI-IO
-             striping_unit,striping_factor): bytes of the file per target and bus group
+             striping_unit,striping_factor): bytes of the file per target and bus group;
+             without either, a file on Lustre reports its own (LL_IOC_LOV_GETSTRIPE)
 options:
   --extents N   how many extents to list (default 8)
   --help        this text
@@ -110,6 +115,19 @@ int main(int argc, char **argv) {
     s = pfio::StripedLayout::FromHints(hints.substr(0, comma), hints.substr(comma + 1), &sl);
   }
   if (!s.ok() && (!spec.empty() || !hints.empty())) return Fail(s.message());
+  if (!sl) {
+    // No striping given: a file on Lustre reports its own.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const bool lustre = fd >= 0 && pfio::OnLustre(fd);
+    const std::string fs = fd >= 0 ? pfio::FsTypeName(fd) : std::string("unknown file system");
+    if (fd >= 0) close(fd);
+    if (!lustre) {
+      std::printf("lustre   no: %s   [fstatfs]\n", fs.c_str());
+    } else {
+      s = pfio::ReadLustreLayout(path, &sl);
+      if (!s.ok()) std::printf("lustre   striping unavailable: %s\n", s.message().c_str());
+    }
+  }
   if (sl) {
     std::printf("striping %s\n", sl->Describe().c_str());
     std::vector<pfio::Placement> v;

@@ -59,7 +59,7 @@ typedef enum pfio_stage {
   PFIO_STAGE_POKE = 2,      /* a 4 KiB O_DIRECT read just before the block: the drive's own
                                read-ahead loads the block into its cache (Barve §5) */
   PFIO_STAGE_PAGECACHE = 3, /* readahead(2) of the block; its read then goes through the cache */
-  PFIO_STAGE_LADVISE = 4,   /* Lustre llapi_ladvise WILLREAD (only when built with Lustre) */
+  PFIO_STAGE_LADVISE = 4,   /* Lustre ladvise WILLREAD (files on Lustre only; else an error) */
   PFIO_STAGE_DEVICE = 5     /* the simulator's drive cache (sim backend only) */
 } pfio_stage;
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/fs_type.h"
 #include "engine/config.h"
 #include "io/file_open.h"
 #include "io/sync_backend.h"
@@ -63,10 +64,11 @@ Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backen
                "none, poke or pagecache",
                backend->name()));
   }
-  if (config.stage == PFIO_STAGE_LADVISE) {
+  if (config.stage == PFIO_STAGE_LADVISE && backend->virtual_time()) {
     return Status::Invalid(
-        "stage = ladvise (4): this build of pfio has no Lustre support (lustre/lustreapi.h was "
-        "not found at build time); expected auto, none, poke or pagecache");
+        Format("stage = ladvise (4): backend %s simulates disks, it has no Lustre files; expected "
+               "auto, none or device",
+               backend->name()));
   }
   if (!signals) signals = std::make_unique<ProcMemorySignals>();
   uint64_t limit = config.memory_budget ? config.memory_budget : MemoryTheRankMayUse();
@@ -215,6 +217,14 @@ Status Engine::OpenFile(const std::string &path, int32_t *id) {
   FileHandle h;
   Status s = backend_->Open(path, &h);
   if (!s.ok()) return s;
+  if (stage_ == PFIO_STAGE_LADVISE && !h.on_lustre) {
+    const std::string fs = FsTypeName(h.buffered_fd);
+    backend_->Close(&h);
+    return Status::Invalid(Format(
+        "stage = ladvise (4): %s is on %s, not Lustre; expected stage none, poke or pagecache for "
+        "it",
+        path.c_str(), fs.c_str()));
+  }
   Lock lock(mu_);
   auto f = std::make_unique<OpenFileState>();
   f->handle = h;

@@ -25,6 +25,7 @@ struct FileHandle {
   int buffered_fd = -1;  // for direct reads of arbitrary ranges
   uint64_t size = 0;
   bool o_direct = false;
+  bool on_lustre = false;  // Lustre's advice ioctl (stage = ladvise) is issued only then
 };
 
 struct IoRequest {

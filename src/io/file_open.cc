@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,32 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace pfio {
+#include "common/fs_type.h"
 
-namespace {
-std::string FsName(int fd) {
-  struct statfs s;
-  if (fstatfs(fd, &s) != 0) return "unknown file system";
-  switch (static_cast<unsigned long>(s.f_type)) {
-    case 0x01021994:
-      return "tmpfs";
-    case 0xEF53:
-      return "ext4";
-    case 0x58465342:
-      return "xfs";
-    case 0x9123683E:
-      return "btrfs";
-    case 0x6969:
-      return "nfs";
-    case 0x794c7630:
-      return "overlayfs";
-    case 0x0BD00BD0:
-      return "lustre";
-    default:
-      return Format("file system type 0x%lx", static_cast<unsigned long>(s.f_type));
-  }
-}
-}  // namespace
+namespace pfio {
 
 int OpenODirect(const std::string &path) {
   return open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
@@ -58,6 +34,7 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
     return Status::Invalid(Format("%s: expected a regular file", path.c_str()));
   }
   f.size = static_cast<uint64_t>(st.st_size);
+  f.on_lustre = OnLustre(f.buffered_fd);
   if (want_direct) {
     int fd = opener(path);
     int e = errno;
@@ -77,7 +54,7 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
       f.o_direct = true;
     } else {
       *refused_reason = Format("%s (%s) refuses O_DIRECT: %s", path.c_str(),
-                               FsName(f.buffered_fd).c_str(), std::strerror(e));
+                               FsTypeName(f.buffered_fd).c_str(), std::strerror(e));
     }
   }
   if (f.direct_fd < 0) f.direct_fd = f.buffered_fd;

@@ -1,0 +1,46 @@
+#include "common/fs_type.h"
+
+#include <sys/statfs.h>
+
+#include "common/status.h"
+
+namespace pfio {
+
+namespace {
+bool FsType(int fd, uint64_t *type) {
+  struct statfs s;
+  if (fstatfs(fd, &s) != 0) return false;
+  *type = static_cast<uint64_t>(static_cast<unsigned long>(s.f_type));
+  return true;
+}
+}  // namespace
+
+std::string FsTypeName(int fd) {
+  uint64_t type = 0;
+  if (!FsType(fd, &type)) return "unknown file system";
+  switch (type) {
+    case 0x01021994:
+      return "tmpfs";
+    case 0xEF53:
+      return "ext4";
+    case 0x58465342:
+      return "xfs";
+    case 0x9123683E:
+      return "btrfs";
+    case 0x6969:
+      return "nfs";
+    case 0x794c7630:
+      return "overlayfs";
+    case kLustreSuperMagic:
+      return "lustre";
+    default:
+      return Format("file system type 0x%llx", static_cast<unsigned long long>(type));
+  }
+}
+
+bool OnLustre(int fd) {
+  uint64_t type = 0;
+  return FsType(fd, &type) && type == kLustreSuperMagic;
+}
+
+}  // namespace pfio
