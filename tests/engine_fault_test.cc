@@ -386,6 +386,30 @@ TEST(EngineStaging, AutoIsOffOnRealDevicesAndTheStatsSayWhy) {
   EXPECT_NE(s.message().find("stage = device"), std::string::npos) << s.message();
 }
 
+// layout = "lustre" takes the striping of the first file opened from Lustre; on any other file
+// system the open fails with the file and its file system named, and nothing is left open.
+TEST(EngineLayout, LustreLayoutOnALocalFileIsNamedAtOpen) {
+  test::ScratchDir dir;
+  std::string path = dir.MakeFile("local", 4 * kMiB, kSeed);
+  pfio_config c = Config(4 * kMiB);
+  c.layout = "lustre";
+  std::unique_ptr<Engine> e;
+  Status s = Engine::Create(c, RealAio(), nullptr, &e);
+  ASSERT_TRUE(s.ok()) << s.message();
+  int32_t f = -1;
+  s = e->OpenFile(path, &f);
+  EXPECT_EQ(s.code(), PFIO_EINVAL);
+  EXPECT_NE(s.message().find("layout = lustre"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(path), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("expected a Lustre file system"), std::string::npos) << s.message();
+  EXPECT_EQ(f, -1);
+  EXPECT_TRUE(e->Shutdown().ok());
+  c.layout = "lustre,targets=4";
+  s = Engine::Create(c, RealAio(), nullptr, &e);
+  EXPECT_EQ(s.code(), PFIO_EINVAL);
+  EXPECT_NE(s.message().find("or \"lustre\""), std::string::npos) << s.message();
+}
+
 // Lustre's advice ioctl is only ever sent to Lustre files: asking for it on a local file is an
 // error at open that names the file and its file system, and the engine keeps working.
 TEST(EngineStaging, LadviseOnANonLustreFileIsNamedAtOpen) {

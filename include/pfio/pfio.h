@@ -80,7 +80,9 @@ typedef struct pfio_config {
                                    the PFIO_STATS environment variable if set */
   const char *layout;           /* storage layout of the files, e.g. "stripe=1MiB,targets=8,
                                    buses=2": reads are split at stripe boundaries, sorted per
-                                   target and issued in rounds across targets; NULL = one target */
+                                   target and issued in rounds across targets; "lustre": the
+                                   striping of the first file opened, read from Lustre (an error
+                                   at open elsewhere); NULL = one target */
   pfio_policy policy;           /* when reads are issued; default PFIO_POLICY_AGGRESSIVE */
   uint32_t horizon;             /* fixed horizon / forestall H in plan entries; 0 (default) =
                                    from measured service and consumption times; else 1 .. 2^30 */

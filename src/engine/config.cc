@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "layout/lustre_layout.h"
 #include "layout/striped_layout.h"
 #include "memory/memory_signals.h"
 
@@ -79,10 +80,10 @@ Status ValidateConfig(const pfio_config &c) {
   if (c.aimd != 0 && c.aimd != 1) {
     return Status::Invalid(Format("aimd = %d: expected 0 (fixed budget) or 1 (adaptive)", c.aimd));
   }
-  if (c.layout != nullptr) {
+  if (c.layout != nullptr && std::string(c.layout) != kLustreLayout) {
     std::unique_ptr<StripedLayout> l;
     Status s = StripedLayout::Parse(c.layout, &l);
-    if (!s.ok()) return Status::Invalid("layout: " + s.message());
+    if (!s.ok()) return Status::Invalid("layout: " + s.message() + " (or \"lustre\")");
   }
   if (const int p = RawEnum(c.policy); p < PFIO_POLICY_AGGRESSIVE || p > PFIO_POLICY_FORESTALL) {
     return Status::Invalid(

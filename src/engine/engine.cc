@@ -13,6 +13,7 @@
 #include "engine/config.h"
 #include "io/file_open.h"
 #include "io/sync_backend.h"
+#include "layout/lustre_layout.h"
 #include "layout/striped_layout.h"
 #include "partition/rounds.h"
 #include "stats/stats_json.h"
@@ -100,21 +101,16 @@ Engine::Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
     stats_path_ = env;
   }
   cfg_.stats_path = nullptr;  // not owned; the copy above is
+  std::unique_ptr<StripedLayout> striped;
   if (cfg_.layout != nullptr) {
-    std::unique_ptr<StripedLayout> striped;
-    if (StripedLayout::Parse(cfg_.layout, &striped).ok())
-      layout_ = std::move(striped);  // validated
+    if (std::string(cfg_.layout) == kLustreLayout) {
+      lustre_layout_pending_ = true;  // read from the first file opened
+    } else if (!StripedLayout::Parse(cfg_.layout, &striped).ok()) {
+      striped.reset();  // cannot happen: ValidateConfig parsed it
+    }
     cfg_.layout = nullptr;
   }
-  const uint32_t ntargets = layout_ ? layout_->targets() : 1;
-  targets_.resize(ntargets);
-  open_rounds_.resize(layout_ ? layout_->buses() : 1);
-  policy_ =
-      std::make_unique<IssuePolicy>(cfg_.policy, cfg_.horizon, cfg_.forestall_factor, ntargets);
-  target_reads_ = cfg_.target_reads ? cfg_.target_reads
-                                    : std::min(cfg_.queue_depth,
-                                               backend_->TargetDepth(cfg_.queue_depth, ntargets));
-  lookahead_ = cfg_.lookahead_rounds ? cfg_.lookahead_rounds : target_reads_;
+  UseLayout(std::move(striped));
   target_stages_ = cfg_.target_stages;
   stage_ = cfg_.stage == PFIO_STAGE_AUTO ? backend_->AutoStage() : cfg_.stage;
   std::snprintf(stats_.policy, sizeof stats_.policy, "%s", IssuePolicy::Name(cfg_.policy));
@@ -213,10 +209,35 @@ Status Engine::CheckFile(int32_t id, const char *what) const {
   return Status::Ok();
 }
 
+void Engine::UseLayout(std::unique_ptr<Layout> layout) {
+  layout_ = std::move(layout);
+  const uint32_t ntargets = layout_ ? layout_->targets() : 1;
+  targets_.assign(ntargets, TargetState{});
+  open_rounds_.assign(layout_ ? layout_->buses() : 1, {});
+  policy_ =
+      std::make_unique<IssuePolicy>(cfg_.policy, cfg_.horizon, cfg_.forestall_factor, ntargets);
+  target_reads_ = cfg_.target_reads ? cfg_.target_reads
+                                    : std::min(cfg_.queue_depth,
+                                               backend_->TargetDepth(cfg_.queue_depth, ntargets));
+  lookahead_ = cfg_.lookahead_rounds ? cfg_.lookahead_rounds : target_reads_;
+}
+
 Status Engine::OpenFile(const std::string &path, int32_t *id) {
   FileHandle h;
   Status s = backend_->Open(path, &h);
   if (!s.ok()) return s;
+  if (lustre_layout_pending_) {
+    // layout = lustre: the first file's striping is the context's (nothing is queued yet).
+    std::unique_ptr<StripedLayout> striped;
+    s = ReadLustreLayout(path, &striped);
+    if (!s.ok()) {
+      backend_->Close(&h);
+      return Status(s.code(), "layout = lustre: " + s.message());
+    }
+    Lock lock(mu_);
+    if (lustre_layout_pending_ && files_.empty()) UseLayout(std::move(striped));
+    lustre_layout_pending_ = false;
+  }
   if (stage_ == PFIO_STAGE_LADVISE && !h.on_lustre) {
     const std::string fs = FsTypeName(h.buffered_fd);
     backend_->Close(&h);

@@ -75,6 +75,10 @@ class Engine {
   Status WriteStats(const std::string &path);
 
  private:
+  // Sets the layout (null: one target) and everything sized by it: per-target state, rounds per
+  // bus, the issue policy, the per-target read limit and the look-ahead in rounds.
+  void UseLayout(std::unique_ptr<Layout> layout);
+
   struct OpenFileState {
     FileHandle handle;
     bool open = false;
@@ -157,7 +161,8 @@ class Engine {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<MemorySignals> signals_;
   std::unique_ptr<ReorderBuffer> buffer_;
-  std::unique_ptr<Layout> layout_;  // null: one target
+  std::unique_ptr<Layout> layout_;      // null: one target
+  bool lustre_layout_pending_ = false;  // layout = lustre: read at the first OpenFile
   AimdController aimd_;
   char *discard_ = nullptr;
   RequestShape shape_;

@@ -21,6 +21,9 @@
 
 namespace pfio {
 
+// The layout setting that asks for the striping of the first file opened, read from Lustre.
+constexpr char kLustreLayout[] = "lustre";
+
 struct LustreStripe {
   static constexpr uint32_t kMagicV1 = 0x0BD10BD0;
   static constexpr uint32_t kMagicV3 = 0x0BD30BD0;         // v1 plus a pool name
