@@ -111,7 +111,6 @@ class ReversePass {
 
   void Decide() {
     if (exhausted_) return;
-    std::vector<uint8_t> seen;
     bool any_missing = false;
     std::vector<uint32_t> free_disks;
     for (uint32_t d = 0; d < in_.disks; ++d) {
