@@ -53,7 +53,6 @@ class ReversePass {
   }
 
   const std::vector<Event> &events() const { return events_; }
-  uint64_t elapsed() const { return t_; }
   // Blocks cached (or arriving) when the reverse pass ends: the forward pass starts with them.
   std::vector<uint32_t> FinalCache() const {
     std::vector<uint32_t> out;
@@ -185,7 +184,6 @@ ReversePlan BuildReverseAggressive(const UnitInstance &in) {
   const NextUse forward(in.refs, in.disk_of.size()), reverse(rev, in.disk_of.size());
 
   ReversePlan plan;
-  plan.reverse_elapsed = pass.elapsed();
   std::vector<std::pair<uint64_t, uint32_t>> fetches, evictions;  // (need | release, block)
   for (const auto &e : pass.events()) {
     // Forward, the fetched block is evicted after its last use in the stretch it served.

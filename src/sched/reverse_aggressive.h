@@ -34,7 +34,6 @@ struct ForwardPair {
 
 struct ReversePlan {
   std::vector<ForwardPair> pairs;  // in order of need
-  uint64_t reverse_elapsed = 0;    // the reverse pass's own elapsed time (units)
   uint64_t reverse_fetches = 0;    // fetches with an eviction in the reverse pass
 };
 
