@@ -1,120 +1,295 @@
-// Every config field is validated and a bad value is reported with its name, value and range.
+// The one configuration path: pfio_config_set / pfio_config_get on every key, good and bad
+// values (the error names key, value and what is allowed), unknown keys (the nearest valid key
+// is named), the PFIO_* environment and its precedence, the rules between keys, and versions.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "pfio/pfio.h"
 
 namespace {
 
-// C callers can put any int in an enum field; C++ may not, so write the bytes.
-template <class E>
-void SetRaw(E *field, int v) {
-  std::memcpy(field, &v, sizeof v);
+// A config made with no PFIO_* variable in the environment (they are restored after).
+class CleanConfig {
+ public:
+  CleanConfig() {
+    for (size_t i = 0; const char *k = pfio_config_key(i); ++i) {
+      std::string var = "PFIO_" + Upper(k);
+      if (const char *v = std::getenv(var.c_str())) saved_[var] = v;
+      unsetenv(var.c_str());
+    }
+    EXPECT_EQ(pfio_config_create(&cfg_), PFIO_OK) << pfio_last_error();
+  }
+  ~CleanConfig() {
+    pfio_config_destroy(cfg_);
+    for (const auto &[k, v] : saved_) setenv(k.c_str(), v.c_str(), 1);
+  }
+  pfio_config *get() { return cfg_; }
+  std::string Get(const char *key) {
+    char buf[256];
+    EXPECT_EQ(pfio_config_get(cfg_, key, buf, sizeof buf), PFIO_OK) << pfio_last_error();
+    return buf;
+  }
+  static std::string Upper(std::string s) {
+    for (char &c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+  }
+
+ private:
+  pfio_config *cfg_ = nullptr;
+  std::map<std::string, std::string> saved_;
+};
+
+// Every key with values it must take (and how get shows them back) and values it must refuse.
+struct KeyCase {
+  const char *key;
+  std::vector<std::pair<std::string, std::string>> good;  // value set -> value got
+  std::vector<std::string> bad;
+};
+
+const std::vector<KeyCase> &Cases() {
+  static const std::vector<KeyCase> cases = {
+      {"budget",
+       {{"0", "0"}, {"1G", "1G"}, {"2097152", "2M"}, {"64M", "64M"}, {"2.5M", "2560K"}},
+       {"1000", "1M", "1048576", "1P", "12Q", "-1", "", "lots", "1125899906842624"}},
+      {"backend",
+       {{"auto", "auto"}, {"aio", "aio"}, {"sync", "sync"}, {"SYNC", "sync"}},
+       {"3", "posix", "", "uring "}},
+      {"window_mode", {{"batch", "batch"}, {"pipelined", "pipelined"}}, {"0", "window", ""}},
+      {"infill_max", {{"0", "0"}, {"32K", "32K"}, {"16M", "16M"}}, {"17M", "64M", "x"}},
+      {"max_request",
+       {{"64K", "64K"}, {"1M", "1M"}, {"64M", "64M"}, {"69632", "68K"}},
+       {"4096", "65636", "128M", "60K"}},
+      {"queue_depth", {{"1", "1"}, {"1024", "1024"}}, {"0", "5000", "-3", "8K", "1.5"}},
+      {"window_percent", {{"1", "1"}, {"100", "100"}}, {"0", "101"}},
+      {"timeout_ms", {{"1", "1"}, {"3600000", "3600000"}}, {"0", "3600001", "99999999999"}},
+      {"aimd",
+       {{"0", "0"}, {"1", "1"}, {"off", "0"}, {"enable", "1"}, {"TRUE", "1"}},
+       {"2", "maybe", ""}},
+      {"stats_path", {{"/tmp/s.json", "/tmp/s.json"}, {"", ""}}, {}},
+      {"layout",
+       {{"", ""}, {"stripe=64K,targets=4", "stripe=64K,targets=4"}, {"lustre", "lustre"}},
+       {"stripe=64K,targets=0", "stripe=5000,targets=2", "lustre,targets=4", "raid"}},
+      {"policy",
+       {{"aggressive", "aggressive"},
+        {"fixed-horizon", "fixed-horizon"},
+        {"fixed_horizon", "fixed-horizon"},
+        {"forestall", "forestall"}},
+       {"3", "lru", ""}},
+      {"horizon", {{"0", "0"}, {"1073741824", "1073741824"}}, {"1073741825"}},
+      {"forestall_factor", {{"0", "0"}, {"64", "64"}}, {"65"}},
+      {"target_reads", {{"0", "0"}, {"8", "8"}}, {"1025"}},
+      {"target_stages", {{"0", "0"}, {"16", "16"}}, {"17"}},
+      {"lookahead_rounds", {{"0", "0"}, {"1024", "1024"}}, {"1025"}},
+      {"stage",
+       {{"auto", "auto"}, {"none", "none"}, {"poke", "poke"}, {"pagecache", "pagecache"}},
+       {"6", "disk", ""}},
+  };
+  return cases;
 }
 
-void ExpectRejected(const pfio_config &c, const std::string &field, const std::string &value) {
-  EXPECT_EQ(pfio_config_validate(&c), PFIO_EINVAL) << field;
-  std::string msg = pfio_last_error();
-  EXPECT_NE(msg.find(field + " = " + value), std::string::npos) << msg;
-  EXPECT_NE(msg.find("expected"), std::string::npos) << msg;
+TEST(Config, EveryKeyHasCases) {
+  std::vector<std::string> keys;
+  for (size_t i = 0; const char *k = pfio_config_key(i); ++i) keys.push_back(k);
+  ASSERT_EQ(keys.size(), Cases().size());
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(keys[i], Cases()[i].key);
+}
+
+TEST(Config, DefaultsAreValidAndReadBack) {
+  CleanConfig c;
+  EXPECT_EQ(pfio_config_validate(c.get()), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(c.Get("budget"), "0");
+  EXPECT_EQ(c.Get("infill_max"), "32K");
+  EXPECT_EQ(c.Get("max_request"), "1M");
+  EXPECT_EQ(c.Get("window_mode"), "pipelined");
+  EXPECT_EQ(c.Get("backend"), "auto");
+  EXPECT_EQ(c.Get("policy"), "aggressive");
+  EXPECT_EQ(c.Get("stage"), "auto");
+  EXPECT_EQ(c.Get("target_stages"), "1");
+  EXPECT_EQ(c.Get("aimd"), "1");
+  EXPECT_EQ(c.Get("layout"), "");
+}
+
+TEST(Config, GoodValuesAreTakenAndReadBackInCanonicalForm) {
+  for (const KeyCase &kc : Cases()) {
+    for (const auto &[set, got] : kc.good) {
+      CleanConfig c;
+      ASSERT_EQ(pfio_config_set(c.get(), kc.key, set.c_str()), PFIO_OK)
+          << kc.key << " = " << set << ": " << pfio_last_error();
+      EXPECT_EQ(c.Get(kc.key), got) << kc.key << " = " << set;
+      // What get prints, set takes back unchanged.
+      ASSERT_EQ(pfio_config_set(c.get(), kc.key, got.c_str()), PFIO_OK) << pfio_last_error();
+      EXPECT_EQ(c.Get(kc.key), got);
+    }
+  }
+}
+
+TEST(Config, BadValuesAreNamedWithKeyValueAndWhatIsAllowedAndChangeNothing) {
+  for (const KeyCase &kc : Cases()) {
+    for (const std::string &bad : kc.bad) {
+      CleanConfig c;
+      const std::string before = c.Get(kc.key);
+      EXPECT_EQ(pfio_config_set(c.get(), kc.key, bad.c_str()), PFIO_EINVAL)
+          << kc.key << " = " << bad;
+      const std::string msg = pfio_last_error();
+      const size_t named = msg.find(std::string(kc.key) + " = \"" + bad + "\": ");
+      EXPECT_NE(named, std::string::npos) << msg;
+      EXPECT_NE(msg.find("expected ", named), std::string::npos) << msg;
+      EXPECT_EQ(c.Get(kc.key), before) << kc.key << " changed by a refused value " << bad;
+    }
+  }
+}
+
+TEST(Config, AllowedRangesAreSpelledOut) {
+  CleanConfig c;
+  pfio_config_set(c.get(), "queue_depth", "0");
+  EXPECT_NE(std::string(pfio_last_error()).find("expected 1 .. 1024"), std::string::npos)
+      << pfio_last_error();
+  pfio_config_set(c.get(), "max_request", "4096");
+  EXPECT_NE(std::string(pfio_last_error()).find("a multiple of 4K in 64K .. 64M"),
+            std::string::npos)
+      << pfio_last_error();
+  pfio_config_set(c.get(), "policy", "lru");
+  EXPECT_NE(std::string(pfio_last_error()).find("aggressive, fixed-horizon, forestall"),
+            std::string::npos)
+      << pfio_last_error();
+  pfio_config_set(c.get(), "budget", "1000");
+  EXPECT_NE(std::string(pfio_last_error()).find("0 (auto) or 2M .. MemTotal ("), std::string::npos)
+      << pfio_last_error();
+}
+
+TEST(Config, UnknownKeysNameTheNearestValidKey) {
+  CleanConfig c;
+  const std::vector<std::pair<const char *, const char *>> typos = {
+      {"bugdet", "budget"},
+      {"prefetch_budget", "budget"},
+      {"queue_dept", "queue_depth"},
+      {"memory_budget", "budget"},
+      {"Policy", "policy"},
+      {"lookahead", "lookahead_rounds"}};
+  for (const auto &[typo, nearest] : typos) {
+    EXPECT_EQ(pfio_config_set(c.get(), typo, "1"), PFIO_EINVAL) << typo;
+    const std::string msg = pfio_last_error();
+    EXPECT_NE(msg.find(std::string("key \"") + typo + "\": unknown"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::string("nearest valid key is \"") + nearest + "\""),
+              std::string::npos)
+        << msg;
+    char buf[64];
+    EXPECT_EQ(pfio_config_get(c.get(), typo, buf, sizeof buf), PFIO_EINVAL);
+  }
+}
+
+TEST(Config, RulesBetweenKeysAreCheckedAtValidateAndCreate) {
+  CleanConfig c;
+  ASSERT_EQ(pfio_config_set(c.get(), "target_reads", "33"), PFIO_OK);  // queue_depth is 32
+  EXPECT_EQ(pfio_config_validate(c.get()), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("target_reads = 33: expected 0 (auto) or 1 .. "
+                                                "queue_depth (32)"),
+            std::string::npos)
+      << pfio_last_error();
   pfio_context *ctx = reinterpret_cast<pfio_context *>(1);
-  EXPECT_EQ(pfio_context_create(&c, &ctx), PFIO_EINVAL);
+  EXPECT_EQ(pfio_context_create(c.get(), &ctx), PFIO_EINVAL);
   EXPECT_EQ(ctx, nullptr);
+  ASSERT_EQ(pfio_config_set(c.get(), "queue_depth", "64"), PFIO_OK);
+  EXPECT_EQ(pfio_config_validate(c.get()), PFIO_OK) << pfio_last_error();
 }
 
-TEST(Config, DefaultsAreValid) {
-  pfio_config c;
-  pfio_config_init(&c);
-  EXPECT_EQ(pfio_config_validate(&c), PFIO_OK);
-  EXPECT_EQ(c.infill_max, 32u * 1024);
-  EXPECT_EQ(c.window_mode, PFIO_WINDOW_PIPELINED);
-  EXPECT_EQ(c.backend, PFIO_BACKEND_AUTO);
+TEST(Config, EnvironmentIsUnderExplicitSettingsAndOverDefaults) {
+  setenv("PFIO_BUDGET", "64M", 1);
+  setenv("PFIO_POLICY", "forestall", 1);
+  pfio_config *c = nullptr;
+  ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
+  char buf[64];
+  ASSERT_EQ(pfio_config_get(c, "budget", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "64M");
+  ASSERT_EQ(pfio_config_set(c, "budget", "128M"), PFIO_OK);
+  ASSERT_EQ(pfio_config_get(c, "budget", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "128M");
+  ASSERT_EQ(pfio_config_get(c, "policy", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "forestall");
+  pfio_config_destroy(c);
+  unsetenv("PFIO_BUDGET");
+  unsetenv("PFIO_POLICY");
 }
 
-TEST(Config, EachBadFieldIsNamed) {
-  pfio_config c;
-  pfio_config_init(&c);
-  c.memory_budget = 1000;
-  ExpectRejected(c, "memory_budget", "1000");
-  pfio_config_init(&c);
-  c.memory_budget = 1 << 20;  // one read and its bookkeeping need more than 1 MiB
-  ExpectRejected(c, "memory_budget", "1048576");
-  pfio_config_init(&c);
-  c.memory_budget = 1ull << 50;
-  ExpectRejected(c, "memory_budget", std::to_string(1ull << 50));
-  pfio_config_init(&c);
-  SetRaw(&c.backend, 9);
-  ExpectRejected(c, "backend", "9");
-  pfio_config_init(&c);
-  SetRaw(&c.window_mode, -1);
-  ExpectRejected(c, "window_mode", "-1");
-  pfio_config_init(&c);
-  c.infill_max = 64ull << 20;
-  ExpectRejected(c, "infill_max", std::to_string(64ull << 20));
-  pfio_config_init(&c);
-  c.max_request = 4096;
-  ExpectRejected(c, "max_request", "4096");
-  pfio_config_init(&c);
-  c.max_request = 65536 + 100;
-  ExpectRejected(c, "max_request", "65636");
-  pfio_config_init(&c);
-  c.queue_depth = 0;
-  ExpectRejected(c, "queue_depth", "0");
-  pfio_config_init(&c);
-  c.queue_depth = 5000;
-  ExpectRejected(c, "queue_depth", "5000");
-  pfio_config_init(&c);
-  c.window_percent = 0;
-  ExpectRejected(c, "window_percent", "0");
-  pfio_config_init(&c);
-  c.timeout_ms = 0;
-  ExpectRejected(c, "timeout_ms", "0");
-  pfio_config_init(&c);
-  c.aimd = 2;
-  ExpectRejected(c, "aimd", "2");
-  pfio_config_init(&c);
-  c.stats_path = "";
-  ExpectRejected(c, "stats_path", "\"\"");
-}
+TEST(Config, BadOrUnknownEnvironmentIsReportedAndTheDefaultKept) {
+  setenv("PFIO_QUEUE_DEPTH", "5000", 1);
+  setenv("PFIO_INFILL_MAX", "64K", 1);
+  pfio_config *c = nullptr;
+  EXPECT_EQ(pfio_config_create(&c), PFIO_EINVAL);
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(std::string(pfio_last_error())
+                .find("environment PFIO_QUEUE_DEPTH = \"5000\": expected 1 .. 1024"),
+            std::string::npos)
+      << pfio_last_error();
+  char buf[64];
+  ASSERT_EQ(pfio_config_get(c, "queue_depth", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "32");
+  ASSERT_EQ(pfio_config_get(c, "infill_max", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "64K");  // the good variable is applied all the same
+  pfio_config_destroy(c);
+  unsetenv("PFIO_QUEUE_DEPTH");
+  unsetenv("PFIO_INFILL_MAX");
 
-TEST(Config, EachBadSchedulingFieldIsNamed) {
-  pfio_config c;
-  pfio_config_init(&c);
-  EXPECT_EQ(c.policy, PFIO_POLICY_AGGRESSIVE);
-  EXPECT_EQ(c.stage, PFIO_STAGE_AUTO);
-  EXPECT_EQ(c.target_stages, 1u);
-  SetRaw(&c.policy, 3);
-  ExpectRejected(c, "policy", "3");
-  pfio_config_init(&c);
-  c.horizon = (1u << 30) + 1;
-  ExpectRejected(c, "horizon", std::to_string((1u << 30) + 1));
-  pfio_config_init(&c);
-  c.forestall_factor = 65;
-  ExpectRejected(c, "forestall_factor", "65");
-  pfio_config_init(&c);
-  c.target_reads = 33;  // above queue_depth 32
-  ExpectRejected(c, "target_reads", "33");
-  pfio_config_init(&c);
-  c.target_stages = 17;
-  ExpectRejected(c, "target_stages", "17");
-  pfio_config_init(&c);
-  c.lookahead_rounds = 1025;
-  ExpectRejected(c, "lookahead_rounds", "1025");
-  pfio_config_init(&c);
-  SetRaw(&c.stage, 6);
-  ExpectRejected(c, "stage", "6");
-}
-
-TEST(Config, UringIsRejectedClearlyWhenNotBuilt) {
-  pfio_config c;
-  pfio_config_init(&c);
-  c.backend = PFIO_BACKEND_URING;
-  c.memory_budget = 8 << 20;
+  setenv("PFIO_BUGDET", "1G", 1);
+  EXPECT_EQ(pfio_config_create(&c), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error())
+                .find("environment PFIO_BUGDET: unknown variable; the nearest valid one is "
+                      "PFIO_BUDGET"),
+            std::string::npos)
+      << pfio_last_error();
+  pfio_config_destroy(c);
+  // With no config, a bad environment fails the context: nothing is silently ignored.
   pfio_context *ctx = nullptr;
-  EXPECT_EQ(pfio_context_create(&c, &ctx), PFIO_EINVAL);
-  EXPECT_NE(std::string(pfio_last_error()).find("backend = 3"), std::string::npos);
+  EXPECT_EQ(pfio_context_create(nullptr, &ctx), PFIO_EINVAL);
+  EXPECT_EQ(ctx, nullptr);
+  unsetenv("PFIO_BUGDET");
+}
+
+TEST(Config, StatsIsTheShortNameOfStatsPath) {
+  setenv("PFIO_STATS", "/tmp/pfio-stats-name.json", 1);
+  pfio_config *c = nullptr;
+  ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
+  char buf[64];
+  ASSERT_EQ(pfio_config_get(c, "stats_path", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "/tmp/pfio-stats-name.json");
+  pfio_config_destroy(c);
+  unsetenv("PFIO_STATS");
+}
+
+TEST(Config, GetNamesABufferTooSmall) {
+  CleanConfig c;
+  ASSERT_EQ(pfio_config_set(c.get(), "layout", "stripe=64K,targets=4"), PFIO_OK);
+  char buf[8] = "xxxxxxx";
+  EXPECT_EQ(pfio_config_get(c.get(), "layout", buf, sizeof buf), PFIO_EINVAL);
+  EXPECT_STREQ(buf, "");
+  EXPECT_NE(std::string(pfio_last_error()).find("size = 8"), std::string::npos)
+      << pfio_last_error();
+  EXPECT_NE(std::string(pfio_last_error()).find("expected at least 21"), std::string::npos)
+      << pfio_last_error();
+}
+
+TEST(Config, NullArgumentsAreNamed) {
+  CleanConfig c;
+  EXPECT_EQ(pfio_config_set(nullptr, "budget", "1G"), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("config = NULL"), std::string::npos);
+  EXPECT_EQ(pfio_config_set(c.get(), nullptr, "1G"), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("key = NULL"), std::string::npos);
+  EXPECT_EQ(pfio_config_set(c.get(), "budget", nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("value = NULL"), std::string::npos);
+  EXPECT_EQ(pfio_config_create(nullptr), PFIO_EINVAL);
+  pfio_config_destroy(nullptr);
+}
+
+TEST(Config, VersionOfLibraryMatchesHeader) {
+  EXPECT_EQ(pfio_version(), static_cast<unsigned>(PFIO_VERSION_NUMBER));
+  EXPECT_EQ(std::string(pfio_version_string()),
+            std::to_string(PFIO_VERSION_MAJOR) + "." + std::to_string(PFIO_VERSION_MINOR) + "." +
+                std::to_string(PFIO_VERSION_PATCH));
 }
 
 TEST(Config, StrerrorNamesEveryStatus) {

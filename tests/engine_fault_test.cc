@@ -121,10 +121,9 @@ class RecordingBackend : public Backend {
 
 using test::ScriptedSignals;
 
-pfio_config Config(uint64_t budget) {
-  pfio_config c;
-  ConfigDefaults(&c);
-  c.memory_budget = budget;
+Config TestConfig(uint64_t budget) {
+  Config c;
+  c.budget = budget;
   c.max_request = 128 * 1024;
   c.timeout_ms = 20000;
   return c;
@@ -165,7 +164,7 @@ TEST(EngineFaults, IoErrorFallsBackToADirectRead) {
   });
   FaultBackend *faults = fb.get();
   std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(Config(4 * kMiB), std::move(fb), nullptr, &e).ok());
+  ASSERT_TRUE(Engine::Create(TestConfig(4 * kMiB), std::move(fb), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 8 * kMiB, 4096, 3000, 1);
@@ -185,7 +184,7 @@ TEST(EngineFaults, ShortReadFallsBackToADirectRead) {
     return r.length > 4096 ? 4096 : 0;  // multi-page reads come back with one page
   });
   std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(Config(2 * kMiB), std::move(fb), nullptr, &e).ok());
+  ASSERT_TRUE(Engine::Create(TestConfig(2 * kMiB), std::move(fb), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   std::vector<Extent> plan;
@@ -204,7 +203,7 @@ TEST(EngineFaults, IoErrorWithFailingDirectReadIsAnErrorNotWrongBytes) {
   auto fb = std::make_unique<FaultBackend>(RealAio(), [](const IoRequest &) { return -EIO; });
   fb->fail_direct = true;
   std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(Config(2 * kMiB), std::move(fb), nullptr, &e).ok());
+  ASSERT_TRUE(Engine::Create(TestConfig(2 * kMiB), std::move(fb), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 2 * kMiB, 4096, 10, 2);
@@ -235,7 +234,7 @@ TEST(EngineFaults, RefusedODirectFallsBackToSyncUnderAuto) {
   std::unique_ptr<Backend> autob;
   ASSERT_TRUE(AioBackend::Create(8, true, &autob, refuse).ok());
   std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(Config(2 * kMiB), std::move(autob), nullptr, &e).ok());
+  ASSERT_TRUE(Engine::Create(TestConfig(2 * kMiB), std::move(autob), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 2 * kMiB, 4096, 500, 3);
@@ -248,7 +247,7 @@ TEST(EngineFaults, RefusedODirectFallsBackToSyncUnderAuto) {
 TEST(EngineFaults, MemoryPressureMidRunHalvesTheBudget) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("pressure", 16 * kMiB, kSeed);
-  pfio_config c = Config(8 * kMiB);
+  Config c = TestConfig(8 * kMiB);
   c.window_percent = 25;
   std::unique_ptr<Engine> e;
   ASSERT_TRUE(
@@ -277,7 +276,7 @@ TEST(EngineFaults, PrefetchThatNeverLandsTimesOutInsteadOfHanging) {
   std::string path = dir.MakeFile("stuck", 2 * kMiB, kSeed);
   auto stuck = std::make_unique<StuckBackend>(RealAio());
   StuckBackend *sb = stuck.get();
-  pfio_config c = Config(2 * kMiB);
+  Config c = TestConfig(2 * kMiB);
   c.timeout_ms = 300;
   std::unique_ptr<Engine> e;
   ASSERT_TRUE(Engine::Create(c, std::move(stuck), nullptr, &e).ok());
@@ -306,7 +305,7 @@ TEST(EngineLayout, EmulatedStripesSplitReadsAndIssueInRounds) {
   std::string path = dir.MakeFile("striped", size, kSeed);
   auto rec = std::make_unique<RecordingBackend>(RealAio());
   RecordingBackend *r = rec.get();
-  pfio_config c = Config(4 * kMiB);
+  Config c = TestConfig(4 * kMiB);
   c.layout = "stripe=64K,targets=4,buses=2";
   c.queue_depth = 1;  // with batch windows (no urgent reordering) issue order = planned order
   c.window_mode = PFIO_WINDOW_BATCH;
@@ -334,12 +333,14 @@ TEST(EngineLayout, EmulatedStripesSplitReadsAndIssueInRounds) {
 }
 
 TEST(EngineLayout, BadLayoutIsRejectedWithTheFieldNamed) {
-  pfio_config c = Config(4 * kMiB);
+  Config c = TestConfig(4 * kMiB);
   c.layout = "stripe=64K,targets=0";
   std::unique_ptr<Engine> e;
   Status s = Engine::Create(c, RealAio(), nullptr, &e);
   EXPECT_EQ(s.code(), PFIO_EINVAL);
-  EXPECT_NE(s.message().find("layout: targets = 0"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("layout = stripe=64K,targets=0: targets = 0: expected 1 .. 65536"),
+            std::string::npos)
+      << s.message();
 }
 
 // Staging on a real file through the aio backend: poke (a 4 KiB O_DIRECT read before each
@@ -350,7 +351,7 @@ TEST(EngineStaging, PokeAndPagecacheOnARealFileVerify) {
   const uint64_t size = 16 * kMiB, block = 128 * 1024;
   std::string path = dir.MakeFile("staged", size, kSeed);
   for (pfio_stage kind : {PFIO_STAGE_POKE, PFIO_STAGE_PAGECACHE}) {
-    pfio_config c = Config(8 * kMiB);
+    Config c = TestConfig(8 * kMiB);
     c.layout = "stripe=128K,targets=4";
     c.stage = kind;
     c.target_reads = 1;
@@ -373,7 +374,7 @@ TEST(EngineStaging, PokeAndPagecacheOnARealFileVerify) {
 TEST(EngineStaging, AutoIsOffOnRealDevicesAndTheStatsSayWhy) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("auto", 4 * kMiB, kSeed);
-  pfio_config c = Config(4 * kMiB);
+  Config c = TestConfig(4 * kMiB);
   std::unique_ptr<Engine> e;
   ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());
   const pfio_stats st = e->Stats();
@@ -391,7 +392,7 @@ TEST(EngineStaging, AutoIsOffOnRealDevicesAndTheStatsSayWhy) {
 TEST(EngineLayout, LustreLayoutOnALocalFileIsNamedAtOpen) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("local", 4 * kMiB, kSeed);
-  pfio_config c = Config(4 * kMiB);
+  Config c = TestConfig(4 * kMiB);
   c.layout = "lustre";
   std::unique_ptr<Engine> e;
   Status s = Engine::Create(c, RealAio(), nullptr, &e);
@@ -415,7 +416,7 @@ TEST(EngineLayout, LustreLayoutOnALocalFileIsNamedAtOpen) {
 TEST(EngineStaging, LadviseOnANonLustreFileIsNamedAtOpen) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("local", 4 * kMiB, kSeed);
-  pfio_config c = Config(4 * kMiB);
+  Config c = TestConfig(4 * kMiB);
   c.stage = PFIO_STAGE_LADVISE;
   std::unique_ptr<Engine> e;
   ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());

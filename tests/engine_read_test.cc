@@ -18,23 +18,29 @@ namespace {
 constexpr uint64_t kSeed = 42;
 constexpr uint64_t kMiB = 1 << 20;
 
+// A context made the way an application makes one: settings as strings through pfio_config_set.
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
 struct Context {
-  explicit Context(pfio_config c) {
-    status = pfio_context_create(&c, &ctx);
+  explicit Context(const Settings &settings) {
+    pfio_config *cfg = nullptr;
+    EXPECT_EQ(pfio_config_create(&cfg), PFIO_OK) << pfio_last_error();
+    for (const auto &[key, value] : settings) {
+      EXPECT_EQ(pfio_config_set(cfg, key.c_str(), value.c_str()), PFIO_OK) << pfio_last_error();
+    }
+    status = pfio_context_create(cfg, &ctx);
     EXPECT_EQ(status, PFIO_OK) << pfio_last_error();
+    pfio_config_destroy(cfg);
   }
-  Context(uint64_t budget, pfio_window_mode mode, pfio_backend backend = PFIO_BACKEND_AUTO)
+  Context(uint64_t budget, const std::string &mode, const std::string &backend = "auto")
       : Context(Config(budget, mode, backend)) {}
   ~Context() { EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK) << pfio_last_error(); }
-  static pfio_config Config(uint64_t budget, pfio_window_mode mode, pfio_backend backend) {
-    pfio_config c;
-    pfio_config_init(&c);
-    c.memory_budget = budget;
-    c.window_mode = mode;
-    c.backend = backend;
-    c.max_request = 256 * 1024;
-    c.timeout_ms = 20000;
-    return c;
+  static Settings Config(uint64_t budget, const std::string &mode, const std::string &backend) {
+    return {{"budget", std::to_string(budget)},
+            {"window_mode", mode},
+            {"backend", backend},
+            {"max_request", "256K"},
+            {"timeout_ms", "20000"}};
   }
   int32_t Open(const std::string &path) {
     int32_t f = -1;
@@ -43,7 +49,7 @@ struct Context {
   }
   pfio_stats Stats() {
     pfio_stats s;
-    EXPECT_EQ(pfio_stats_get(ctx, &s), PFIO_OK);
+    EXPECT_EQ(pfio_stats_get(ctx, &s, sizeof s), PFIO_OK);
     return s;
   }
   pfio_context *ctx = nullptr;
@@ -72,7 +78,7 @@ void ReadAll(Context &c, const std::vector<pfio_extent> &plan, uint64_t seed = k
   }
 }
 
-class WindowModes : public ::testing::TestWithParam<pfio_window_mode> {};
+class WindowModes : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(WindowModes, RandomGatherLargerThanBudgetVerifiesAndStaysInBudget) {
   test::ScratchDir dir;
@@ -110,13 +116,13 @@ TEST_P(WindowModes, SequentialLargeExtentsAreSplitAndServed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, WindowModes,
-                         ::testing::Values(PFIO_WINDOW_PIPELINED, PFIO_WINDOW_BATCH));
+                         ::testing::Values("pipelined", "batch"));
 
 TEST(EngineRead, SequentialPlanIsLeftToKernelReadahead) {
   test::ScratchDir dir;
   const uint64_t size = 8 * kMiB;
   std::string path = dir.MakeFile("seqpass", size, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(2 * kMiB, "pipelined");
   int32_t f = c.Open(path);
   std::vector<pfio_extent> plan;
   for (uint64_t off = 0; off < size; off += 4096) plan.push_back({f, 0, off, 4096});
@@ -137,7 +143,7 @@ TEST(EngineRead, SyncBackendServesTheSameBytes) {
   test::ScratchDir dir;
   const uint64_t size = 4 * kMiB;
   std::string path = dir.MakeFile("sync", size, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED, PFIO_BACKEND_SYNC);
+  Context c(2 * kMiB, "pipelined", "sync");
   int32_t f = c.Open(path);
   auto plan = RandomBlocks(f, size, 8192, 1000, 2);
   ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
@@ -150,7 +156,7 @@ TEST(EngineRead, SyncBackendServesTheSameBytes) {
 TEST(EngineRead, OverlappingAndUnsortedExtentsAreServedInPlanOrder) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("overlap", 2 * kMiB, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(2 * kMiB, "pipelined");
   int32_t f = c.Open(path);
   std::vector<pfio_extent> plan = {{f, 0, 100000, 5000}, {f, 0, 98000, 9000},
                                    {f, 0, 1000, 200},    {f, 0, 100000, 5000},
@@ -164,7 +170,7 @@ TEST(EngineRead, UnalignedOffsetsAndLengthsUnderODirect) {
   test::ScratchDir dir;
   const uint64_t size = 1 * kMiB + 333;
   std::string path = dir.MakeFile("unaligned", size, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED, PFIO_BACKEND_AIO);
+  Context c(2 * kMiB, "pipelined", "aio");
   int32_t f = c.Open(path);
   std::vector<pfio_extent> plan;
   std::mt19937 rng(3);
@@ -182,7 +188,7 @@ TEST(EngineRead, ReadsAtAndPastEndOfFile) {
   test::ScratchDir dir;
   const uint64_t size = 10000;
   std::string path = dir.MakeFile("eof", size, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(2 * kMiB, "pipelined");
   int32_t f = c.Open(path);
   pfio_extent tail{f, 0, 8192, size - 8192};
   ASSERT_EQ(pfio_plan_append(c.ctx, &tail, 1), PFIO_OK);
@@ -202,7 +208,7 @@ TEST(EngineRead, BadPlansAreRejectedWithTheExtentNamed) {
   test::ScratchDir dir;
   const uint64_t size = 100000;
   std::string path = dir.MakeFile("bad", size, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(2 * kMiB, "pipelined");
   int32_t f = c.Open(path);
   std::vector<pfio_extent> past_eof = {{f, 0, 0, 4096}, {f, 0, size - 10, 20}};
   EXPECT_EQ(pfio_plan_append(c.ctx, past_eof.data(), past_eof.size()), PFIO_ERANGE);
@@ -235,7 +241,7 @@ TEST(EngineRead, ReadsOutsideThePlanAreMissesAndSkipsResync) {
   test::ScratchDir dir;
   const uint64_t size = 4 * kMiB;
   std::string path = dir.MakeFile("resync", size, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(2 * kMiB, "pipelined");
   int32_t f = c.Open(path);
   auto plan = RandomBlocks(f, size, 4096, 200, 4);
   ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
@@ -256,7 +262,7 @@ TEST(EngineRead, EntirelyWrongPlanCostsTimeNotCorrectness) {
   test::ScratchDir dir;
   const uint64_t size = 4 * kMiB;
   std::string path = dir.MakeFile("wrong", size, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_BATCH);
+  Context c(2 * kMiB, "batch");
   int32_t f = c.Open(path);
   auto plan = RandomBlocks(f, size, 4096, 500, 5);
   auto actual = RandomBlocks(f, size, 4096, 500, 6);
@@ -268,7 +274,7 @@ TEST(EngineRead, EntirelyWrongPlanCostsTimeNotCorrectness) {
 TEST(EngineRead, ReplaceAfterMarkSkipsWhatWasAlreadyRead) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("marks", 1 * kMiB, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(2 * kMiB, "pipelined");
   int32_t f = c.Open(path);
   std::vector<pfio_extent> plan = {{f, 1, 0, 4096}, {f, 0, 40960, 4096}, {f, 0, 81920, 4096}};
   ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
@@ -289,7 +295,7 @@ TEST(EngineRead, ReplaceAfterMarkSkipsWhatWasAlreadyRead) {
 TEST(EngineRead, ReplaceAndReleaseAndIgnore) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("replace", 2 * kMiB, kSeed);
-  Context c(2 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(2 * kMiB, "pipelined");
   int32_t f = c.Open(path);
   auto plan = RandomBlocks(f, 2 * kMiB, 4096, 100, 7);
   ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
@@ -315,7 +321,7 @@ TEST(EngineRead, ReplaceAndReleaseAndIgnore) {
 TEST(EngineRead, TwoContextsInOneProcess) {
   test::ScratchDir dir;
   std::string a = dir.MakeFile("a", 4 * kMiB, 11), b = dir.MakeFile("b", 4 * kMiB, 12);
-  Context ca(2 * kMiB, PFIO_WINDOW_PIPELINED), cb(2 * kMiB, PFIO_WINDOW_BATCH);
+  Context ca(2 * kMiB, "pipelined"), cb(2 * kMiB, "batch");
   int32_t fa = ca.Open(a), fb = cb.Open(b);
   auto pa = RandomBlocks(fa, 4 * kMiB, 4096, 1000, 9);
   auto pb = RandomBlocks(fb, 4 * kMiB, 4096, 1000, 10);
@@ -332,7 +338,7 @@ TEST(EngineRead, TwoContextsInOneProcess) {
 TEST(EngineRead, CloseWithPrefetchesInFlightThenReuse) {
   test::ScratchDir dir;
   std::string a = dir.MakeFile("a", 8 * kMiB, 13), b = dir.MakeFile("b", 2 * kMiB, 14);
-  Context c(8 * kMiB, PFIO_WINDOW_PIPELINED);
+  Context c(8 * kMiB, "pipelined");
   int32_t fa = c.Open(a), fb = c.Open(b);
   auto pa = RandomBlocks(fa, 8 * kMiB, 4096, 2000, 15);
   auto pb = RandomBlocks(fb, 2 * kMiB, 4096, 100, 16);
@@ -355,12 +361,86 @@ TEST(EngineRead, CloseWithPrefetchesInFlightThenReuse) {
   EXPECT_EQ(c.Stats().misses, 0u);
 }
 
+TEST(EngineRead, ReadvServesPiecesInOrderFromThePlan) {
+  test::ScratchDir dir;
+  const uint64_t size = 8 * kMiB;
+  std::string path = dir.MakeFile("readv", size, kSeed);
+  Context c(2 * kMiB, "pipelined");
+  int32_t f = c.Open(path);
+  auto plan = RandomBlocks(f, size, 4096, 600, 21);
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  // Groups of 1..7 planned blocks per pfio_readv, as ROMIO's strided reads and HDF5's chunk
+  // reads will make them.
+  std::vector<std::vector<char>> bufs(7, std::vector<char>(4096));
+  size_t i = 0;
+  for (size_t group = 1; i < plan.size(); group = group % 7 + 1) {
+    std::vector<pfio_read_piece> pieces;
+    for (size_t k = 0; k < group && i < plan.size(); ++k, ++i) {
+      pieces.push_back({bufs[k].data(), plan[i].offset, plan[i].length});
+    }
+    uint64_t n = 0;
+    ASSERT_EQ(pfio_readv(c.ctx, f, pieces.data(), pieces.size(), &n), PFIO_OK)
+        << pfio_last_error();
+    ASSERT_EQ(n, 4096 * pieces.size());
+    for (const auto &p : pieces) {
+      ASSERT_TRUE(test::HoldsPattern(static_cast<char *>(p.buf), p.offset, p.length, kSeed));
+    }
+  }
+  const pfio_stats st = c.Stats();
+  EXPECT_EQ(st.reads, plan.size());
+  EXPECT_EQ(st.misses, 0u);
+  EXPECT_EQ(st.bytes_served, 4096 * plan.size());
+}
+
+TEST(EngineRead, ReadvStopsAtEndOfFileAndNamesTheFailingPiece) {
+  test::ScratchDir dir;
+  const uint64_t size = 1 * kMiB;
+  std::string path = dir.MakeFile("readv-eof", size, kSeed);
+  Context c(2 * kMiB, "pipelined");
+  int32_t f = c.Open(path);
+  std::vector<char> a(4096), b(8192), d(4096, 'x');
+  // The second piece runs 4 KiB past the end: the third is not read.
+  std::vector<pfio_read_piece> pieces = {
+      {a.data(), 0, 4096}, {b.data(), size - 4096, 8192}, {d.data(), 4096, 4096}};
+  uint64_t n = 0;
+  ASSERT_EQ(pfio_readv(c.ctx, f, pieces.data(), pieces.size(), &n), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(n, 4096u + 4096u);
+  EXPECT_TRUE(test::HoldsPattern(a.data(), 0, 4096, kSeed));
+  EXPECT_TRUE(test::HoldsPattern(b.data(), size - 4096, 4096, kSeed));
+  EXPECT_EQ(d[0], 'x');
+  // A piece with no buffer fails, after the pieces before it are delivered.
+  pieces = {{a.data(), 8192, 4096}, {nullptr, 0, 4096}};
+  EXPECT_EQ(pfio_readv(c.ctx, f, pieces.data(), pieces.size(), &n), PFIO_EINVAL);
+  EXPECT_EQ(n, 4096u);
+  EXPECT_NE(std::string(pfio_last_error()).find("piece 1: buf = NULL"), std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_readv(c.ctx, f, nullptr, 2, &n), PFIO_EINVAL);
+  EXPECT_EQ(pfio_readv(c.ctx, f + 7, pieces.data(), 1, &n), PFIO_EBADF);
+}
+
+TEST(EngineRead, AnImpossibleExtentCountIsAnErrorNotAnAbort) {
+  test::ScratchDir dir;
+  std::string path = dir.MakeFile("count", 1 * kMiB, kSeed);
+  Context c(2 * kMiB, "pipelined");
+  int32_t f = c.Open(path);
+  pfio_extent e{f, 0, 0, 4096};
+  for (size_t count : {static_cast<size_t>(-1), static_cast<size_t>(1) << 40}) {
+    EXPECT_EQ(pfio_plan_append(c.ctx, &e, count), PFIO_ENOMEM) << count;
+    EXPECT_NE(std::string(pfio_last_error()).find("count = " + std::to_string(count)),
+              std::string::npos)
+        << pfio_last_error();
+  }
+  // The context still works.
+  ASSERT_EQ(pfio_plan_append(c.ctx, &e, 1), PFIO_OK);
+  ReadAll(c, {e});
+}
+
 TEST(EngineRead, StatsJsonIsWrittenAtDestroy) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("stats", 1 * kMiB, kSeed);
   std::string json = dir.path() + "/stats.json";
-  pfio_config cfg = Context::Config(2 * kMiB, PFIO_WINDOW_PIPELINED, PFIO_BACKEND_AUTO);
-  cfg.stats_path = json.c_str();
+  Settings cfg = Context::Config(2 * kMiB, "pipelined", "auto");
+  cfg.emplace_back("stats_path", json);
   {
     Context c(cfg);
     int32_t f = c.Open(path);

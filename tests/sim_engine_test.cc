@@ -131,7 +131,7 @@ TEST(SimEngine, ABudgetCutEvictsTheFurthestPiecesAndLosesNothing) {
   // Compute-bound (20 ms per read), so the disks fill the budget ahead of the reads; the 9th
   // memory sample reports pressure while a window is being issued and the budget halves.
   EngineWorkload w = Workload(4, 64 * kKiB, 1500, PFIO_STAGE_NONE);
-  w.config.memory_budget = 32ull << 20;
+  w.config.budget = 32ull << 20;
   w.config.aimd = 1;
   w.compute_s = 0.02;
   w.signals = std::make_unique<ScriptedSignals>(std::set<int>{8});

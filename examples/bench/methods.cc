@@ -140,18 +140,28 @@ void RunRawAio(const RunSpec &s, RunResult *r) {
 
 // pfio-batch / pfio-pipelined: the plan is appended ahead of the reads, in chunks, so the bench
 // itself holds a bounded slice of it.
-void RunPfio(const RunSpec &s, pfio_window_mode mode, RunResult *r) {
-  pfio_config c;
-  pfio_config_init(&c);
-  c.memory_budget = s.budget;
-  c.window_mode = mode;
-  c.queue_depth = s.queue_depth;
-  c.infill_max = s.infill_max;
-  c.max_request = s.max_request;
-  c.window_percent = s.window_percent;
-  c.layout = s.layout.empty() ? nullptr : s.layout.c_str();
+void RunPfio(const RunSpec &s, const char *window_mode, RunResult *r) {
+  pfio_config *c = nullptr;
+  if (pfio_config_create(&c) != PFIO_OK) {
+    if (c == nullptr) return Fail(r, pfio_last_error());
+    std::fprintf(stderr, "pfio-bench: %s (the default is used)\n", pfio_last_error());
+  }
+  const std::pair<const char *, std::string> settings[] = {
+      {"budget", std::to_string(s.budget)},
+      {"window_mode", window_mode},
+      {"queue_depth", std::to_string(s.queue_depth)},
+      {"infill_max", std::to_string(s.infill_max)},
+      {"max_request", std::to_string(s.max_request)},
+      {"window_percent", std::to_string(s.window_percent)},
+      {"layout", s.layout}};
   pfio_context *ctx = nullptr;
-  if (pfio_context_create(&c, &ctx) != PFIO_OK) return Fail(r, pfio_last_error());
+  bool ok = true;
+  for (const auto &[key, value] : settings) {
+    ok = ok && pfio_config_set(c, key, value.c_str()) == PFIO_OK;
+  }
+  ok = ok && pfio_context_create(c, &ctx) == PFIO_OK;
+  pfio_config_destroy(c);
+  if (!ok) return Fail(r, pfio_last_error());
   int32_t f = -1;
   if (pfio_file_open(ctx, s.path.c_str(), &f) != PFIO_OK) {
     Fail(r, pfio_last_error());
@@ -187,7 +197,7 @@ void RunPfio(const RunSpec &s, pfio_window_mode mode, RunResult *r) {
     progress.Tick(i);
   }
   progress.Done();
-  r->has_stats = pfio_stats_get(ctx, &r->stats) == PFIO_OK;
+  r->has_stats = pfio_stats_get(ctx, &r->stats, sizeof r->stats) == PFIO_OK;
   if (pfio_context_destroy(ctx) != PFIO_OK && !r->failed) Fail(r, pfio_last_error());
   free(buf);
 }
@@ -216,8 +226,8 @@ RunResult RunMethod(const RunSpec &s) {
   if (s.method == "naive-direct") RunPread(s, true, false, &r);
   if (s.method == "fadvise") RunPread(s, false, true, &r);
   if (s.method == "raw-qd32") RunRawAio(s, &r);
-  if (s.method == "pfio-batch") RunPfio(s, PFIO_WINDOW_BATCH, &r);
-  if (s.method == "pfio-pipelined") RunPfio(s, PFIO_WINDOW_PIPELINED, &r);
+  if (s.method == "pfio-batch") RunPfio(s, "batch", &r);
+  if (s.method == "pfio-pipelined") RunPfio(s, "pipelined", &r);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }

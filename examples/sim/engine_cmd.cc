@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/size_parse.h"
+#include "engine/config_keys.h"
 #include "sched/issue_policy.h"
 #include "sim/engine_workload.h"
 
@@ -26,16 +27,6 @@ std::vector<std::string> Split(const std::string &list) {
   std::stringstream ss(list);
   for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
   return out;
-}
-
-bool ParsePolicy(const std::string &name, pfio_policy *p) {
-  for (pfio_policy q : {PFIO_POLICY_AGGRESSIVE, PFIO_POLICY_FIXED_HORIZON, PFIO_POLICY_FORESTALL}) {
-    if (name == pfio::IssuePolicy::Name(q)) {
-      *p = q;
-      return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -109,15 +100,14 @@ int EngineCommand(int argc, char **argv) {
   w.block = block;
   w.reads = static_cast<uint32_t>(reads);
   w.compute_s = compute_ms / 1000;
-  w.config.memory_budget = budget;
+  w.config.budget = budget;
   w.config.horizon = static_cast<uint32_t>(horizon);
   w.config.target_reads = static_cast<uint32_t>(target_reads);
   w.config.lookahead_rounds = static_cast<uint32_t>(lookahead);
   w.config.queue_depth = std::max<uint32_t>(32, static_cast<uint32_t>(disks) * 2);
-  if (pfio_config_validate(&w.config) != PFIO_OK) {
-    pfio_config_validate(&w.config);
-    return Fail(
-        "engine settings rejected (check --budget, --horizon, --target-reads, --lookahead)");
+  if (pfio::Status bad = pfio::ValidateConfig(w.config); !bad.ok()) {
+    return Fail("engine settings rejected: " + bad.message() +
+                " (set by --budget, --horizon, --target-reads, --lookahead)");
   }
 
   std::printf(
@@ -151,17 +141,15 @@ int EngineCommand(int argc, char **argv) {
     w.prefetch = true;
   }
   for (const std::string &pol : Split(policies)) {
-    if (!ParsePolicy(pol, &w.config.policy))
-      return Fail("--policy = " + pol + ": expected aggressive, fixed-horizon, forestall or all");
+    if (pfio::Status bad = pfio::SetConfig(&w.config, "policy", pol); !bad.ok()) {
+      return Fail("--policy: " + bad.message() + ", or all");
+    }
     for (const std::string &st : Split(stages)) {
-      if (st == "none") {
-        w.config.stage = PFIO_STAGE_NONE;
-      } else if (st == "device") {
-        w.config.stage = PFIO_STAGE_DEVICE;
-      } else if (st == "auto") {
-        w.config.stage = PFIO_STAGE_AUTO;
-      } else {
+      if (st != "none" && st != "device" && st != "auto") {
         return Fail("--stage = " + st + ": expected none, device or auto (a list is allowed)");
+      }
+      if (pfio::Status bad = pfio::SetConfig(&w.config, "stage", st); !bad.ok()) {
+        return Fail("--stage: " + bad.message());
       }
       pfio::EngineWorkloadResult r;
       s = pfio::RunEngineWorkload(w, &r);

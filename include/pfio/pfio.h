@@ -10,12 +10,22 @@
  *    names the argument, its value and what is allowed; pfio_strerror() names the status.
  *  - A context is used by one thread at a time; distinct contexts are independent.
  *  - Every wait inside pfio is bounded by the config's timeout_ms.
+ *  - No call lets a C++ exception or a signal escape; allocation failure is PFIO_ENOMEM.
  */
 #ifndef PFIO_PFIO_H_
 #define PFIO_PFIO_H_
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The version of this header. pfio_version() gives the library's: they differ when a program
+ * runs against a newer (or older) libpfio than it was built with. Within one major version the
+ * library keeps the calls and the meaning of every key of older minor versions. */
+#define PFIO_VERSION_MAJOR 0
+#define PFIO_VERSION_MINOR 2
+#define PFIO_VERSION_PATCH 0
+#define PFIO_VERSION_NUMBER \
+  ((PFIO_VERSION_MAJOR << 16) | (PFIO_VERSION_MINOR << 8) | PFIO_VERSION_PATCH)
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,70 +42,44 @@ typedef enum pfio_status {
   PFIO_ESTATE = 7     /* the call is not allowed in the current state */
 } pfio_status;
 
-typedef enum pfio_backend {
-  PFIO_BACKEND_AUTO = 0, /* aio with O_DIRECT; falls back to sync when O_DIRECT is refused */
-  PFIO_BACKEND_AIO = 1,  /* libaio + O_DIRECT; a file that refuses O_DIRECT is an error */
-  PFIO_BACKEND_SYNC = 2, /* a pool of threads doing pread through the page cache */
-  PFIO_BACKEND_URING = 3 /* io_uring + O_DIRECT (only when built with liburing) */
-} pfio_backend;
+/* Configuration: an opaque object of named settings, so that new settings never change a
+ * struct a program was compiled with. Every setting has one key, the same everywhere:
+ *   pfio_config_set(config, "budget", "1G")     C
+ *   prefetch_budget=1G                          MPI-IO hint (the ROMIO driver)
+ *   PFIO_BUDGET=1G                              environment
+ * Precedence: an explicit pfio_config_set (or hint), then the environment, then the default.
+ * Sizes take K, M, G, T suffixes (powers of 1024). The keys, defaults and allowed values are
+ * listed in README.md ("Configuration") and by pfio_config_key(). */
+typedef struct pfio_config pfio_config;
 
-typedef enum pfio_window_mode {
-  PFIO_WINDOW_PIPELINED = 0, /* keep the budget full; issue more as reads free memory */
-  PFIO_WINDOW_BATCH = 1      /* fetch a whole window, serve it, then fetch the next */
-} pfio_window_mode;
+/* Creates a config holding the defaults, then every PFIO_<KEY> environment variable (and
+ * PFIO_STATS, the short name of PFIO_STATS_PATH). *out is NULL only when memory ran out.
+ * Returns PFIO_OK, or PFIO_EINVAL when a PFIO_* variable is unknown or has a bad value: then
+ * *out is still a usable config in which that variable was ignored (its default kept), and
+ * pfio_last_error names the variable, its value and what is allowed (MPI's convention for bad
+ * hints: report, and go on with the default). */
+pfio_status pfio_config_create(pfio_config **out);
 
-/* Configuration. Initialise with pfio_config_init, change fields, pass to pfio_context_create,
- * which validates every field. */
-typedef enum pfio_policy {
-  PFIO_POLICY_AGGRESSIVE = 0,    /* issue whenever memory and the target allow (Kimbrel §2.4) */
-  PFIO_POLICY_FIXED_HORIZON = 1, /* issue a read only within `horizon` plan entries (§2.3) */
-  PFIO_POLICY_FORESTALL = 2      /* issue when (queued + i) F' >= distance, or within the
-                                    horizon; F per target from its last 100 service times (§5) */
-} pfio_policy;
+/* Frees a config. NULL is allowed. A context does not keep its config: destroy it any time. */
+void pfio_config_destroy(pfio_config *config);
 
-typedef enum pfio_stage {
-  PFIO_STAGE_AUTO = 0,      /* the backend's device cache where it has one (sim), else none */
-  PFIO_STAGE_NONE = 1,      /* never stage */
-  PFIO_STAGE_POKE = 2,      /* a 4 KiB O_DIRECT read just before the block: the drive's own
-                               read-ahead loads the block into its cache (Barve §5) */
-  PFIO_STAGE_PAGECACHE = 3, /* readahead(2) of the block; its read then goes through the cache */
-  PFIO_STAGE_LADVISE = 4,   /* Lustre ladvise WILLREAD (files on Lustre only; else an error) */
-  PFIO_STAGE_DEVICE = 5     /* the simulator's drive cache (sim backend only) */
-} pfio_stage;
+/* Sets one setting from a string. On PFIO_EINVAL (unknown key, bad value) the config is
+ * unchanged, and pfio_last_error names the key, the value and what is allowed, or for an
+ * unknown key the nearest valid one. Rules between keys (target_reads <= queue_depth) are
+ * checked by pfio_config_validate and pfio_context_create. */
+pfio_status pfio_config_set(pfio_config *config, const char *key, const char *value);
 
-typedef struct pfio_config {
-  uint64_t memory_budget;       /* bytes the rank may use for prefetched data; 0 = auto
-                                   (MemAvailable and cgroup limit); else 2 MiB .. MemTotal */
-  pfio_backend backend;         /* default PFIO_BACKEND_AUTO */
-  pfio_window_mode window_mode; /* default PFIO_WINDOW_PIPELINED */
-  uint64_t infill_max;          /* merge gaps up to this many bytes; 0 .. 16 MiB, default 32 KiB */
-  uint64_t max_request;         /* largest single read; 64 KiB .. 64 MiB, 4 KiB multiple,
-                                   default 1 MiB */
-  uint32_t queue_depth;         /* reads in flight; 1 .. 1024, default 32 */
-  uint32_t window_percent;      /* pipelined: each window plans this % of the budget; the next
-                                   is planned once the last is issued; 1 .. 100, default 100 */
-  uint32_t timeout_ms;          /* bound of every wait; 1 .. 3600000, default 60000 */
-  int aimd;                     /* 1 (default): adapt the budget to memory pressure; 0: fixed */
-  const char *stats_path;       /* JSON stats written here at pfio_context_destroy; NULL = use
-                                   the PFIO_STATS environment variable if set */
-  const char *layout;           /* storage layout of the files, e.g. "stripe=1MiB,targets=8,
-                                   buses=2": reads are split at stripe boundaries, sorted per
-                                   target and issued in rounds across targets; "lustre": the
-                                   striping of the first file opened, read from Lustre (an error
-                                   at open elsewhere); NULL = one target */
-  pfio_policy policy;           /* when reads are issued; default PFIO_POLICY_AGGRESSIVE */
-  uint32_t horizon;             /* fixed horizon / forestall H in plan entries; 0 (default) =
-                                   from measured service and consumption times; else 1 .. 2^30 */
-  uint32_t forestall_factor;    /* F' = factor * F; 0 (default) = Kimbrel's rule (1 when the
-                                   mean service time is below 5 ms, else 4); else 1 .. 64 */
-  uint32_t target_reads;        /* reads in flight per target; 0 (default) = the backend's: 1
-                                   for the simulated disks, queue_depth / targets otherwise */
-  uint32_t target_stages;       /* staged blocks per target; 0 .. 16, default 1 */
-  uint32_t lookahead_rounds;    /* rounds a target may run ahead of the slowest one in its bus
-                                   group; 0 (default) = target_reads; else 1 .. 1024 */
-  pfio_stage stage;             /* default PFIO_STAGE_AUTO; staging is off for reads below
-                                   64 KiB and when the backend's model predicts no gain */
-} pfio_config;
+/* Writes the value in force of `key` into value[0 .. size) as a NUL-terminated string in the
+ * form pfio_config_set accepts ("1G", "forestall", ""). PFIO_EINVAL for an unknown key or a
+ * buffer too small for the value (value is then ""). */
+pfio_status pfio_config_get(const pfio_config *config, const char *key, char *value, size_t size);
+
+/* The name of key number `index` (0, 1, ...), or NULL past the last: for front ends that map
+ * their own names (hints prefetch_<key>) and report the values in force. */
+const char *pfio_config_key(size_t index);
+
+/* Checks every setting and the rules between them; PFIO_EINVAL names the first bad one. */
+pfio_status pfio_config_validate(const pfio_config *config);
 
 typedef struct pfio_context pfio_context;
 
@@ -108,6 +92,8 @@ typedef struct pfio_extent {
   uint64_t length;
 } pfio_extent;
 
+/* Counters. New fields are only ever appended, and pfio_stats_get is told the size the caller
+ * was compiled with, so a program built against an older header keeps working. */
 typedef struct pfio_stats {
   uint64_t reads;             /* pfio_read calls */
   uint64_t hits;              /* reads served entirely from the reorder buffer */
@@ -140,14 +126,9 @@ typedef struct pfio_stats {
   char stage_note[112];       /* why staging is off, when it is */
 } pfio_stats;
 
-/* Fills *config with the defaults listed above. */
-void pfio_config_init(pfio_config *config);
-
-/* Checks every field; PFIO_EINVAL names the first bad field, its value and the allowed range. */
-pfio_status pfio_config_validate(const pfio_config *config);
-
-/* Creates a context: reserves the reorder buffer (address space only; memory is touched as it is
- * used) and starts its I/O thread. *out is NULL on failure. */
+/* Creates a context from `config` (NULL: the defaults and the PFIO_* environment, where a bad
+ * variable is an error): reserves the reorder buffer (address space only; memory is touched as
+ * it is used) and starts its I/O thread. *out is NULL on failure. */
 pfio_status pfio_context_create(const pfio_config *config, pfio_context **out);
 
 /* Waits (bounded) for reads in flight, writes stats if a stats path is set, frees everything.
@@ -187,6 +168,21 @@ pfio_status pfio_plan_last_mark(pfio_context *ctx, pfio_extent *mark);
 pfio_status pfio_read(pfio_context *ctx, int32_t file, void *buf, uint64_t offset, uint64_t length,
                       uint64_t *nread);
 
+/* One piece of a vector read: bytes [offset, offset+length) of the file into buf. */
+typedef struct pfio_read_piece {
+  void *buf;
+  uint64_t offset;
+  uint64_t length;
+} pfio_read_piece;
+
+/* Reads `count` pieces of one file, in the order given, as `count` pfio_read calls would, with
+ * the same guarantees (correct bytes or an error, bounded waits) and one call's overhead: for
+ * ROMIO's strided reads and HDF5's chunk reads. *nread is the total of bytes delivered; it is
+ * short only when a piece reaches the end of the file, and the pieces after it are not read.
+ * On an error the pieces before the failing one are delivered and counted in *nread. */
+pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *pieces,
+                       size_t count, uint64_t *nread);
+
 /* The application no longer needs [offset, offset+length): buffered data there is dropped at once
  * and plan extents inside the range that were not read yet are removed (Mowry §2.4). */
 pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint64_t length);
@@ -196,8 +192,9 @@ pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint6
 pfio_status pfio_ignore(pfio_context *ctx);
 pfio_status pfio_unignore(pfio_context *ctx);
 
-/* A snapshot of the counters. */
-pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats);
+/* A snapshot of the counters: fills the first `size` bytes of *stats (pass sizeof *stats; a
+ * size larger than this library's pfio_stats leaves the rest zero). */
+pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats, size_t size);
 
 /* Writes the counters and the AIMD history as JSON to `path`. */
 pfio_status pfio_stats_write(pfio_context *ctx, const char *path);
@@ -207,6 +204,10 @@ const char *pfio_strerror(pfio_status status);
 
 /* The message of the last failed call on this thread, or "" if none failed. */
 const char *pfio_last_error(void);
+
+/* The library's version as PFIO_VERSION_NUMBER encodes it, and as "major.minor.patch". */
+unsigned pfio_version(void);
+const char *pfio_version_string(void);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,25 @@
-// The public C API: converts between C types and the Engine, and keeps the last error message
-// per thread. No logic lives here.
+// The public C API: converts between C types and the Engine, keeps the last error message per
+// thread, and stops every C++ exception at the boundary (allocation failure -> PFIO_ENOMEM). No
+// logic lives here.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "engine/config.h"
+#include "engine/config_keys.h"
 #include "engine/engine.h"
 #include "pfio/pfio.h"
 
 struct pfio_context {
   std::unique_ptr<pfio::Engine> engine;
+};
+
+struct pfio_config {
+  pfio::Config settings;
 };
 
 namespace {
@@ -20,122 +30,204 @@ pfio_status Report(const pfio::Status &s) {
   return s.code();
 }
 
+pfio_status NullArgument(const char *call, const char *what) {
+  g_last_error = pfio::Format("%s: %s = NULL: expected a pointer", call, what);
+  return PFIO_EINVAL;
+}
+
 pfio_status NullContext(const char *call) {
   g_last_error = std::string(call) + ": ctx = NULL: expected a context from pfio_context_create";
   return PFIO_EINVAL;
 }
+
+// Runs `body` and turns any exception into a status: no C++ exception crosses the C boundary.
+template <class Body>
+pfio_status Guarded(const char *call, Body &&body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    g_last_error = std::string(call) + ": out of memory for pfio's own bookkeeping";
+    return PFIO_ENOMEM;
+  } catch (const std::length_error &) {
+    g_last_error = std::string(call) + ": a count too large to hold in memory";
+    return PFIO_ENOMEM;
+  } catch (const std::exception &x) {
+    g_last_error = std::string(call) + ": internal error: " + x.what();
+    return PFIO_EIO;
+  }
+}
 }  // namespace
 
-#define PFIO_CTX(call)                          \
-  if (ctx == nullptr) return NullContext(call); \
-  pfio::Engine &e = *ctx->engine
+extern char **environ;
 
 extern "C" {
 
-void pfio_config_init(pfio_config *config) {
-  if (config) pfio::ConfigDefaults(config);
+pfio_status pfio_config_create(pfio_config **out) {
+  if (out == nullptr) return NullArgument("pfio_config_create", "out");
+  *out = nullptr;
+  return Guarded("pfio_config_create", [&] {
+    *out = new pfio_config{};
+    return Report(pfio::ApplyEnvironment(&(*out)->settings, environ));
+  });
+}
+
+void pfio_config_destroy(pfio_config *config) {
+  delete config;
+}
+
+pfio_status pfio_config_set(pfio_config *config, const char *key, const char *value) {
+  if (config == nullptr) return NullArgument("pfio_config_set", "config");
+  if (key == nullptr) return NullArgument("pfio_config_set", "key");
+  if (value == nullptr) return NullArgument("pfio_config_set", "value");
+  return Guarded("pfio_config_set",
+                 [&] { return Report(pfio::SetConfig(&config->settings, key, value)); });
+}
+
+pfio_status pfio_config_get(const pfio_config *config, const char *key, char *value,
+                            size_t size) {
+  if (config == nullptr) return NullArgument("pfio_config_get", "config");
+  if (key == nullptr) return NullArgument("pfio_config_get", "key");
+  if (value == nullptr) return NullArgument("pfio_config_get", "value");
+  return Guarded("pfio_config_get", [&] {
+    if (size > 0) value[0] = '\0';
+    std::string v;
+    pfio::Status s = pfio::GetConfig(config->settings, key, &v);
+    if (!s.ok()) return Report(s);
+    if (v.size() + 1 > size) {
+      return Report(pfio::Status::Invalid(
+          pfio::Format("pfio_config_get: size = %zu for %s = \"%s\": expected at least %zu", size,
+                       key, v.c_str(), v.size() + 1)));
+    }
+    std::memcpy(value, v.c_str(), v.size() + 1);
+    return PFIO_OK;
+  });
+}
+
+const char *pfio_config_key(size_t index) {
+  size_t count = 0;
+  const pfio::ConfigKey *keys = pfio::ConfigKeys(&count);
+  return index < count ? keys[index].name.c_str() : nullptr;
 }
 
 pfio_status pfio_config_validate(const pfio_config *config) {
-  if (config == nullptr) return Report(pfio::Status::Invalid("config = NULL: expected a config"));
-  return Report(pfio::ValidateConfig(*config));
+  if (config == nullptr) return NullArgument("pfio_config_validate", "config");
+  return Guarded("pfio_config_validate",
+                 [&] { return Report(pfio::ValidateConfig(config->settings)); });
 }
 
 pfio_status pfio_context_create(const pfio_config *config, pfio_context **out) {
-  if (out == nullptr) return Report(pfio::Status::Invalid("out = NULL: expected a pointer"));
+  if (out == nullptr) return NullArgument("pfio_context_create", "out");
   *out = nullptr;
-  pfio_config defaults;
-  pfio::ConfigDefaults(&defaults);
-  std::unique_ptr<pfio::Engine> engine;
-  pfio::Status s = pfio::Engine::Create(config ? *config : defaults, nullptr, nullptr, &engine);
-  if (!s.ok()) return Report(s);
-  *out = new pfio_context{std::move(engine)};
-  return PFIO_OK;
+  return Guarded("pfio_context_create", [&] {
+    pfio::Config settings;
+    if (config != nullptr) {
+      settings = config->settings;
+    } else if (pfio::Status s = pfio::ApplyEnvironment(&settings, environ); !s.ok()) {
+      return Report(s);
+    }
+    std::unique_ptr<pfio::Engine> engine;
+    pfio::Status s = pfio::Engine::Create(settings, nullptr, nullptr, &engine);
+    if (!s.ok()) return Report(s);
+    *out = new pfio_context{std::move(engine)};
+    return PFIO_OK;
+  });
 }
 
 pfio_status pfio_context_destroy(pfio_context *ctx) {
   if (ctx == nullptr) return PFIO_OK;
-  pfio::Status s = ctx->engine->Shutdown();
-  delete ctx;
-  return Report(s);
+  return Guarded("pfio_context_destroy", [&] {
+    pfio::Status s = ctx->engine->Shutdown();
+    if (s.code() == PFIO_ETIMEDOUT) {
+      // Reads may still land in the engine's memory: the engine is left allocated (leaked), as
+      // its message says, rather than freed under them.
+      (void)ctx->engine.release();
+    }
+    delete ctx;
+    return Report(s);
+  });
 }
 
+// A context call: checks ctx, then runs `body` on its engine inside Guarded.
+#define PFIO_CALL(call, body)                                  \
+  if (ctx == nullptr) return NullContext(call);                \
+  return Guarded(call, [&] {                                   \
+    pfio::Engine &e = *ctx->engine;                            \
+    body;                                                      \
+  })
+
 pfio_status pfio_file_open(pfio_context *ctx, const char *path, int32_t *file) {
-  PFIO_CTX("pfio_file_open");
-  if (path == nullptr || file == nullptr) {
-    return Report(pfio::Status::Invalid("pfio_file_open: path and file must not be NULL"));
-  }
-  return Report(e.OpenFile(path, file));
+  if (path == nullptr) return NullArgument("pfio_file_open", "path");
+  if (file == nullptr) return NullArgument("pfio_file_open", "file");
+  PFIO_CALL("pfio_file_open", return Report(e.OpenFile(path, file)));
 }
 
 pfio_status pfio_file_close(pfio_context *ctx, int32_t file) {
-  PFIO_CTX("pfio_file_close");
-  return Report(e.CloseFile(file));
+  PFIO_CALL("pfio_file_close", return Report(e.CloseFile(file)));
 }
 
 pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size) {
-  PFIO_CTX("pfio_file_size");
-  if (size == nullptr) return Report(pfio::Status::Invalid("pfio_file_size: size = NULL"));
-  return Report(e.FileSize(file, size));
+  if (size == nullptr) return NullArgument("pfio_file_size", "size");
+  PFIO_CALL("pfio_file_size", return Report(e.FileSize(file, size)));
 }
 
 pfio_status pfio_plan_append(pfio_context *ctx, const pfio_extent *extents, size_t count) {
-  PFIO_CTX("pfio_plan_append");
-  return Report(e.PlanAppend(extents, count));
+  PFIO_CALL("pfio_plan_append", return Report(e.PlanAppend(extents, count)));
 }
 
 pfio_status pfio_plan_replace(pfio_context *ctx, const pfio_extent *extents, size_t count) {
-  PFIO_CTX("pfio_plan_replace");
-  return Report(e.PlanReplace(extents, count));
+  PFIO_CALL("pfio_plan_replace", return Report(e.PlanReplace(extents, count)));
 }
 
 pfio_status pfio_plan_replace_after_mark(pfio_context *ctx, const pfio_extent *extents,
                                          size_t count) {
-  PFIO_CTX("pfio_plan_replace_after_mark");
-  return Report(e.PlanReplaceAfterMark(extents, count));
+  PFIO_CALL("pfio_plan_replace_after_mark", return Report(e.PlanReplaceAfterMark(extents, count)));
 }
 
 pfio_status pfio_plan_last_mark(pfio_context *ctx, pfio_extent *mark) {
-  PFIO_CTX("pfio_plan_last_mark");
-  if (mark == nullptr) return Report(pfio::Status::Invalid("pfio_plan_last_mark: mark = NULL"));
-  return Report(e.PlanLastMark(mark));
+  if (mark == nullptr) return NullArgument("pfio_plan_last_mark", "mark");
+  PFIO_CALL("pfio_plan_last_mark", return Report(e.PlanLastMark(mark)));
 }
 
 pfio_status pfio_read(pfio_context *ctx, int32_t file, void *buf, uint64_t offset, uint64_t length,
                       uint64_t *nread) {
-  PFIO_CTX("pfio_read");
   uint64_t ignored;
-  return Report(e.Read(file, buf, offset, length, nread ? nread : &ignored));
+  PFIO_CALL("pfio_read", return Report(e.Read(file, buf, offset, length, nread ? nread : &ignored)));
+}
+
+pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *pieces,
+                       size_t count, uint64_t *nread) {
+  uint64_t ignored;
+  if (count > 0 && pieces == nullptr) return NullArgument("pfio_readv", "pieces");
+  PFIO_CALL("pfio_readv", return Report(e.ReadV(file, pieces, count, nread ? nread : &ignored)));
 }
 
 pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint64_t length) {
-  PFIO_CTX("pfio_release");
-  return Report(e.Release(file, offset, length));
+  PFIO_CALL("pfio_release", return Report(e.Release(file, offset, length)));
 }
 
 pfio_status pfio_ignore(pfio_context *ctx) {
-  PFIO_CTX("pfio_ignore");
-  return Report(e.Ignore());
+  PFIO_CALL("pfio_ignore", return Report(e.Ignore()));
 }
 
 pfio_status pfio_unignore(pfio_context *ctx) {
-  PFIO_CTX("pfio_unignore");
-  return Report(e.Unignore());
+  PFIO_CALL("pfio_unignore", return Report(e.Unignore()));
 }
 
-pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats) {
-  PFIO_CTX("pfio_stats_get");
-  if (stats == nullptr) return Report(pfio::Status::Invalid("pfio_stats_get: stats = NULL"));
-  *stats = e.Stats();
-  return PFIO_OK;
+pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats, size_t size) {
+  if (stats == nullptr) return NullArgument("pfio_stats_get", "stats");
+  PFIO_CALL("pfio_stats_get", {
+    const pfio_stats now = e.Stats();
+    std::memset(static_cast<void *>(stats), 0, size);
+    std::memcpy(static_cast<void *>(stats), &now, std::min(size, sizeof now));
+    return PFIO_OK;
+  });
 }
 
 pfio_status pfio_stats_write(pfio_context *ctx, const char *path) {
-  PFIO_CTX("pfio_stats_write");
   if (path == nullptr || *path == '\0') {
     return Report(pfio::Status::Invalid("pfio_stats_write: path is empty: expected a file path"));
   }
-  return Report(e.WriteStats(path));
+  PFIO_CALL("pfio_stats_write", return Report(e.WriteStats(path)));
 }
 
 const char *pfio_strerror(pfio_status status) {
@@ -162,6 +254,17 @@ const char *pfio_strerror(pfio_status status) {
 
 const char *pfio_last_error(void) {
   return g_last_error.c_str();
+}
+
+unsigned pfio_version(void) {
+  return PFIO_VERSION_NUMBER;
+}
+
+const char *pfio_version_string(void) {
+  static const std::string v = std::to_string(PFIO_VERSION_MAJOR) + "." +
+                               std::to_string(PFIO_VERSION_MINOR) + "." +
+                               std::to_string(PFIO_VERSION_PATCH);
+  return v.c_str();
 }
 
 }  // extern "C"

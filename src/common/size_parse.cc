@@ -39,4 +39,13 @@ Status ParseSize(const std::string &text, const char *what, uint64_t *bytes) {
   return Status::Ok();
 }
 
+std::string FormatSize(uint64_t bytes) {
+  static const char *suffixes[] = {"T", "G", "M", "K"};
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t unit = 1ull << (10 * (4 - i));
+    if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + suffixes[i];
+  }
+  return std::to_string(bytes);
+}
+
 }  // namespace pfio

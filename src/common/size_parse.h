@@ -12,4 +12,7 @@ namespace pfio {
 // Parses `text` into *bytes. `what` names the option in the error, e.g. "--file-size".
 Status ParseSize(const std::string &text, const char *what, uint64_t *bytes);
 
+// The shortest exact form ParseSize reads back: "0", "4096", "64K", "1G".
+std::string FormatSize(uint64_t bytes);
+
 }  // namespace pfio

@@ -1,13 +1,40 @@
-// Config defaults and validation for pfio_config. Every rejected field is named with its value and
-// the allowed range, so a user sees exactly which setting to change.
+// Config: every engine setting, as the engine reads it. Built from strings by config_keys (the C
+// API's pfio_config_set, MPI-IO hints, PFIO_* environment variables) or directly by tests and
+// the simulator; ValidateConfig checks a whole config with the same range checks the string
+// setters use, and names the first bad field, its value and what is allowed.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
+#include "common/modes.h"
 #include "common/status.h"
-#include "pfio/pfio.h"
 
 namespace pfio {
 
-void ConfigDefaults(pfio_config *c);
-Status ValidateConfig(const pfio_config &c);
+struct Config {
+  uint64_t budget = 0;  // bytes the rank may use; 0 = auto (MemAvailable, cgroup limit)
+  pfio_backend backend = PFIO_BACKEND_AUTO;
+  pfio_window_mode window_mode = PFIO_WINDOW_PIPELINED;
+  uint64_t infill_max = 32 * 1024;
+  uint64_t max_request = 1024 * 1024;
+  uint32_t queue_depth = 32;
+  uint32_t window_percent = 100;
+  uint32_t timeout_ms = 60000;
+  bool aimd = true;
+  std::string stats_path;  // empty: no stats file
+  std::string layout;      // empty: one target
+  pfio_policy policy = PFIO_POLICY_AGGRESSIVE;
+  uint32_t horizon = 0;
+  uint32_t forestall_factor = 0;
+  uint32_t target_reads = 0;
+  uint32_t target_stages = 1;
+  uint32_t lookahead_rounds = 0;
+  pfio_stage stage = PFIO_STAGE_AUTO;
+};
+
+// Checks every field (the same checks as the string setters) and the rules between fields
+// (target_reads <= queue_depth).
+Status ValidateConfig(const Config &c);
 
 }  // namespace pfio

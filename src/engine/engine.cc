@@ -51,7 +51,7 @@ uint64_t AlignUp(uint64_t v) {
 }
 }  // namespace
 
-Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backend,
+Status Engine::Create(const Config &config, std::unique_ptr<Backend> backend,
                       std::unique_ptr<MemorySignals> signals, std::unique_ptr<Engine> *out) {
   Status s = ValidateConfig(config);
   if (!s.ok()) return s;
@@ -61,22 +61,22 @@ Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backen
   }
   if (config.stage == PFIO_STAGE_DEVICE && backend->AutoStage() != PFIO_STAGE_DEVICE) {
     return Status::Invalid(
-        Format("stage = device (5): backend %s has no simulated drive cache; expected auto, "
+        Format("stage = device: backend %s has no simulated drive cache; expected auto, "
                "none, poke or pagecache",
                backend->name()));
   }
   if (config.stage == PFIO_STAGE_LADVISE && backend->virtual_time()) {
     return Status::Invalid(
-        Format("stage = ladvise (4): backend %s simulates disks, it has no Lustre files; expected "
+        Format("stage = ladvise: backend %s simulates disks, it has no Lustre files; expected "
                "auto, none or device",
                backend->name()));
   }
   if (!signals) signals = std::make_unique<ProcMemorySignals>();
-  uint64_t limit = config.memory_budget ? config.memory_budget : MemoryTheRankMayUse();
+  uint64_t limit = config.budget ? config.budget : MemoryTheRankMayUse();
   if (limit < 2 * kMiB) {
     return Status::NoMem(
         Format("memory available to this rank is %s: expected at least 2 MiB "
-               "(set memory_budget, or free memory)",
+               "(set budget, or free memory)",
                Bytes(limit).c_str()));
   }
   std::unique_ptr<BufferPool> pool;
@@ -87,28 +87,22 @@ Status Engine::Create(const pfio_config &config, std::unique_ptr<Backend> backen
   return Status::Ok();
 }
 
-Engine::Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
+Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
                std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
                uint64_t limit)
     : cfg_(config),
       backend_(std::move(backend)),
       signals_(std::move(signals)),
       buffer_(std::move(buffer)),
-      aimd_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd != 0) {
-  if (cfg_.stats_path) {
-    stats_path_ = cfg_.stats_path;
-  } else if (const char *env = std::getenv("PFIO_STATS"); env && *env) {
-    stats_path_ = env;
-  }
-  cfg_.stats_path = nullptr;  // not owned; the copy above is
+      aimd_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd) {
+  stats_path_ = cfg_.stats_path;
   std::unique_ptr<StripedLayout> striped;
-  if (cfg_.layout != nullptr) {
-    if (std::string(cfg_.layout) == kLustreLayout) {
+  if (!cfg_.layout.empty()) {
+    if (cfg_.layout == kLustreLayout) {
       lustre_layout_pending_ = true;  // read from the first file opened
     } else if (!StripedLayout::Parse(cfg_.layout, &striped).ok()) {
       striped.reset();  // cannot happen: ValidateConfig parsed it
     }
-    cfg_.layout = nullptr;
   }
   UseLayout(std::move(striped));
   target_stages_ = cfg_.target_stages;
@@ -242,7 +236,7 @@ Status Engine::OpenFile(const std::string &path, int32_t *id) {
     const std::string fs = FsTypeName(h.buffered_fd);
     backend_->Close(&h);
     return Status::Invalid(Format(
-        "stage = ladvise (4): %s is on %s, not Lustre; expected stage none, poke or pagecache for "
+        "stage = ladvise: %s is on %s, not Lustre; expected stage none, poke or pagecache for "
         "it",
         path.c_str(), fs.c_str()));
   }
@@ -292,6 +286,15 @@ Status Engine::CheckExtents(const pfio_extent *extents, size_t count,
                             std::vector<Extent> *out) const {
   if (count > 0 && extents == nullptr) {
     return Status::Invalid(Format("extents = NULL with count = %zu: expected an array", count));
+  }
+  // The plan keeps a copy of every extent: a count whose copy cannot fit in this machine's
+  // memory is refused before anything is allocated (or read from the caller's array).
+  const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
+  if (count > SIZE_MAX / sizeof(Extent) || (total && count * sizeof(Extent) > total)) {
+    return Status::NoMem(Format("count = %zu extents: the plan's copy would need %s bytes, more "
+                                "than MemTotal (%s)",
+                                count, count > SIZE_MAX / sizeof(Extent) ? "over 2^64" :
+                                Bytes(count * sizeof(Extent)).c_str(), Bytes(total).c_str()));
   }
   out->reserve(count);
   for (size_t i = 0; i < count; ++i) {
@@ -762,6 +765,24 @@ Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_
 
 Status Engine::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread) {
   Lock lock(mu_);
+  return ReadLocked(lock, id, buf, offset, length, nread);
+}
+
+Status Engine::ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread) {
+  Lock lock(mu_);
+  *nread = 0;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t got = 0;
+    Status s = ReadLocked(lock, id, pieces[i].buf, pieces[i].offset, pieces[i].length, &got);
+    *nread += got;
+    if (!s.ok()) return Status(s.code(), Format("piece %zu: ", i) + s.message());
+    if (got < pieces[i].length) break;  // end of file
+  }
+  return Status::Ok();
+}
+
+Status Engine::ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
+                          uint64_t *nread) {
   *nread = 0;
   Status s = CheckFile(id, "file");
   if (!s.ok()) return s;

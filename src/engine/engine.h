@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "buffer/reorder_buffer.h"
+#include "engine/config.h"
 #include "common/status.h"
 #include "io/backend.h"
 #include "layout/layout.h"
@@ -48,7 +49,7 @@ namespace pfio {
 class Engine {
  public:
   // backend / signals may be null: then they come from the config and from /proc.
-  static Status Create(const pfio_config &config, std::unique_ptr<Backend> backend,
+  static Status Create(const Config &config, std::unique_ptr<Backend> backend,
                        std::unique_ptr<MemorySignals> signals, std::unique_ptr<Engine> *out);
   ~Engine();
   Engine(const Engine &) = delete;
@@ -67,6 +68,8 @@ class Engine {
   Status PlanLastMark(pfio_extent *mark);
 
   Status Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread);
+  // Reads pieces in order as Read would; stops after a short piece (end of file) or an error.
+  Status ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread);
   Status Release(int32_t id, uint64_t offset, uint64_t length);
   Status Ignore();
   Status Unignore();
@@ -92,11 +95,13 @@ class Engine {
     bool passthrough = false;
   };
 
-  Engine(const pfio_config &config, std::unique_ptr<Backend> backend,
+  Engine(const Config &config, std::unique_ptr<Backend> backend,
          std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
          uint64_t limit);
 
   Status CheckFile(int32_t id, const char *what) const;
+  Status ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
+                    uint64_t *nread);
   Status CheckExtents(const pfio_extent *extents, size_t count, std::vector<Extent> *out) const;
   Status ReplaceFrom(const Extent *extents, size_t count);
 
@@ -156,7 +161,7 @@ class Engine {
   uint64_t MetadataBytes() const;  // estimate of the heap the window and its pieces hold
   pfio_stats SnapshotLocked() const;
 
-  pfio_config cfg_;
+  Config cfg_;
   std::string stats_path_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<MemorySignals> signals_;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/modes.h"
 #include "common/status.h"
 
 namespace pfio {

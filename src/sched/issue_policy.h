@@ -12,10 +12,11 @@
 // has 8 service times and 8 gaps are known, every policy issues (there is no F to go by).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "pfio/pfio.h"
+#include "common/modes.h"
 
 namespace pfio {
 

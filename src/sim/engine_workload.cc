@@ -32,9 +32,8 @@ Status Check(const std::vector<char> &buf, uint64_t offset, uint64_t n, uint64_t
 
 EngineWorkload DefaultEngineWorkload() {
   EngineWorkload w;
-  ConfigDefaults(&w.config);
-  w.config.memory_budget = 64ull << 20;
-  w.config.aimd = 0;
+  w.config.budget = 64ull << 20;
+  w.config.aimd = false;
   w.config.timeout_ms = 600000;
   return w;
 }
@@ -74,8 +73,8 @@ Status RunEngineWorkload(EngineWorkload &w, EngineWorkloadResult *out) {
   } else {
     const std::string layout =
         Format("stripe=%llu,targets=%u,buses=%u", (ull)w.sim.stripe, w.sim.disks, w.sim.buses);
-    pfio_config c = w.config;
-    c.layout = layout.c_str();
+    Config c = w.config;
+    c.layout = layout;
     std::unique_ptr<MemorySignals> signals =
         w.signals ? std::move(w.signals) : std::make_unique<QuietSignals>();
     std::unique_ptr<Engine> e;

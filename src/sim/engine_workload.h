@@ -11,6 +11,7 @@
 
 #include "common/status.h"
 #include "memory/memory_signals.h"
+#include "engine/config.h"
 #include "pfio/pfio.h"
 #include "sim/sim_backend.h"
 
@@ -25,7 +26,7 @@ struct EngineWorkload {
   uint64_t plan_seed = 7;
   bool prefetch = true;
   // Engine settings; layout is set from `sim` (stripe, disks, buses) by RunEngineWorkload.
-  pfio_config config{};
+  Config config;
   // For tests: memory signals to inject (null: none, a fixed budget).
   std::unique_ptr<MemorySignals> signals;
 };
@@ -39,7 +40,7 @@ struct EngineWorkloadResult {
   double round_fraction = 1;
 };
 
-// Defaults for `config` (pfio_config_init with a 64 MiB fixed budget).
+// Defaults for `config` (the defaults with a 64 MiB fixed budget).
 EngineWorkload DefaultEngineWorkload();
 
 // Runs it. A byte that does not match the pattern is an error naming its offset.

@@ -1,0 +1,375 @@
+#include "engine/config_keys.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <vector>
+
+#include "common/size_parse.h"
+#include "layout/lustre_layout.h"
+#include "layout/striped_layout.h"
+#include "memory/memory_signals.h"
+
+namespace pfio {
+
+namespace {
+
+constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
+bool ParseUnsigned(const std::string &text, uint64_t max, uint64_t *out) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  errno = 0;
+  char *end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || v > max) return false;
+  *out = v;
+  return true;
+}
+
+// A size field: bytes with an optional K/M/G/T suffix, in [lo, hi], a multiple of `multiple`;
+// zero_means (if set) names what 0 stands for, and 0 is then allowed whatever lo is.
+// hi_name (if set) names the upper bound, e.g. "MemTotal".
+ConfigKey SizeKey(const char *name, uint64_t Config::*field, uint64_t lo,
+                  std::function<uint64_t()> hi, const char *hi_name, uint64_t multiple,
+                  const char *zero_means, const char *meaning) {
+  ConfigKey k;
+  k.name = name;
+  k.meaning = meaning;
+  k.allowed = [=] {
+    std::string a = zero_means ? Format("0 (%s) or ", zero_means) : std::string();
+    if (multiple > 1) a += "a multiple of " + FormatSize(multiple) + " in ";
+    a += FormatSize(lo) + " .. ";
+    a += hi_name ? std::string(hi_name) + " (" + Bytes(hi()) + ")" : FormatSize(hi());
+    return a + " (sizes take K, M, G, T: powers of 1024)";
+  };
+  k.parse = [=](const std::string &v, Config *c) {
+    uint64_t bytes = 0;
+    if (!ParseSize(v, name, &bytes).ok()) return false;
+    c->*field = bytes;
+    return true;
+  };
+  k.get = [=](const Config &c) { return FormatSize(c.*field); };
+  k.in_range = [=](const Config &c) {
+    const uint64_t v = c.*field;
+    if (v == 0 && zero_means) return true;
+    return v >= lo && v <= hi() && v % multiple == 0;
+  };
+  return k;
+}
+
+// A count field in [lo, hi]; zero_means as for SizeKey.
+ConfigKey CountKey(const char *name, uint32_t Config::*field, uint32_t lo, uint32_t hi,
+                   const char *zero_means, const char *meaning) {
+  ConfigKey k;
+  k.name = name;
+  k.meaning = meaning;
+  k.allowed = [=] {
+    std::string a = zero_means ? Format("0 (%s) or ", zero_means) : std::string();
+    return a + Format("%u .. %u", lo, hi);
+  };
+  k.parse = [=](const std::string &v, Config *c) {
+    uint64_t n = 0;
+    if (!ParseUnsigned(v, UINT32_MAX, &n)) return false;
+    c->*field = static_cast<uint32_t>(n);
+    return true;
+  };
+  k.get = [=](const Config &c) { return std::to_string(c.*field); };
+  k.in_range = [=](const Config &c) {
+    const uint32_t v = c.*field;
+    return (v == 0 && zero_means) || (v >= lo && v <= hi);
+  };
+  return k;
+}
+
+// A choice among names; `names[i]` is the name of value i. '_' and '-' are the same, case is
+// ignored. `available(i)` false: the name is known but not usable in this build.
+template <class E>
+ConfigKey ChoiceKey(const char *name, E Config::*field, std::vector<std::string> names,
+                    std::function<bool(int)> available, const char *note, const char *meaning) {
+  ConfigKey k;
+  k.name = name;
+  k.meaning = meaning;
+  k.allowed = [=] {
+    std::string a;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!available(static_cast<int>(i))) continue;
+      if (!a.empty()) a += ", ";
+      a += names[i];
+    }
+    return note ? a + " " + note : a;
+  };
+  k.parse = [=](const std::string &v, Config *c) {
+    std::string want = Lower(v);
+    std::replace(want.begin(), want.end(), '_', '-');
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (want == names[i]) {
+        c->*field = static_cast<E>(i);
+        return true;
+      }
+    }
+    return false;
+  };
+  k.get = [=](const Config &c) {
+    const int i = static_cast<int>(c.*field);
+    return i >= 0 && static_cast<size_t>(i) < names.size() ? names[i] : std::to_string(i);
+  };
+  k.in_range = [=](const Config &c) {
+    const int i = static_cast<int>(c.*field);
+    return i >= 0 && static_cast<size_t>(i) < names.size() && available(i);
+  };
+  return k;
+}
+
+ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
+  ConfigKey k;
+  k.name = name;
+  k.meaning = meaning;
+  k.allowed = [] { return std::string("1, 0 (also on/off, true/false, yes/no, enable/disable)"); };
+  k.parse = [=](const std::string &v, Config *c) {
+    const std::string l = Lower(v);
+    if (l == "1" || l == "on" || l == "true" || l == "yes" || l == "enable") {
+      c->*field = true;
+    } else if (l == "0" || l == "off" || l == "false" || l == "no" || l == "disable") {
+      c->*field = false;
+    } else {
+      return false;
+    }
+    return true;
+  };
+  k.get = [=](const Config &c) { return std::string(c.*field ? "1" : "0"); };
+  k.in_range = [](const Config &) { return true; };
+  return k;
+}
+
+ConfigKey TextKey(const char *name, std::string Config::*field, std::function<std::string()> allowed,
+                  std::function<bool(const std::string &)> valid, const char *meaning) {
+  ConfigKey k;
+  k.name = name;
+  k.meaning = meaning;
+  k.allowed = std::move(allowed);
+  k.parse = [=](const std::string &v, Config *c) {
+    c->*field = v;
+    return true;
+  };
+  k.get = [=](const Config &c) { return c.*field; };
+  k.in_range = [=](const Config &c) { return valid(c.*field); };
+  return k;
+}
+
+uint64_t MemTotal() {
+  const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
+  return total ? total : UINT64_MAX;
+}
+
+bool UringBuilt(int backend) {
+#ifdef PFIO_HAVE_URING
+  (void)backend;
+  return true;
+#else
+  return backend != PFIO_BACKEND_URING;
+#endif
+}
+
+std::vector<ConfigKey> MakeKeys() {
+  std::vector<ConfigKey> keys;
+  keys.push_back(SizeKey("budget", &Config::budget, 2 * kMiB, MemTotal, "MemTotal", 1, "auto",
+                         "bytes this rank may use for prefetched data; pfio caps itself at 90 % "
+                         "of it. Auto = MemAvailable, lowered by the cgroup limit"));
+  keys.push_back(ChoiceKey(
+      "backend", &Config::backend, {"auto", "aio", "sync", "uring"}, UringBuilt,
+#ifdef PFIO_HAVE_URING
+      nullptr,
+#else
+      "(uring: this pfio was built without liburing)",
+#endif
+      "auto: libaio + O_DIRECT, a pread pool where O_DIRECT is refused; aio: O_DIRECT or an "
+      "error; sync: pread pool; uring: io_uring + O_DIRECT"));
+  keys.push_back(ChoiceKey("window_mode", &Config::window_mode, {"pipelined", "batch"},
+                           [](int) { return true; }, nullptr,
+                           "pipelined keeps the budget full; batch fetches a whole window, "
+                           "serves it, then fetches the next"));
+  keys.push_back(SizeKey("infill_max", &Config::infill_max, 0, [] { return 16 * kMiB; }, nullptr, 1,
+                         nullptr, "gaps up to this size between planned extents are read too"));
+  keys.push_back(SizeKey("max_request", &Config::max_request, 64 * kKiB, [] { return 64 * kMiB; },
+                         nullptr, 4 * kKiB, nullptr, "largest single read"));
+  keys.push_back(CountKey("queue_depth", &Config::queue_depth, 1, 1024, nullptr, "reads in flight"));
+  keys.push_back(CountKey("window_percent", &Config::window_percent, 1, 100, nullptr,
+                          "pipelined: each window plans this share of the budget"));
+  keys.push_back(CountKey("timeout_ms", &Config::timeout_ms, 1, 3600000, nullptr,
+                          "bound of every wait, in milliseconds"));
+  keys.push_back(BoolKey("aimd", &Config::aimd,
+                         "adapt the budget to memory pressure (halve on pressure, +10 % of the "
+                         "cap after a clean round)"));
+  keys.push_back(TextKey(
+      "stats_path", &Config::stats_path, [] { return std::string("a file path, or empty"); },
+      [](const std::string &) { return true; },
+      "JSON counters and AIMD history written when the context is destroyed"));
+  keys.push_back(TextKey(
+      "layout", &Config::layout,
+      [] {
+        return std::string(
+            "empty (one target), stripe=S,targets=T[,buses=B] (S a multiple of 4K in 4K .. 4G, "
+            "T 1 .. 65536, B 1 .. T) or lustre");
+      },
+      [](const std::string &v) {
+        std::unique_ptr<StripedLayout> l;
+        return v.empty() || v == kLustreLayout || StripedLayout::Parse(v, &l).ok();
+      },
+      "storage layout: reads split at stripes, sorted per target, issued in rounds"));
+  keys.back().why_bad = [](const Config &c) {
+    std::unique_ptr<StripedLayout> l;
+    return StripedLayout::Parse(c.layout, &l).message() +
+           " (or \"lustre\", or empty for one target)";
+  };
+  keys.push_back(ChoiceKey("policy", &Config::policy, {"aggressive", "fixed-horizon", "forestall"},
+                           [](int) { return true; }, nullptr,
+                           "when a queued read may go (Kimbrel)"));
+  keys.push_back(CountKey("horizon", &Config::horizon, 1, 1u << 30, "measured",
+                          "fixed horizon / forestall H in plan entries"));
+  keys.push_back(CountKey("forestall_factor", &Config::forestall_factor, 1, 64,
+                          "Kimbrel's 5 ms rule: 1 or 4", "F' = factor * F"));
+  keys.push_back(CountKey("target_reads", &Config::target_reads, 1, 1024, "the backend's",
+                          "reads in flight per target; at most queue_depth"));
+  keys.push_back(CountKey("target_stages", &Config::target_stages, 0, 16, nullptr,
+                          "blocks staged ahead per target"));
+  keys.push_back(CountKey("lookahead_rounds", &Config::lookahead_rounds, 1, 1024,
+                          "target_reads", "rounds a target may run ahead in its bus group"));
+  keys.push_back(ChoiceKey("stage", &Config::stage,
+                           {"auto", "none", "poke", "pagecache", "ladvise", "device"},
+                           [](int) { return true; }, nullptr,
+                           "how the next block of a target is staged (LoadIntoDiskBuffer)"));
+  return keys;
+}
+
+const std::vector<ConfigKey> &Keys() {
+  static const std::vector<ConfigKey> keys = MakeKeys();
+  return keys;
+}
+
+size_t EditDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The key nearest to `name` (edit distance), ignoring a prefetch_ or pfio_ prefix and case.
+const std::string &NearestKey(const std::string &name) {
+  std::string bare = Lower(name);
+  for (const std::string prefix : {"prefetch_", "pfio_"}) {
+    if (bare.rfind(prefix, 0) == 0) bare = bare.substr(prefix.size());
+  }
+  const ConfigKey *best = &Keys().front();
+  size_t best_d = SIZE_MAX;
+  for (const ConfigKey &k : Keys()) {
+    // A name that holds the key whole (memory_budget, lookahead) is nearest to it.
+    const bool contains = k.name.find(bare) != std::string::npos ||
+                          bare.find(k.name) != std::string::npos;
+    const size_t d = contains ? 0 : EditDistance(bare, k.name);
+    if (d < best_d) best_d = d, best = &k;
+  }
+  return best->name;
+}
+
+Status UnknownKey(const std::string &key) {
+  return Status::Invalid(Format("key \"%s\": unknown; the nearest valid key is \"%s\"",
+                                key.c_str(), NearestKey(key).c_str()));
+}
+
+// Why a config whose field `k` is out of range is bad: "expected <allowed>", or the key's own
+// more precise reason.
+std::string WhyBad(const ConfigKey &k, const Config &c) {
+  if (k.why_bad && k.in_range && !k.in_range(c)) return k.why_bad(c);
+  return "expected " + k.allowed();
+}
+
+Status BadValue(const std::string &what, const ConfigKey &k, const std::string &value,
+                const Config &parsed) {
+  return Status::Invalid(
+      Format("%s = \"%s\": %s", what.c_str(), value.c_str(), WhyBad(k, parsed).c_str()));
+}
+
+}  // namespace
+
+const ConfigKey *ConfigKeys(size_t *count) {
+  *count = Keys().size();
+  return Keys().data();
+}
+
+const ConfigKey *FindConfigKey(std::string_view name) {
+  for (const ConfigKey &k : Keys()) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+Status SetConfig(Config *c, const std::string &key, const std::string &value) {
+  const ConfigKey *k = FindConfigKey(key);
+  if (k == nullptr) return UnknownKey(key);
+  Config trial = *c;
+  if (!k->parse(value, &trial)) return BadValue(key, *k, value, *c);
+  if (!k->in_range(trial)) return BadValue(key, *k, value, trial);
+  *c = std::move(trial);
+  return Status::Ok();
+}
+
+Status GetConfig(const Config &c, const std::string &key, std::string *value) {
+  const ConfigKey *k = FindConfigKey(key);
+  if (k == nullptr) return UnknownKey(key);
+  *value = k->get(c);
+  return Status::Ok();
+}
+
+Status ApplyEnvironment(Config *c, char **environ) {
+  Status first;
+  for (char **e = environ; e && *e; ++e) {
+    const std::string entry(*e);
+    if (entry.rfind("PFIO_", 0) != 0 || entry.rfind("PFIO_TEST_", 0) == 0) continue;
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string var = entry.substr(0, eq), value = entry.substr(eq + 1);
+    std::string key = Lower(var.substr(5));
+    if (key == "stats") key = "stats_path";
+    Status s;
+    const ConfigKey *k = FindConfigKey(key);
+    if (k == nullptr) {
+      std::string nearest = NearestKey(key);
+      std::transform(nearest.begin(), nearest.end(), nearest.begin(),
+                     [](unsigned char ch) { return std::toupper(ch); });
+      s = Status::Invalid(Format("environment %s: unknown variable; the nearest valid one is PFIO_%s",
+                                 var.c_str(), nearest.c_str()));
+    } else {
+      s = SetConfig(c, key, value);
+      // SetConfig's message starts with the key: name the variable instead.
+      if (!s.ok()) s = Status::Invalid("environment " + var + s.message().substr(key.size()));
+    }
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+Status CheckConfigRanges(const Config &c) {
+  for (const ConfigKey &k : Keys()) {
+    if (!k.in_range(c)) {
+      return Status::Invalid(
+          Format("%s = %s: %s", k.name.c_str(), k.get(c).c_str(), WhyBad(k, c).c_str()));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace pfio

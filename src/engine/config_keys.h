@@ -1,0 +1,54 @@
+// ConfigKeys: the one table of settings. Each key has one name, used as the C API key
+// (pfio_config_set(c, "budget", "1G")), as the MPI-IO hint prefetch_<name> and as the
+// environment variable PFIO_<NAME>; one parser, one range check and one error format serve all
+// of them. A bad value is reported as `key = "value": expected ...`; an unknown key names the
+// nearest valid one.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "engine/config.h"
+
+namespace pfio {
+
+struct ConfigKey {
+  std::string name;     // "budget"
+  std::string meaning;  // one line for --help and the docs
+  // What is allowed, in words, e.g. "0 (auto) or 2M .. MemTotal".
+  std::function<std::string()> allowed;
+  // Parses `value` into the field; false when it is not of the field's form. No range check.
+  std::function<bool(const std::string &value, Config *c)> parse;
+  // The field as a string pfio_config_set accepts.
+  std::function<std::string(const Config &c)> get;
+  // True when the field is in range.
+  std::function<bool(const Config &c)> in_range;
+  // Optional, for a field out of range: a more precise reason than "expected <allowed>".
+  std::function<std::string(const Config &c)> why_bad;
+};
+
+// All keys, in the order the docs list them; `count` gets their number.
+const ConfigKey *ConfigKeys(size_t *count);
+
+// The key called `name`, or null.
+const ConfigKey *FindConfigKey(std::string_view name);
+
+// Parses and range-checks one setting; on error *c is unchanged.
+Status SetConfig(Config *c, const std::string &key, const std::string &value);
+
+// The value in force of one setting.
+Status GetConfig(const Config &c, const std::string &key, std::string *value);
+
+// Applies every PFIO_<KEY> variable of `environ` (and PFIO_STATS for stats_path). Variables
+// named PFIO_TEST_* belong to the test suite and are skipped. Good ones are applied even when
+// another is bad; the first bad or unknown one is returned, named `environment PFIO_X = "v"`.
+Status ApplyEnvironment(Config *c, char **environ);
+
+// "key = value: expected <allowed>" for the first field out of range, else OK. Used by
+// ValidateConfig.
+Status CheckConfigRanges(const Config &c);
+
+}  // namespace pfio
