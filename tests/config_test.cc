@@ -165,18 +165,14 @@ TEST(Config, AllowedRangesAreSpelledOut) {
 TEST(Config, UnknownKeysNameTheNearestValidKey) {
   CleanConfig c;
   const std::vector<std::pair<const char *, const char *>> typos = {
-      {"bugdet", "budget"},
-      {"prefetch_budget", "budget"},
-      {"queue_dept", "queue_depth"},
-      {"memory_budget", "budget"},
-      {"Policy", "policy"},
-      {"lookahead", "lookahead_rounds"}};
+      {"bugdet", "budget"},          {"prefetch_budget", "budget"},
+      {"queue_dept", "queue_depth"}, {"memory_budget", "budget"},
+      {"Policy", "policy"},          {"lookahead", "lookahead_rounds"}};
   for (const auto &[typo, nearest] : typos) {
     EXPECT_EQ(pfio_config_set(c.get(), typo, "1"), PFIO_EINVAL) << typo;
     const std::string msg = pfio_last_error();
     EXPECT_NE(msg.find(std::string("key \"") + typo + "\": unknown"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(std::string("nearest valid key is \"") + nearest + "\""),
-              std::string::npos)
+    EXPECT_NE(msg.find(std::string("nearest valid key is \"") + nearest + "\""), std::string::npos)
         << msg;
     char buf[64];
     EXPECT_EQ(pfio_config_get(c.get(), typo, buf, sizeof buf), PFIO_EINVAL);
@@ -187,8 +183,9 @@ TEST(Config, RulesBetweenKeysAreCheckedAtValidateAndCreate) {
   CleanConfig c;
   ASSERT_EQ(pfio_config_set(c.get(), "target_reads", "33"), PFIO_OK);  // queue_depth is 32
   EXPECT_EQ(pfio_config_validate(c.get()), PFIO_EINVAL);
-  EXPECT_NE(std::string(pfio_last_error()).find("target_reads = 33: expected 0 (auto) or 1 .. "
-                                                "queue_depth (32)"),
+  EXPECT_NE(std::string(pfio_last_error())
+                .find("target_reads = 33: expected 0 (auto) or 1 .. "
+                      "queue_depth (32)"),
             std::string::npos)
       << pfio_last_error();
   pfio_context *ctx = reinterpret_cast<pfio_context *>(1);
@@ -287,9 +284,9 @@ TEST(Config, NullArgumentsAreNamed) {
 
 TEST(Config, VersionOfLibraryMatchesHeader) {
   EXPECT_EQ(pfio_version(), static_cast<unsigned>(PFIO_VERSION_NUMBER));
-  EXPECT_EQ(std::string(pfio_version_string()),
-            std::to_string(PFIO_VERSION_MAJOR) + "." + std::to_string(PFIO_VERSION_MINOR) + "." +
-                std::to_string(PFIO_VERSION_PATCH));
+  EXPECT_EQ(std::string(pfio_version_string()), std::to_string(PFIO_VERSION_MAJOR) + "." +
+                                                    std::to_string(PFIO_VERSION_MINOR) + "." +
+                                                    std::to_string(PFIO_VERSION_PATCH));
 }
 
 TEST(Config, StrerrorNamesEveryStatus) {

@@ -115,8 +115,7 @@ TEST_P(WindowModes, SequentialLargeExtentsAreSplitAndServed) {
   EXPECT_EQ(c.Stats().misses, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, WindowModes,
-                         ::testing::Values("pipelined", "batch"));
+INSTANTIATE_TEST_SUITE_P(Modes, WindowModes, ::testing::Values("pipelined", "batch"));
 
 TEST(EngineRead, SequentialPlanIsLeftToKernelReadahead) {
   test::ScratchDir dir;
@@ -379,8 +378,7 @@ TEST(EngineRead, ReadvServesPiecesInOrderFromThePlan) {
       pieces.push_back({bufs[k].data(), plan[i].offset, plan[i].length});
     }
     uint64_t n = 0;
-    ASSERT_EQ(pfio_readv(c.ctx, f, pieces.data(), pieces.size(), &n), PFIO_OK)
-        << pfio_last_error();
+    ASSERT_EQ(pfio_readv(c.ctx, f, pieces.data(), pieces.size(), &n), PFIO_OK) << pfio_last_error();
     ASSERT_EQ(n, 4096 * pieces.size());
     for (const auto &p : pieces) {
       ASSERT_TRUE(test::HoldsPattern(static_cast<char *>(p.buf), p.offset, p.length, kSeed));

@@ -180,8 +180,8 @@ typedef struct pfio_read_piece {
  * ROMIO's strided reads and HDF5's chunk reads. *nread is the total of bytes delivered; it is
  * short only when a piece reaches the end of the file, and the pieces after it are not read.
  * On an error the pieces before the failing one are delivered and counted in *nread. */
-pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *pieces,
-                       size_t count, uint64_t *nread);
+pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *pieces, size_t count,
+                       uint64_t *nread);
 
 /* The application no longer needs [offset, offset+length): buffered data there is dropped at once
  * and plan extents inside the range that were not read yet are removed (Mowry §2.4). */

@@ -83,8 +83,7 @@ pfio_status pfio_config_set(pfio_config *config, const char *key, const char *va
                  [&] { return Report(pfio::SetConfig(&config->settings, key, value)); });
 }
 
-pfio_status pfio_config_get(const pfio_config *config, const char *key, char *value,
-                            size_t size) {
+pfio_status pfio_config_get(const pfio_config *config, const char *key, char *value, size_t size) {
   if (config == nullptr) return NullArgument("pfio_config_get", "config");
   if (key == nullptr) return NullArgument("pfio_config_get", "key");
   if (value == nullptr) return NullArgument("pfio_config_get", "value");
@@ -148,11 +147,11 @@ pfio_status pfio_context_destroy(pfio_context *ctx) {
 }
 
 // A context call: checks ctx, then runs `body` on its engine inside Guarded.
-#define PFIO_CALL(call, body)                                  \
-  if (ctx == nullptr) return NullContext(call);                \
-  return Guarded(call, [&] {                                   \
-    pfio::Engine &e = *ctx->engine;                            \
-    body;                                                      \
+#define PFIO_CALL(call, body)                   \
+  if (ctx == nullptr) return NullContext(call); \
+  return Guarded(call, [&] {                    \
+    pfio::Engine &e = *ctx->engine;             \
+    body;                                       \
   })
 
 pfio_status pfio_file_open(pfio_context *ctx, const char *path, int32_t *file) {
@@ -191,11 +190,12 @@ pfio_status pfio_plan_last_mark(pfio_context *ctx, pfio_extent *mark) {
 pfio_status pfio_read(pfio_context *ctx, int32_t file, void *buf, uint64_t offset, uint64_t length,
                       uint64_t *nread) {
   uint64_t ignored;
-  PFIO_CALL("pfio_read", return Report(e.Read(file, buf, offset, length, nread ? nread : &ignored)));
+  PFIO_CALL("pfio_read",
+            return Report(e.Read(file, buf, offset, length, nread ? nread : &ignored)));
 }
 
-pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *pieces,
-                       size_t count, uint64_t *nread) {
+pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *pieces, size_t count,
+                       uint64_t *nread) {
   uint64_t ignored;
   if (count > 0 && pieces == nullptr) return NullArgument("pfio_readv", "pieces");
   PFIO_CALL("pfio_readv", return Report(e.ReadV(file, pieces, count, nread ? nread : &ignored)));

@@ -147,7 +147,8 @@ ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
   return k;
 }
 
-ConfigKey TextKey(const char *name, std::string Config::*field, std::function<std::string()> allowed,
+ConfigKey TextKey(const char *name, std::string Config::*field,
+                  std::function<std::string()> allowed,
                   std::function<bool(const std::string &)> valid, const char *meaning) {
   ConfigKey k;
   k.name = name;
@@ -190,15 +191,19 @@ std::vector<ConfigKey> MakeKeys() {
 #endif
       "auto: libaio + O_DIRECT, a pread pool where O_DIRECT is refused; aio: O_DIRECT or an "
       "error; sync: pread pool; uring: io_uring + O_DIRECT"));
-  keys.push_back(ChoiceKey("window_mode", &Config::window_mode, {"pipelined", "batch"},
-                           [](int) { return true; }, nullptr,
-                           "pipelined keeps the budget full; batch fetches a whole window, "
-                           "serves it, then fetches the next"));
-  keys.push_back(SizeKey("infill_max", &Config::infill_max, 0, [] { return 16 * kMiB; }, nullptr, 1,
-                         nullptr, "gaps up to this size between planned extents are read too"));
-  keys.push_back(SizeKey("max_request", &Config::max_request, 64 * kKiB, [] { return 64 * kMiB; },
-                         nullptr, 4 * kKiB, nullptr, "largest single read"));
-  keys.push_back(CountKey("queue_depth", &Config::queue_depth, 1, 1024, nullptr, "reads in flight"));
+  keys.push_back(ChoiceKey(
+      "window_mode", &Config::window_mode, {"pipelined", "batch"}, [](int) { return true; },
+      nullptr,
+      "pipelined keeps the budget full; batch fetches a whole window, "
+      "serves it, then fetches the next"));
+  keys.push_back(SizeKey(
+      "infill_max", &Config::infill_max, 0, [] { return 16 * kMiB; }, nullptr, 1, nullptr,
+      "gaps up to this size between planned extents are read too"));
+  keys.push_back(SizeKey(
+      "max_request", &Config::max_request, 64 * kKiB, [] { return 64 * kMiB; }, nullptr, 4 * kKiB,
+      nullptr, "largest single read"));
+  keys.push_back(
+      CountKey("queue_depth", &Config::queue_depth, 1, 1024, nullptr, "reads in flight"));
   keys.push_back(CountKey("window_percent", &Config::window_percent, 1, 100, nullptr,
                           "pipelined: each window plans this share of the budget"));
   keys.push_back(CountKey("timeout_ms", &Config::timeout_ms, 1, 3600000, nullptr,
@@ -227,9 +232,9 @@ std::vector<ConfigKey> MakeKeys() {
     return StripedLayout::Parse(c.layout, &l).message() +
            " (or \"lustre\", or empty for one target)";
   };
-  keys.push_back(ChoiceKey("policy", &Config::policy, {"aggressive", "fixed-horizon", "forestall"},
-                           [](int) { return true; }, nullptr,
-                           "when a queued read may go (Kimbrel)"));
+  keys.push_back(ChoiceKey(
+      "policy", &Config::policy, {"aggressive", "fixed-horizon", "forestall"},
+      [](int) { return true; }, nullptr, "when a queued read may go (Kimbrel)"));
   keys.push_back(CountKey("horizon", &Config::horizon, 1, 1u << 30, "measured",
                           "fixed horizon / forestall H in plan entries"));
   keys.push_back(CountKey("forestall_factor", &Config::forestall_factor, 1, 64,
@@ -238,12 +243,12 @@ std::vector<ConfigKey> MakeKeys() {
                           "reads in flight per target; at most queue_depth"));
   keys.push_back(CountKey("target_stages", &Config::target_stages, 0, 16, nullptr,
                           "blocks staged ahead per target"));
-  keys.push_back(CountKey("lookahead_rounds", &Config::lookahead_rounds, 1, 1024,
-                          "target_reads", "rounds a target may run ahead in its bus group"));
-  keys.push_back(ChoiceKey("stage", &Config::stage,
-                           {"auto", "none", "poke", "pagecache", "ladvise", "device"},
-                           [](int) { return true; }, nullptr,
-                           "how the next block of a target is staged (LoadIntoDiskBuffer)"));
+  keys.push_back(CountKey("lookahead_rounds", &Config::lookahead_rounds, 1, 1024, "target_reads",
+                          "rounds a target may run ahead in its bus group"));
+  keys.push_back(ChoiceKey(
+      "stage", &Config::stage, {"auto", "none", "poke", "pagecache", "ladvise", "device"},
+      [](int) { return true; }, nullptr,
+      "how the next block of a target is staged (LoadIntoDiskBuffer)"));
   return keys;
 }
 
@@ -277,8 +282,8 @@ const std::string &NearestKey(const std::string &name) {
   size_t best_d = SIZE_MAX;
   for (const ConfigKey &k : Keys()) {
     // A name that holds the key whole (memory_budget, lookahead) is nearest to it.
-    const bool contains = k.name.find(bare) != std::string::npos ||
-                          bare.find(k.name) != std::string::npos;
+    const bool contains =
+        k.name.find(bare) != std::string::npos || bare.find(k.name) != std::string::npos;
     const size_t d = contains ? 0 : EditDistance(bare, k.name);
     if (d < best_d) best_d = d, best = &k;
   }
@@ -286,8 +291,8 @@ const std::string &NearestKey(const std::string &name) {
 }
 
 Status UnknownKey(const std::string &key) {
-  return Status::Invalid(Format("key \"%s\": unknown; the nearest valid key is \"%s\"",
-                                key.c_str(), NearestKey(key).c_str()));
+  return Status::Invalid(Format("key \"%s\": unknown; the nearest valid key is \"%s\"", key.c_str(),
+                                NearestKey(key).c_str()));
 }
 
 // Why a config whose field `k` is out of range is bad: "expected <allowed>", or the key's own
@@ -350,8 +355,9 @@ Status ApplyEnvironment(Config *c, char **environ) {
       std::string nearest = NearestKey(key);
       std::transform(nearest.begin(), nearest.end(), nearest.begin(),
                      [](unsigned char ch) { return std::toupper(ch); });
-      s = Status::Invalid(Format("environment %s: unknown variable; the nearest valid one is PFIO_%s",
-                                 var.c_str(), nearest.c_str()));
+      s = Status::Invalid(
+          Format("environment %s: unknown variable; the nearest valid one is PFIO_%s", var.c_str(),
+                 nearest.c_str()));
     } else {
       s = SetConfig(c, key, value);
       // SetConfig's message starts with the key: name the variable instead.

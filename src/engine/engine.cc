@@ -291,10 +291,12 @@ Status Engine::CheckExtents(const pfio_extent *extents, size_t count,
   // memory is refused before anything is allocated (or read from the caller's array).
   const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
   if (count > SIZE_MAX / sizeof(Extent) || (total && count * sizeof(Extent) > total)) {
-    return Status::NoMem(Format("count = %zu extents: the plan's copy would need %s bytes, more "
-                                "than MemTotal (%s)",
-                                count, count > SIZE_MAX / sizeof(Extent) ? "over 2^64" :
-                                Bytes(count * sizeof(Extent)).c_str(), Bytes(total).c_str()));
+    return Status::NoMem(Format(
+        "count = %zu extents: the plan's copy would need %s bytes, more "
+        "than MemTotal (%s)",
+        count,
+        count > SIZE_MAX / sizeof(Extent) ? "over 2^64" : Bytes(count * sizeof(Extent)).c_str(),
+        Bytes(total).c_str()));
   }
   out->reserve(count);
   for (size_t i = 0; i < count; ++i) {

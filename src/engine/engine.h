@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "buffer/reorder_buffer.h"
-#include "engine/config.h"
 #include "common/status.h"
+#include "engine/config.h"
 #include "io/backend.h"
 #include "layout/layout.h"
 #include "memory/aimd_controller.h"

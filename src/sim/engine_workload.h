@@ -10,8 +10,8 @@
 #include <string>
 
 #include "common/status.h"
-#include "memory/memory_signals.h"
 #include "engine/config.h"
+#include "memory/memory_signals.h"
 #include "pfio/pfio.h"
 #include "sim/sim_backend.h"
 
