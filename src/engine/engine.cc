@@ -180,10 +180,7 @@ Status Engine::Shutdown() {
     (void)buffer_.release();
     (void)backend_.release();
   }
-  for (auto &f : files_) {
-    if (f->open && backend_) backend_->Close(&f->handle);
-    f->open = false;
-  }
+  if (backend_) files_.CloseAll(backend_.get());
   if (!stats_path_.empty()) {
     pfio_stats snapshot = SnapshotLocked();
     Status w = WriteStatsFile(stats_path_, snapshot, aimd_.history());
@@ -194,14 +191,6 @@ Status Engine::Shutdown() {
 }
 
 // ---- files -------------------------------------------------------------------------------------
-
-Status Engine::CheckFile(int32_t id, const char *what) const {
-  if (id < 0 || static_cast<size_t>(id) >= files_.size() || !files_[id]->open) {
-    return Status::BadFile(Format("%s = %d: not a file open in this context (%zu opened so far)",
-                                  what, id, files_.size()));
-  }
-  return Status::Ok();
-}
 
 void Engine::UseLayout(std::unique_ptr<Layout> layout) {
   layout_ = std::move(layout);
@@ -241,88 +230,43 @@ Status Engine::OpenFile(const std::string &path, int32_t *id) {
         path.c_str(), fs.c_str()));
   }
   Lock lock(mu_);
-  auto f = std::make_unique<OpenFileState>();
-  f->handle = h;
-  f->open = true;
-  *id = static_cast<int32_t>(files_.size());
-  handles_[*id] = &f->handle;
-  files_.push_back(std::move(f));
+  *id = files_.Add(h);
   return Status::Ok();
 }
 
 Status Engine::FileSize(int32_t id, uint64_t *size) {
   Lock lock(mu_);
-  Status s = CheckFile(id, "file");
-  if (s.ok()) *size = files_[id]->handle.size;
+  Status s = files_.Check(id, "file");
+  if (s.ok()) *size = files_.size(id);
   return s;
 }
 
 Status Engine::CloseFile(int32_t id) {
   Lock lock(mu_);
-  Status s = CheckFile(id, "file");
+  Status s = files_.Check(id, "file");
   if (!s.ok()) return s;
   RemoveEntries([id](const Extent &e) { return e.file == id; });
   PruneQueue();
-  OpenFileState &f = *files_[id];
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
-  while (f.in_flight > 0) {
-    if (!WaitStep(lock, deadline) && f.in_flight > 0) {
+  while (files_.in_flight(id) > 0) {
+    if (!WaitStep(lock, deadline) && files_.in_flight(id) > 0) {
       return Status::TimedOut(
           Format("closing file %d (%s): %u prefetch reads still in flight "
                  "after timeout_ms = %u; the file stays open",
-                 id, f.handle.path.c_str(), f.in_flight, cfg_.timeout_ms));
+                 id, files_.handle(id).path.c_str(), files_.in_flight(id), cfg_.timeout_ms));
     }
   }
-  backend_->Close(&f.handle);
-  f.open = false;
-  handles_.erase(id);
+  files_.Close(id, backend_.get());
   Refill(false);
   return Status::Ok();
 }
 
 // ---- plan --------------------------------------------------------------------------------------
 
-Status Engine::CheckExtents(const pfio_extent *extents, size_t count,
-                            std::vector<Extent> *out) const {
-  if (count > 0 && extents == nullptr) {
-    return Status::Invalid(Format("extents = NULL with count = %zu: expected an array", count));
-  }
-  // The plan keeps a copy of every extent: a count whose copy cannot fit in this machine's
-  // memory is refused before anything is allocated (or read from the caller's array).
-  const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
-  if (count > SIZE_MAX / sizeof(Extent) || (total && count * sizeof(Extent) > total)) {
-    return Status::NoMem(Format(
-        "count = %zu extents: the plan's copy would need %s bytes, more "
-        "than MemTotal (%s)",
-        count,
-        count > SIZE_MAX / sizeof(Extent) ? "over 2^64" : Bytes(count * sizeof(Extent)).c_str(),
-        Bytes(total).c_str()));
-  }
-  out->reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    const pfio_extent &x = extents[i];
-    std::string which = Format("extent %zu", i);
-    Status s = CheckFile(x.file, (which + ": file").c_str());
-    if (!s.ok()) return s;
-    if (x.length == 0) {
-      return Status::Invalid(Format("%s: length = 0: expected at least 1 byte", which.c_str()));
-    }
-    const FileHandle &h = files_[x.file]->handle;
-    if (x.offset > h.size || x.length > h.size - x.offset) {
-      return Status::Range(Format(
-          "%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
-          "expected offset + length <= size",
-          which.c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length, h.path.c_str(), (ull)h.size));
-    }
-    out->push_back(Extent{x.file, x.marked != 0, x.offset, x.length});
-  }
-  return Status::Ok();
-}
-
 Status Engine::PlanAppend(const pfio_extent *extents, size_t count) {
   Lock lock(mu_);
   std::vector<Extent> v;
-  Status s = CheckExtents(extents, count, &v);
+  Status s = files_.CheckExtents(extents, count, &v);
   if (!s.ok()) return s;
   plan_.Append(v.data(), v.size());
   Refill(false);
@@ -347,7 +291,7 @@ Status Engine::ReplaceFrom(const Extent *extents, size_t count) {
 Status Engine::PlanReplace(const pfio_extent *extents, size_t count) {
   Lock lock(mu_);
   std::vector<Extent> v;
-  Status s = CheckExtents(extents, count, &v);
+  Status s = files_.CheckExtents(extents, count, &v);
   if (!s.ok()) return s;
   return ReplaceFrom(v.data(), v.size());
 }
@@ -355,7 +299,7 @@ Status Engine::PlanReplace(const pfio_extent *extents, size_t count) {
 Status Engine::PlanReplaceAfterMark(const pfio_extent *extents, size_t count) {
   Lock lock(mu_);
   std::vector<Extent> v;
-  Status s = CheckExtents(extents, count, &v);
+  Status s = files_.CheckExtents(extents, count, &v);
   if (!s.ok()) return s;
   size_t skip = plan_.ConsumedSinceMarkPrefix(v.data(), v.size());
   return ReplaceFrom(v.data() + skip, v.size() - skip);
@@ -402,7 +346,7 @@ void Engine::PruneQueue() {
 
 bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
   const Extent &e = plan_.at(index);
-  const FileHandle &h = files_[e.file]->handle;
+  const FileHandle &h = files_.handle(e.file);
   const uint64_t begin = AlignDown(e.offset), end = AlignUp(std::min(e.end(), h.size));
   std::vector<Piece *> have;
   buffer_->Overlapping(e.file, begin, end, &have);
@@ -460,7 +404,7 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
 void Engine::CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh) {
   std::vector<Placement> placements;
   for (auto &[file, ranges] : pending.by_file) {
-    const uint64_t size = files_[file]->handle.size;
+    const uint64_t size = files_.size(file);
     for (const auto &range : ranges) {
       const uint64_t pos = range.first, end = range.second;
       // Pieces never straddle a stripe: each lies on one target (layout/).
@@ -525,7 +469,7 @@ void Engine::Refill(bool force) {
   CreatePieces(pending, &fresh);
   AssignRefs(first_new);
   if (fresh.empty()) return;
-  std::vector<PendingRead *> reads = BuildRequests(std::move(fresh), shape_, handles_);
+  std::vector<PendingRead *> reads = BuildRequests(std::move(fresh), shape_, files_.handles());
   if (!stage_resolved_) {
     uint64_t bytes = 0;
     for (const PendingRead *pr : reads) bytes += pr->req.length;
@@ -548,7 +492,7 @@ void Engine::AssignRefs(uint64_t first_new) {
   for (uint64_t i = first_new; i < window_end(); ++i) {
     const Extent &e = plan_.at(i);
     spans.push_back(
-        {e.file, AlignDown(e.offset), AlignUp(std::min(e.end(), files_[e.file]->handle.size)), i});
+        {e.file, AlignDown(e.offset), AlignUp(std::min(e.end(), files_.size(e.file))), i});
   }
   std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
     return a.file != b.file ? a.file < b.file : a.begin < b.begin;
@@ -709,7 +653,7 @@ Status Engine::WaitBatchLanded(Lock &lock) {
 
 Status Engine::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
                           uint64_t *got) {
-  const FileHandle &h = files_[id]->handle;
+  const FileHandle &h = files_.handle(id);
   lock.unlock();  // the I/O thread keeps landing reads meanwhile
   Status s = backend_->ReadDirect(h, dst, pos, n, got);
   lock.lock();
@@ -759,7 +703,7 @@ Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_
       return Status::Io(
           Format("file %d (%s) is shorter than when opened: direct read at %llu "
                  "returned %llu of %llu bytes",
-                 id, files_[id]->handle.path.c_str(), (ull)lo, (ull)got, (ull)(hi - lo)));
+                 id, files_.handle(id).path.c_str(), (ull)lo, (ull)got, (ull)(hi - lo)));
     }
   }
   return Status::Ok();
@@ -786,12 +730,12 @@ Status Engine::ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, ui
 Status Engine::ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
                           uint64_t *nread) {
   *nread = 0;
-  Status s = CheckFile(id, "file");
+  Status s = files_.Check(id, "file");
   if (!s.ok()) return s;
   if (buf == nullptr && length > 0) {
     return Status::Invalid(Format("buf = NULL with length = %llu: expected a buffer", (ull)length));
   }
-  const uint64_t size = files_[id]->handle.size;
+  const uint64_t size = files_.size(id);
   if (offset >= size || length == 0) return Status::Ok();  // at or past end of file: 0 bytes
   const uint64_t end = offset + std::min(length, size - offset);
   char *dst = static_cast<char *>(buf);
@@ -845,7 +789,7 @@ Status Engine::ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, ui
 
 Status Engine::Release(int32_t id, uint64_t offset, uint64_t length) {
   Lock lock(mu_);
-  Status s = CheckFile(id, "file");
+  Status s = files_.Check(id, "file");
   if (!s.ok()) return s;
   const uint64_t end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
   RemoveEntries(
@@ -900,7 +844,7 @@ void Engine::Wake() {
 void Engine::Complete(PendingRead *pr) {
   const int64_t res = pr->req.result;
   --in_flight_;
-  --files_[pr->file]->in_flight;
+  files_.ReadLanded(pr->file);
   --targets_[pr->target].in_flight;
   policy_->OnServiced(pr->target, Now() - pr->issued_at);
   RoundClosed(pr);
@@ -1065,7 +1009,7 @@ bool Engine::EvictFor(const PendingRead *pr) {
     buffer_->Evict(victim);
     ++stats_.evictions;
     stats_.bytes_evicted += victim->length;
-    std::vector<PendingRead *> again = BuildRequests({victim}, shape_, handles_);
+    std::vector<PendingRead *> again = BuildRequests({victim}, shape_, files_.handles());
     for (PendingRead *r : again) r->round = next_round_;
     Enqueue(again);
   }
@@ -1122,7 +1066,7 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
     FillIov(pr, shape_);
     for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
     ++in_flight_;
-    ++files_[pr->file]->in_flight;
+    files_.ReadIssued(pr->file);
     ++t.in_flight;
     ++open_rounds_[pr->bus][pr->round];
     pr->issued_at = Now();

@@ -35,6 +35,7 @@
 #include "buffer/reorder_buffer.h"
 #include "common/status.h"
 #include "engine/config.h"
+#include "engine/file_table.h"
 #include "io/backend.h"
 #include "layout/layout.h"
 #include "memory/aimd_controller.h"
@@ -82,11 +83,6 @@ class Engine {
   // bus, the issue policy, the per-target read limit and the look-ahead in rounds.
   void UseLayout(std::unique_ptr<Layout> layout);
 
-  struct OpenFileState {
-    FileHandle handle;
-    bool open = false;
-    uint32_t in_flight = 0;
-  };
   using Lock = std::unique_lock<std::mutex>;
   // Plan entries [front, window_end): the pieces each needs, or passthrough for entries of a
   // sequential run that the kernel's readahead serves better than we can (libprefetch §5.2).
@@ -99,10 +95,8 @@ class Engine {
          std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
          uint64_t limit);
 
-  Status CheckFile(int32_t id, const char *what) const;
   Status ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
                     uint64_t *nread);
-  Status CheckExtents(const pfio_extent *extents, size_t count, std::vector<Extent> *out) const;
   Status ReplaceFrom(const Extent *extents, size_t count);
 
   uint64_t window_end() const { return plan_.front_index() + window_.size(); }
@@ -174,8 +168,7 @@ class Engine {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<std::unique_ptr<OpenFileState>> files_;
-  std::unordered_map<int32_t, const FileHandle *> handles_;
+  FileTable files_;
   AccessPlan plan_;
   std::deque<WindowEntry> window_;
   Extent passthrough_tail_;         // last entry handed to readahead (length 0: none yet)

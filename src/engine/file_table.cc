@@ -1,0 +1,78 @@
+#include "engine/file_table.h"
+
+#include <cstdint>
+
+#include "memory/memory_signals.h"
+
+namespace pfio {
+
+namespace {
+using ull = unsigned long long;
+}
+
+int32_t FileTable::Add(const FileHandle &handle) {
+  auto f = std::make_unique<File>();
+  f->handle = handle;
+  f->open = true;
+  const int32_t id = static_cast<int32_t>(files_.size());
+  handles_[id] = &f->handle;
+  files_.push_back(std::move(f));
+  return id;
+}
+
+void FileTable::Close(int32_t id, Backend *backend) {
+  backend->Close(&files_[id]->handle);
+  files_[id]->open = false;
+  handles_.erase(id);
+}
+
+void FileTable::CloseAll(Backend *backend) {
+  for (size_t id = 0; id < files_.size(); ++id) {
+    if (files_[id]->open) Close(static_cast<int32_t>(id), backend);
+  }
+}
+
+Status FileTable::Check(int32_t id, const char *what) const {
+  if (id < 0 || static_cast<size_t>(id) >= files_.size() || !files_[id]->open) {
+    return Status::BadFile(Format("%s = %d: not a file open in this context (%zu opened so far)",
+                                  what, id, files_.size()));
+  }
+  return Status::Ok();
+}
+
+Status FileTable::CheckExtents(const pfio_extent *extents, size_t count,
+                               std::vector<Extent> *out) const {
+  if (count > 0 && extents == nullptr) {
+    return Status::Invalid(Format("extents = NULL with count = %zu: expected an array", count));
+  }
+  // The plan keeps a copy of every extent: a count whose copy cannot fit in this machine's
+  // memory is refused before anything is allocated (or read from the caller's array).
+  const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
+  const bool overflows = count > SIZE_MAX / sizeof(Extent);
+  if (overflows || (total && count * sizeof(Extent) > total)) {
+    return Status::NoMem(Format(
+        "count = %zu extents: the plan's copy would need %s bytes, more than MemTotal (%s)", count,
+        overflows ? "over 2^64" : Bytes(count * sizeof(Extent)).c_str(), Bytes(total).c_str()));
+  }
+  out->reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const pfio_extent &x = extents[i];
+    std::string which = Format("extent %zu", i);
+    Status s = Check(x.file, (which + ": file").c_str());
+    if (!s.ok()) return s;
+    if (x.length == 0) {
+      return Status::Invalid(Format("%s: length = 0: expected at least 1 byte", which.c_str()));
+    }
+    const FileHandle &h = handle(x.file);
+    if (x.offset > h.size || x.length > h.size - x.offset) {
+      return Status::Range(Format(
+          "%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
+          "expected offset + length <= size",
+          which.c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length, h.path.c_str(), (ull)h.size));
+    }
+    out->push_back(Extent{x.file, x.marked != 0, x.offset, x.length});
+  }
+  return Status::Ok();
+}
+
+}  // namespace pfio

@@ -1,0 +1,59 @@
+// FileTable: the files open in a context. Gives ids (never reused), keeps each file's handle and
+// its reads in flight, and checks file ids and plan extents against the files, naming the bad
+// argument, its value and what is allowed.
+//
+// Guarded by the context's mutex: every method is called with it held.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "io/backend.h"
+#include "pfio/pfio.h"
+#include "plan/extent.h"
+
+namespace pfio {
+
+class FileTable {
+ public:
+  // Takes an opened handle and returns its id.
+  int32_t Add(const FileHandle &handle);
+  // Closes the file's handle through `backend`; its id stays taken.
+  void Close(int32_t id, Backend *backend);
+  // Closes every open file (context shutdown).
+  void CloseAll(Backend *backend);
+
+  // OK if `id` is open; else PFIO_EBADF naming `what` (e.g. "file", "extent 3: file").
+  Status Check(int32_t id, const char *what) const;
+  // Copies `extents` into *out after checking each (open file, length > 0, inside the file).
+  // A count whose copy could not fit in memory is PFIO_ENOMEM before anything is read.
+  Status CheckExtents(const pfio_extent *extents, size_t count, std::vector<Extent> *out) const;
+
+  // For an id that Check accepted.
+  const FileHandle &handle(int32_t id) const { return files_[id]->handle; }
+  uint64_t size(int32_t id) const { return files_[id]->handle.size; }
+  // id -> handle of every open file (what BuildRequests needs).
+  const std::unordered_map<int32_t, const FileHandle *> &handles() const { return handles_; }
+  bool empty() const { return files_.empty(); }
+  size_t opened() const { return files_.size(); }
+
+  // Reads in flight per file (a file closes only when it has none).
+  void ReadIssued(int32_t id) { ++files_[id]->in_flight; }
+  void ReadLanded(int32_t id) { --files_[id]->in_flight; }
+  uint32_t in_flight(int32_t id) const { return files_[id]->in_flight; }
+
+ private:
+  struct File {
+    FileHandle handle;
+    bool open = false;
+    uint32_t in_flight = 0;
+  };
+  std::vector<std::unique_ptr<File>> files_;
+  std::unordered_map<int32_t, const FileHandle *> handles_;
+};
+
+}  // namespace pfio
