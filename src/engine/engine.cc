@@ -94,7 +94,8 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
       backend_(std::move(backend)),
       signals_(std::move(signals)),
       buffer_(std::move(buffer)),
-      aimd_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd) {
+      aimd_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd),
+      stager_(config.stage, backend_->AutoStage(), config.target_stages) {
   stats_path_ = cfg_.stats_path;
   std::unique_ptr<StripedLayout> striped;
   if (!cfg_.layout.empty()) {
@@ -105,19 +106,7 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
     }
   }
   UseLayout(std::move(striped));
-  target_stages_ = cfg_.target_stages;
-  stage_ = cfg_.stage == PFIO_STAGE_AUTO ? backend_->AutoStage() : cfg_.stage;
   std::snprintf(stats_.policy, sizeof stats_.policy, "%s", IssuePolicy::Name(cfg_.policy));
-  std::snprintf(stats_.stage_mode, sizeof stats_.stage_mode, "%s", StageName(stage_));
-  if (stage_ == PFIO_STAGE_NONE) {
-    std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "%s",
-                  cfg_.stage == PFIO_STAGE_NONE
-                      ? "off: stage = none"
-                      : "off: auto, and this backend has no drive model to stage into");
-  } else if (target_stages_ == 0) {
-    std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "off: target_stages = 0");
-    stage_ = PFIO_STAGE_NONE;
-  }
   shape_.infill_max = cfg_.infill_max;
   shape_.max_request = std::min<uint64_t>(cfg_.max_request, AlignDown(aimd_.cap()));
   if (cfg_.infill_max > 0) {
@@ -156,12 +145,12 @@ Status Engine::Shutdown() {
   window_.clear();
   PruneQueue();
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
-  while (in_flight_ > 0) {
-    if (!WaitStep(lock, deadline) && in_flight_ > 0) {
+  while (scheduler_.in_flight() > 0) {
+    if (!WaitStep(lock, deadline) && scheduler_.in_flight() > 0) {
       result =
           Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
                                   "after timeout_ms = %u; their memory is leaked, not freed",
-                                  in_flight_, cfg_.timeout_ms));
+                                  scheduler_.in_flight(), cfg_.timeout_ms));
       abandoned_ = true;
       break;
     }
@@ -195,14 +184,20 @@ Status Engine::Shutdown() {
 void Engine::UseLayout(std::unique_ptr<Layout> layout) {
   layout_ = std::move(layout);
   const uint32_t ntargets = layout_ ? layout_->targets() : 1;
-  targets_.assign(ntargets, TargetState{});
-  open_rounds_.assign(layout_ ? layout_->buses() : 1, {});
-  policy_ =
-      std::make_unique<IssuePolicy>(cfg_.policy, cfg_.horizon, cfg_.forestall_factor, ntargets);
-  target_reads_ = cfg_.target_reads ? cfg_.target_reads
-                                    : std::min(cfg_.queue_depth,
-                                               backend_->TargetDepth(cfg_.queue_depth, ntargets));
-  lookahead_ = cfg_.lookahead_rounds ? cfg_.lookahead_rounds : target_reads_;
+  Scheduler::Shape shape;
+  shape.policy = cfg_.policy;
+  shape.horizon = cfg_.horizon;
+  shape.forestall_factor = cfg_.forestall_factor;
+  shape.targets = ntargets;
+  shape.buses = layout_ ? layout_->buses() : 1;
+  shape.queue_depth = cfg_.queue_depth;
+  shape.target_reads =
+      cfg_.target_reads
+          ? cfg_.target_reads
+          : std::min(cfg_.queue_depth, backend_->TargetDepth(cfg_.queue_depth, ntargets));
+  shape.lookahead = cfg_.lookahead_rounds ? cfg_.lookahead_rounds : shape.target_reads;
+  scheduler_.Configure(shape);
+  stager_.Configure(ntargets);
 }
 
 Status Engine::OpenFile(const std::string &path, int32_t *id) {
@@ -221,7 +216,7 @@ Status Engine::OpenFile(const std::string &path, int32_t *id) {
     if (lustre_layout_pending_ && files_.empty()) UseLayout(std::move(striped));
     lustre_layout_pending_ = false;
   }
-  if (stage_ == PFIO_STAGE_LADVISE && !h.on_lustre) {
+  if (stager_.mode() == PFIO_STAGE_LADVISE && !h.on_lustre) {
     const std::string fs = FsTypeName(h.buffered_fd);
     backend_->Close(&h);
     return Status::Invalid(Format(
@@ -323,23 +318,15 @@ void Engine::RemoveEntries(const std::function<bool(const Extent &)> &pred) {
 }
 
 void Engine::PruneQueue() {
-  for (auto it = queue_.begin(); it != queue_.end();) {
-    PendingRead *pr = *it;
-    bool needed = std::any_of(pr->pieces.begin(), pr->pieces.end(),
-                              [](const Piece *p) { return p->refs > 0; });
-    if (needed) {
-      ++it;
-      continue;
-    }
+  scheduler_.Prune([this](PendingRead *pr) {
     for (Piece *p : pr->pieces) {
       p->state = Piece::State::kFailed;  // never read; settled so it can be freed
       p->request = nullptr;
       buffer_->FreeIfOrphan(p);
     }
-    it = queue_.erase(it);
-    Dequeued(pr);
+    stager_.OnDropped(pr);
     delete pr;
-  }
+  });
 }
 
 // ---- window ------------------------------------------------------------------------------------
@@ -445,7 +432,7 @@ void Engine::Refill(bool force) {
     if (window_.back().passthrough && window_.size() >= kPassthroughAhead) return;
     // The next window is planned once every read of the last one has been issued; its reads
     // then go out, in offset order, as consumption frees memory.
-    if (!queue_.empty()) return;
+    if (!scheduler_.queue_empty()) return;
   }
   SampleSignals();
   window_budget_ = cfg_.window_mode == PFIO_WINDOW_BATCH
@@ -470,12 +457,12 @@ void Engine::Refill(bool force) {
   AssignRefs(first_new);
   if (fresh.empty()) return;
   std::vector<PendingRead *> reads = BuildRequests(std::move(fresh), shape_, files_.handles());
-  if (!stage_resolved_) {
+  if (!stager_.resolved()) {
     uint64_t bytes = 0;
     for (const PendingRead *pr : reads) bytes += pr->req.length;
-    ResolveStaging(bytes / reads.size());
+    stager_.Resolve(bytes / reads.size(), scheduler_.targets(), *backend_);
   }
-  Enqueue(OrderInRounds(std::move(reads), next_round_));
+  scheduler_.Enqueue(OrderInRounds(std::move(reads), scheduler_.next_round()));
   ++stats_.windows;
   Wake();
 }
@@ -552,7 +539,7 @@ void Engine::ConsumeFront() {
   round_consumed_ += plan_.at(plan_.front_index()).length;
   plan_.ConsumeFront();
   const double now = Now();
-  if (last_consume_ >= 0) policy_->OnConsumed(now - last_consume_ - stall_since_consume_);
+  if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stall_since_consume_);
   last_consume_ = now;
   stall_since_consume_ = 0;
   for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
@@ -560,7 +547,7 @@ void Engine::ConsumeFront() {
       buffer_->in_use() + MetadataBytes() + memory_wanted_ <= aimd_.budget()) {
     memory_wanted_ = 0;
     Wake();
-  } else if (policy_held_) {
+  } else if (scheduler_.policy_held()) {
     Wake();  // the cursor moved: a held read may be due now
   }
   if (round_consumed_ >= aimd_.budget()) {
@@ -601,18 +588,8 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
     // Urgent: it goes next on its target; only a read whose block is already being staged
     // for it stays ahead (it is quick, and the stage would be lost).
     PendingRead *pr = p->request;
-    auto at = queue_.begin();
-    if (targets_[pr->target].staged > 0 && !pr->staged) {
-      size_t scanned = 0;
-      for (auto it = queue_.begin(); it != queue_.end() && scanned < kIssueScan; ++it, ++scanned) {
-        if (*it != pr && (*it)->target == pr->target && (*it)->staged) {
-          at = std::next(it);
-          break;
-        }
-      }
-    }
-    queue_.splice(at, queue_, pr->queue_pos);
-    pr->urgent = true;
+    const bool behind_stage = stager_.staged(pr->target) > 0 && !pr->staged;
+    scheduler_.MakeUrgent(pr, [&](const PendingRead *q) { return behind_stage && q->staged; });
     Wake();
   }
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
@@ -622,8 +599,8 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
           "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend %s; "
           "it is still %s (%u reads in flight, %zu queued, %s of %s budget in use)",
           cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
-          p->state == Piece::State::kQueued ? "queued" : "in flight", in_flight_, queue_.size(),
-          Bytes(buffer_->in_use()).c_str(), Bytes(aimd_.budget()).c_str()));
+          p->state == Piece::State::kQueued ? "queued" : "in flight", scheduler_.in_flight(),
+          scheduler_.queued(), Bytes(buffer_->in_use()).c_str(), Bytes(aimd_.budget()).c_str()));
     }
   }
   stats_.stall_seconds += Now() - t0;
@@ -632,18 +609,18 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
 }
 
 Status Engine::WaitBatchLanded(Lock &lock) {
-  if (queue_.empty() && in_flight_ == 0) return Status::Ok();
-  for (PendingRead *pr : queue_) pr->urgent = true;  // the whole window is needed now
+  if (scheduler_.queue_empty() && scheduler_.in_flight() == 0) return Status::Ok();
+  scheduler_.MakeAllUrgent();  // the whole window is needed now
   Wake();
   ++stats_.stalls;
   const double t0 = Now();
   const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
-  while (!queue_.empty() || in_flight_ > 0) {
-    if (!WaitStep(lock, deadline) && (!queue_.empty() || in_flight_ > 0)) {
+  while (!scheduler_.queue_empty() || scheduler_.in_flight() > 0) {
+    if (!WaitStep(lock, deadline) && (!scheduler_.queue_empty() || scheduler_.in_flight() > 0)) {
       return Status::TimedOut(
           Format("waited timeout_ms = %u for a batch window to land; %zu "
                  "reads queued and %u in flight on backend %s",
-                 cfg_.timeout_ms, queue_.size(), in_flight_, backend_->name()));
+                 cfg_.timeout_ms, scheduler_.queued(), scheduler_.in_flight(), backend_->name()));
     }
   }
   stats_.stall_seconds += Now() - t0;
@@ -843,11 +820,8 @@ void Engine::Wake() {
 
 void Engine::Complete(PendingRead *pr) {
   const int64_t res = pr->req.result;
-  --in_flight_;
   files_.ReadLanded(pr->file);
-  --targets_[pr->target].in_flight;
-  policy_->OnServiced(pr->target, Now() - pr->issued_at);
-  RoundClosed(pr);
+  scheduler_.Landed(pr, Now());
   ++stats_.requests;
   bool short_read = false;
   if (res < 0) {
@@ -882,7 +856,7 @@ void Engine::IoLoop() {
   for (;;) {
     {
       Lock lock(mu_);
-      if (stop_ && (in_flight_ == 0 || abandoned_)) return;
+      if (stop_ && (scheduler_.in_flight() == 0 || abandoned_)) return;
       if (!stop_) IssueLocked(&to_submit, &to_stage);
     }
     for (PendingRead *pr : to_submit) {
@@ -916,84 +890,13 @@ void Engine::IoLoop() {
 
 // ---- scheduling --------------------------------------------------------------------------------
 
-void Engine::Enqueue(const std::vector<PendingRead *> &reads) {
-  for (PendingRead *pr : reads) {
-    for (const Piece *p : pr->pieces) pr->first_use = std::min(pr->first_use, p->first_use);
-    pr->queue_pos = queue_.insert(queue_.end(), pr);
-    next_round_ = std::max(next_round_, pr->round + 1);
-  }
-}
-
-void Engine::RoundClosed(const PendingRead *pr) {
-  auto &rounds = open_rounds_[pr->bus];
-  auto it = rounds.find(pr->round);
-  if (it != rounds.end() && --it->second == 0) rounds.erase(it);
-}
-
-void Engine::Dequeued(PendingRead *pr) {
-  if (pr->staged) --targets_[pr->target].staged;
-}
-
-bool Engine::RoundAllows(const PendingRead *pr) const {
-  // Counted over reads in flight only: a queued read that cannot go (memory, policy) never
-  // holds the others back, and with nothing in flight anything may go, so this cannot deadlock.
-  if (targets_.size() <= 1) return true;  // one target: rounds are just the C-LOOK order
-  const auto &rounds = open_rounds_[pr->bus];
-  return rounds.empty() || pr->round <= rounds.begin()->first + lookahead_;
-}
-
-void Engine::ResolveStaging(uint64_t block) {
-  stage_resolved_ = true;
-  if (stage_ == PFIO_STAGE_NONE) return;
-  std::string why;
-  if (!backend_->StageCanGain(block, static_cast<uint32_t>(targets_.size()), &why)) {
-    stage_ = PFIO_STAGE_NONE;
-    std::snprintf(stats_.stage_mode, sizeof stats_.stage_mode, "none");
-    std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "off: %s", why.c_str());
-  } else if (block < kStageMin) {
-    std::snprintf(stats_.stage_note, sizeof stats_.stage_note,
-                  "on for reads of 64 KiB and more only; the first window's mean read is %s",
-                  Bytes(block).c_str());
-  }
-}
-
-void Engine::NoteStage(std::list<PendingRead *>::iterator from, std::vector<StageCall> *stage) {
-  if (stage_ == PFIO_STAGE_NONE) return;
-  const uint32_t target = (*from)->target;
-  TargetState &t = targets_[target];
-  size_t scanned = 0;
-  for (auto it = std::next(from);
-       it != queue_.end() && scanned < kIssueScan && t.staged < target_stages_; ++it, ++scanned) {
-    PendingRead *q = *it;
-    if (q->target != target || q->staged) continue;
-    if (q->req.length < kStageMin) {
-      if (!q->stage_checked) ++stats_.stages_small;
-      q->stage_checked = true;
-      return;  // the target's next read is small: staging it would cost more than it saves
-    }
-    q->stage_checked = q->staged = true;
-    ++t.staged;
-    if (stage_ == PFIO_STAGE_PAGECACHE) q->req.buffered = true;  // it will be in the cache
-    stage->push_back(StageCall{q->req.file, q->req.offset, q->req.length, stage_});
-    ++stats_.stages;
-  }
-}
-
-void Engine::StageFailed(const Status &s) {
-  if (stage_ == PFIO_STAGE_NONE) return;
-  stage_ = PFIO_STAGE_NONE;
-  std::snprintf(stats_.stage_mode, sizeof stats_.stage_mode, "none");
-  std::snprintf(stats_.stage_note, sizeof stats_.stage_note, "off after an error: %s",
-                s.message().c_str());
-}
-
 void Engine::RunStages(const std::vector<StageCall> &stage) {
   for (const StageCall &c : stage) {
     Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
     if (!s.ok()) {
       // A failed stage loses nothing (the read itself still goes out), but stop trying.
       Lock lock(mu_);
-      StageFailed(s);
+      stager_.Failed(s);
       return;
     }
   }
@@ -1010,68 +913,36 @@ bool Engine::EvictFor(const PendingRead *pr) {
     ++stats_.evictions;
     stats_.bytes_evicted += victim->length;
     std::vector<PendingRead *> again = BuildRequests({victim}, shape_, files_.handles());
-    for (PendingRead *r : again) r->round = next_round_;
-    Enqueue(again);
+    for (PendingRead *r : again) r->round = scheduler_.next_round();
+    scheduler_.Enqueue(again);
   }
   return true;
 }
 
 void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage) {
-  policy_held_ = false;
-  std::vector<uint32_t> &ahead = ahead_;  // queued reads of each target seen so far
-  ahead.assign(targets_.size(), 0);       // (a member: no allocation per scan)
-  const uint64_t cursor = plan_.front_index();
-  size_t scanned = 0;
-  for (auto it = queue_.begin();
-       it != queue_.end() && scanned < kIssueScan && in_flight_ < cfg_.queue_depth; ++scanned) {
-    PendingRead *pr = *it;
-    TargetState &t = targets_[pr->target];
-    // A target takes target_reads at a time, urgent or not: a read the application waits for
-    // goes first on its target, not around it (a drive takes one command at a time anyway).
-    if (t.in_flight >= target_reads_ || !RoundAllows(pr)) {
-      ++ahead[pr->target];
-      ++it;
-      continue;
-    }
-    if (!pr->urgent) {
-      const uint32_t before = t.in_flight + ahead[pr->target]++;
-      const uint64_t distance = pr->first_use > cursor ? pr->first_use - cursor : 0;
-      if (!policy_->MayIssue(pr->target, distance, before)) {
-        ++stats_.policy_holds;
-        policy_held_ = true;
-        ++it;
-        continue;
-      }
-    }
-    // Memory is taken when a read is issued, within the budget. A read the application waits
-    // for goes out even above a budget that was just cut (it then only exceeds the budget the
-    // window was planned with, never the pool), so a cut never stalls progress.
+  // Memory is taken when a read is issued, within the budget. A read the application waits
+  // for goes out even above a budget that was just cut (it then only exceeds the budget the
+  // window was planned with, never the pool), so a cut never stalls progress.
+  auto admit = [&](PendingRead *pr) {
     const bool fits = buffer_->in_use() + MetadataBytes() + pr->piece_bytes <= aimd_.budget();
     if (!fits && Now() - last_sample_ >= kSampleEvery) {
       // Blocked on memory: is it pressure? (Windows sample too; this catches a cut in between.)
       last_sample_ = Now();
       SampleSignals();
     }
-    if (!fits && !EvictFor(pr) && !pr->urgent) {
+    if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {
       memory_wanted_ = pr->piece_bytes;
-      break;
+      return false;
     }
-    if (!AllocatePieces(pr)) {
-      memory_wanted_ = pr->piece_bytes;
-      break;
-    }
-    if (pr->staged) --t.staged;  // its stage is spent: the target may stage its next block
-    NoteStage(it, stage);
-    it = queue_.erase(it);
+    return true;
+  };
+  auto issued = [&](PendingRead *pr) {
+    stager_.OnIssue(pr, scheduler_.queue(), stage);
     FillIov(pr, shape_);
     for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
-    ++in_flight_;
     files_.ReadIssued(pr->file);
-    ++t.in_flight;
-    ++open_rounds_[pr->bus][pr->round];
-    pr->issued_at = Now();
-    submit->push_back(pr);
-  }
+  };
+  scheduler_.Issue(plan_.front_index(), Now(), admit, issued, submit);
 }
 
 void Engine::PumpLocked() {
@@ -1094,7 +965,7 @@ void Engine::PumpLocked() {
     }
     for (const StageCall &c : stage) {
       Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
-      if (!s.ok()) StageFailed(s);
+      if (!s.ok()) stager_.Failed(s);
     }
     backend_->Reap(&done);
     for (IoRequest *r : done) Complete(static_cast<PendingRead *>(r->owner));
@@ -1119,6 +990,11 @@ pfio_stats Engine::SnapshotLocked() const {
   s.budget_cap = aimd_.cap();
   s.budget_cuts = aimd_.cuts();
   s.memory_in_use = buffer_ ? buffer_->in_use() : 0;
+  s.policy_holds = scheduler_.policy_holds();
+  s.stages = stager_.stages();
+  s.stages_small = stager_.stages_small();
+  std::snprintf(s.stage_mode, sizeof s.stage_mode, "%s", StageName(stager_.mode()));
+  std::snprintf(s.stage_note, sizeof s.stage_note, "%s", stager_.note().c_str());
   return s;
 }
 

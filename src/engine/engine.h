@@ -44,6 +44,8 @@
 #include "pfio/pfio.h"
 #include "plan/access_plan.h"
 #include "sched/issue_policy.h"
+#include "sched/scheduler.h"
+#include "sched/stager.h"
 
 namespace pfio {
 
@@ -129,27 +131,15 @@ class Engine {
   void Complete(PendingRead *pr);
   void IoLoop();
   void Wake();
-  struct StageCall {
-    const FileHandle *file;
-    uint64_t offset, length;
-    pfio_stage kind;
-  };
-  void StageFailed(const Status &s);
   // Moves what may go now from queue_ to *submit (memory allocated, counted in flight) and
   // the stage calls that follow to *stage. Caller submits outside the lock (real backends).
   void IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage);
-  bool RoundAllows(const PendingRead *pr) const;
-  void NoteStage(std::list<PendingRead *>::iterator from, std::vector<StageCall> *stage);
   bool EvictFor(const PendingRead *pr);
-  void Enqueue(const std::vector<PendingRead *> &reads);
-  void Dequeued(PendingRead *pr);  // leaves the queue without being issued (pruned)
-  void RoundClosed(const PendingRead *pr);
   void RunStages(const std::vector<StageCall> &stage);
   void PumpLocked();  // virtual time: issue, submit, land, until nothing moves
   // One bounded wait step: true if something may have changed, false at the deadline (real) or
   // when a virtual-time backend has nothing in progress.
   bool WaitStep(Lock &lock, std::chrono::steady_clock::time_point deadline);
-  void ResolveStaging(uint64_t block);
   double Now() const { return backend_->Now(); }
   bool AllocatePieces(PendingRead *pr);
   uint64_t MetadataBytes() const;  // estimate of the heap the window and its pieces hold
@@ -171,9 +161,7 @@ class Engine {
   FileTable files_;
   AccessPlan plan_;
   std::deque<WindowEntry> window_;
-  Extent passthrough_tail_;         // last entry handed to readahead (length 0: none yet)
-  std::list<PendingRead *> queue_;  // built, not yet submitted
-  uint32_t in_flight_ = 0;
+  Extent passthrough_tail_;     // last entry handed to readahead (length 0: none yet)
   uint64_t window_budget_ = 0;  // bytes the window being planned may use
   uint64_t memory_wanted_ = 0;  // > 0: the I/O thread waits for this much free budget
   int ignore_depth_ = 0;
@@ -182,21 +170,10 @@ class Engine {
   pfio_stats stats_{};
 
   // Scheduling.
-  std::unique_ptr<IssuePolicy> policy_;
-  struct TargetState {
-    uint32_t in_flight = 0;
-    uint32_t staged = 0;  // queued reads whose block is staged
-  };
-  std::vector<TargetState> targets_;
-  std::vector<uint32_t> ahead_;  // IssueLocked's per-target count of queued reads it passed
-  uint32_t target_reads_ = 1, lookahead_ = 1, target_stages_ = 1;
-  pfio_stage stage_ = PFIO_STAGE_NONE;
-  bool stage_resolved_ = false;
-  std::vector<std::map<uint64_t, uint32_t>> open_rounds_;  // per bus: round -> reads in flight
-  uint64_t next_round_ = 0;
+  Scheduler scheduler_;
+  Stager stager_;
   double last_consume_ = -1, stall_since_consume_ = 0, last_sample_ = 0;
   bool virtual_ = false, pumping_ = false;
-  bool policy_held_ = false;  // the last issue scan held a read back (the cursor may free it)
 
   bool stop_ = false;
   bool shut_down_ = false;
