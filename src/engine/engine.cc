@@ -30,18 +30,11 @@ constexpr uint64_t kMiB = 1024 * 1024;
 constexpr uint64_t kResyncScan = 4096;
 constexpr int kIoPollMs = 100;
 constexpr size_t kPassthroughAhead = 64;
-// Heap bytes per plan entry in the window and per piece (structures, index node, page list),
-// rounded up from their sizes with malloc overhead; charged against the budget.
-constexpr uint64_t kEntryMeta = 96;
-constexpr uint64_t kPieceMeta = 224;
 // The issue loop looks this far down the queue for a read that may go (a target at its limit or
 // a policy hold must not block the others); staging looks as far for a target's next read.
 constexpr size_t kIssueScan = 256;
 // Staging pays only for large blocks (Barve Tables 4-6: a loss at 8-32 KiB).
 constexpr uint64_t kStageMin = 64 * 1024;
-// Memory signals are sampled when a window is planned and, at most this often (seconds), when
-// issuing is blocked on memory.
-constexpr double kSampleEvery = 0.01;
 
 uint64_t AlignDown(uint64_t v) {
   return v / kPage * kPage;
@@ -92,9 +85,9 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
                uint64_t limit)
     : cfg_(config),
       backend_(std::move(backend)),
-      signals_(std::move(signals)),
       buffer_(std::move(buffer)),
-      aimd_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd),
+      memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
+              std::move(signals)),
       stager_(config.stage, backend_->AutoStage(), config.target_stages) {
   stats_path_ = cfg_.stats_path;
   std::unique_ptr<StripedLayout> striped;
@@ -108,7 +101,7 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
   UseLayout(std::move(striped));
   std::snprintf(stats_.policy, sizeof stats_.policy, "%s", IssuePolicy::Name(cfg_.policy));
   shape_.infill_max = cfg_.infill_max;
-  shape_.max_request = std::min<uint64_t>(cfg_.max_request, AlignDown(aimd_.cap()));
+  shape_.max_request = std::min<uint64_t>(cfg_.max_request, AlignDown(memory_.cap()));
   if (cfg_.infill_max > 0) {
     void *p = nullptr;
     if (posix_memalign(&p, kPage, AlignUp(cfg_.infill_max)) == 0) discard_ = static_cast<char *>(p);
@@ -172,7 +165,7 @@ Status Engine::Shutdown() {
   if (backend_) files_.CloseAll(backend_.get());
   if (!stats_path_.empty()) {
     pfio_stats snapshot = SnapshotLocked();
-    Status w = WriteStatsFile(stats_path_, snapshot, aimd_.history());
+    Status w = WriteStatsFile(stats_path_, snapshot, memory_.history());
     if (result.ok()) result = w;
   }
   close(wake_fd_);
@@ -365,7 +358,7 @@ bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
   // older entry is consumed, all of it fits.
   // Bookkeeping counts too, so that small extents cannot grow the heap past the budget.
   const uint64_t meta =
-      (pending->entries + 1) * kEntryMeta + (pending->ranges + gaps.size()) * kPieceMeta;
+      MemoryGovernor::Metadata(pending->entries + 1, pending->ranges + gaps.size());
   if (pending->bytes + pending->resident + added + resident + meta > window_budget_) return false;
   for (auto [a, b] : gaps) {
     auto it = ranges.upper_bound(a);
@@ -417,10 +410,7 @@ void Engine::CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh) {
 }
 
 void Engine::SampleSignals() {
-  MemorySample s = signals_->Sample();
-  if (!s.contention) return;
-  round_contention_ = true;
-  if (aimd_.OnContention(s.reason)) buffer_->ReleaseFreeMemory();
+  if (memory_.Sample()) buffer_->ReleaseFreeMemory();
 }
 
 void Engine::Refill(bool force) {
@@ -436,9 +426,9 @@ void Engine::Refill(bool force) {
   }
   SampleSignals();
   window_budget_ = cfg_.window_mode == PFIO_WINDOW_BATCH
-                       ? aimd_.budget()
-                       : std::max(kPage, aimd_.budget() / 100 * cfg_.window_percent);
-  if (const uint64_t run = SequentialRunBytes(window_end(), aimd_.budget()); run > 0) {
+                       ? memory_.budget()
+                       : std::max(kPage, memory_.budget() / 100 * cfg_.window_percent);
+  if (const uint64_t run = SequentialRunBytes(window_end(), memory_.budget()); run > 0) {
     // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
     // copying it through the reorder buffer could only add overhead.
     for (uint64_t bytes = 0; bytes < run && window_end() < plan_.end_index();) {
@@ -536,25 +526,19 @@ void Engine::ConsumeFront() {
     refs = std::move(window_.front().refs);
     window_.pop_front();
   }
-  round_consumed_ += plan_.at(plan_.front_index()).length;
+  const uint64_t consumed = plan_.at(plan_.front_index()).length;
   plan_.ConsumeFront();
   const double now = Now();
   if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stall_since_consume_);
   last_consume_ = now;
   stall_since_consume_ = 0;
   for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
-  if (memory_wanted_ > 0 &&
-      buffer_->in_use() + MetadataBytes() + memory_wanted_ <= aimd_.budget()) {
-    memory_wanted_ = 0;
+  if (memory_.WaitOver(Held())) {
     Wake();
   } else if (scheduler_.policy_held()) {
     Wake();  // the cursor moved: a held read may be due now
   }
-  if (round_consumed_ >= aimd_.budget()) {
-    aimd_.OnRoundEnd(!round_contention_);
-    round_contention_ = false;
-    round_consumed_ = 0;
-  }
+  memory_.Consumed(consumed);
   Refill(false);
 }
 
@@ -600,7 +584,7 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
           "it is still %s (%u reads in flight, %zu queued, %s of %s budget in use)",
           cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
           p->state == Piece::State::kQueued ? "queued" : "in flight", scheduler_.in_flight(),
-          scheduler_.queued(), Bytes(buffer_->in_use()).c_str(), Bytes(aimd_.budget()).c_str()));
+          scheduler_.queued(), Bytes(buffer_->in_use()).c_str(), Bytes(memory_.budget()).c_str()));
     }
   }
   stats_.stall_seconds += Now() - t0;
@@ -793,10 +777,10 @@ Status Engine::Unignore() {
 
 // ---- I/O thread --------------------------------------------------------------------------------
 
-uint64_t Engine::MetadataBytes() const {
+uint64_t Engine::Held() const {
   // The plan beyond the window is the application's list (sizeof(Extent) per extent): not
   // charged here, as windows are planned without it.
-  return window_.size() * kEntryMeta + buffer_->piece_count() * kPieceMeta;
+  return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count());
 }
 
 bool Engine::AllocatePieces(PendingRead *pr) {
@@ -905,10 +889,10 @@ void Engine::RunStages(const std::vector<StageCall> &stage) {
 bool Engine::EvictFor(const PendingRead *pr) {
   // Only under pressure: the budget was cut below what the window was planned with. (Batch
   // windows are fetched whole by design; without a cut, consumption frees memory soon enough.)
-  if (cfg_.window_mode == PFIO_WINDOW_BATCH || aimd_.budget() >= window_budget_) return false;
-  while (buffer_->in_use() + MetadataBytes() + pr->piece_bytes > aimd_.budget()) {
-    Piece *victim = buffer_->FurthestResident();
-    if (victim == nullptr || victim->first_use <= pr->first_use) return false;  // do no harm
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.budget() >= window_budget_) return false;
+  while (!memory_.Fits(Held(), pr->piece_bytes)) {
+    Piece *victim = MemoryGovernor::Victim(*buffer_, pr->first_use);
+    if (victim == nullptr) return false;
     buffer_->Evict(victim);
     ++stats_.evictions;
     stats_.bytes_evicted += victim->length;
@@ -924,14 +908,11 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
   // for goes out even above a budget that was just cut (it then only exceeds the budget the
   // window was planned with, never the pool), so a cut never stalls progress.
   auto admit = [&](PendingRead *pr) {
-    const bool fits = buffer_->in_use() + MetadataBytes() + pr->piece_bytes <= aimd_.budget();
-    if (!fits && Now() - last_sample_ >= kSampleEvery) {
-      // Blocked on memory: is it pressure? (Windows sample too; this catches a cut in between.)
-      last_sample_ = Now();
-      SampleSignals();
-    }
+    const bool fits = memory_.Fits(Held(), pr->piece_bytes);
+    // Blocked on memory: is it pressure? (Windows sample too; this catches a cut in between.)
+    if (!fits && memory_.SampleIfDue(Now())) buffer_->ReleaseFreeMemory();
     if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {
-      memory_wanted_ = pr->piece_bytes;
+      memory_.Wait(pr->piece_bytes);
       return false;
     }
     return true;
@@ -986,9 +967,9 @@ bool Engine::WaitStep(Lock &lock, Clock::time_point deadline) {
 
 pfio_stats Engine::SnapshotLocked() const {
   pfio_stats s = stats_;
-  s.budget_bytes = aimd_.budget();
-  s.budget_cap = aimd_.cap();
-  s.budget_cuts = aimd_.cuts();
+  s.budget_bytes = memory_.budget();
+  s.budget_cap = memory_.cap();
+  s.budget_cuts = memory_.cuts();
   s.memory_in_use = buffer_ ? buffer_->in_use() : 0;
   s.policy_holds = scheduler_.policy_holds();
   s.stages = stager_.stages();
@@ -1005,7 +986,7 @@ pfio_stats Engine::Stats() {
 
 Status Engine::WriteStats(const std::string &path) {
   Lock lock(mu_);
-  return WriteStatsFile(path, SnapshotLocked(), aimd_.history());
+  return WriteStatsFile(path, SnapshotLocked(), memory_.history());
 }
 
 }  // namespace pfio

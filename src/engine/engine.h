@@ -38,7 +38,7 @@
 #include "engine/file_table.h"
 #include "io/backend.h"
 #include "layout/layout.h"
-#include "memory/aimd_controller.h"
+#include "memory/memory_governor.h"
 #include "memory/memory_signals.h"
 #include "partition/request_builder.h"
 #include "pfio/pfio.h"
@@ -142,17 +142,16 @@ class Engine {
   bool WaitStep(Lock &lock, std::chrono::steady_clock::time_point deadline);
   double Now() const { return backend_->Now(); }
   bool AllocatePieces(PendingRead *pr);
-  uint64_t MetadataBytes() const;  // estimate of the heap the window and its pieces hold
+  uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
   pfio_stats SnapshotLocked() const;
 
   Config cfg_;
   std::string stats_path_;
   std::unique_ptr<Backend> backend_;
-  std::unique_ptr<MemorySignals> signals_;
   std::unique_ptr<ReorderBuffer> buffer_;
   std::unique_ptr<Layout> layout_;      // null: one target
   bool lustre_layout_pending_ = false;  // layout = lustre: read at the first OpenFile
-  AimdController aimd_;
+  MemoryGovernor memory_;
   char *discard_ = nullptr;
   RequestShape shape_;
 
@@ -163,16 +162,13 @@ class Engine {
   std::deque<WindowEntry> window_;
   Extent passthrough_tail_;     // last entry handed to readahead (length 0: none yet)
   uint64_t window_budget_ = 0;  // bytes the window being planned may use
-  uint64_t memory_wanted_ = 0;  // > 0: the I/O thread waits for this much free budget
   int ignore_depth_ = 0;
-  uint64_t round_consumed_ = 0;
-  bool round_contention_ = false;
   pfio_stats stats_{};
 
   // Scheduling.
   Scheduler scheduler_;
   Stager stager_;
-  double last_consume_ = -1, stall_since_consume_ = 0, last_sample_ = 0;
+  double last_consume_ = -1, stall_since_consume_ = 0;
   bool virtual_ = false, pumping_ = false;
 
   bool stop_ = false;

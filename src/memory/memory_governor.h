@@ -1,0 +1,72 @@
+// MemoryGovernor: how much memory prefetching may hold right now, and what to give back when it
+// must shrink. It owns the AIMD budget (libprefetch §4.6) and the pressure signals, charges the
+// window's bookkeeping against the budget (so small extents cannot grow the heap past it),
+// counts consumption into AIMD rounds, remembers how much a blocked issue is waiting for, and
+// picks the piece to evict after a cut (Belady: the landed, untouched piece needed furthest in
+// the future, only if it is needed later than the read that wants its memory: do no harm).
+//
+// Guarded by the context's mutex: every method is called with it held.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "buffer/reorder_buffer.h"
+#include "memory/aimd_controller.h"
+#include "memory/memory_signals.h"
+
+namespace pfio {
+
+class MemoryGovernor {
+ public:
+  // Heap bytes per plan entry in the window and per piece (structures, index node, page list),
+  // rounded up from their sizes with malloc overhead; charged against the budget.
+  static constexpr uint64_t kEntryMeta = 96;
+  static constexpr uint64_t kPieceMeta = 224;
+  // While issuing is blocked on memory, the signals are sampled at most this often (seconds).
+  static constexpr double kSampleEvery = 0.01;
+
+  // limit: bytes the rank may use; floor: the smallest budget; aimd: adapt (else fixed).
+  MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd, std::unique_ptr<MemorySignals> signals);
+
+  uint64_t budget() const { return aimd_.budget(); }
+  uint64_t cap() const { return aimd_.cap(); }
+  uint64_t cuts() const { return aimd_.cuts(); }
+  const std::vector<AimdEvent> &history() const { return aimd_.history(); }
+
+  // The bookkeeping of `entries` window entries and `pieces` pieces.
+  static uint64_t Metadata(uint64_t entries, uint64_t pieces) {
+    return entries * kEntryMeta + pieces * kPieceMeta;
+  }
+  // Whether `bytes` more fit with `held` bytes (data and bookkeeping) already held.
+  bool Fits(uint64_t held, uint64_t bytes) const { return held + bytes <= aimd_.budget(); }
+
+  // Reads the pressure signals; on contention halves the budget (once per round). True when it
+  // cut: the caller gives free pool memory back to the system.
+  bool Sample();
+  // The same, at most every kSampleEvery seconds of `now` (issuing is blocked on memory).
+  bool SampleIfDue(double now);
+
+  // Issuing stopped: a read needs `bytes` that are not free.
+  void Wait(uint64_t bytes) { wanted_ = bytes; }
+  // After memory was freed: true (and the wait is over) when the awaited bytes now fit.
+  bool WaitOver(uint64_t held);
+
+  // `bytes` of the plan were consumed; a budget's worth ends an AIMD round (grow if clean).
+  void Consumed(uint64_t bytes);
+
+  // Belady with do no harm: the piece to evict so a read first needed at plan index
+  // `first_use` can have memory, or null (nothing listed, or every candidate is needed sooner).
+  static Piece *Victim(const ReorderBuffer &buffer, uint64_t first_use);
+
+ private:
+  AimdController aimd_;
+  std::unique_ptr<MemorySignals> signals_;
+  uint64_t wanted_ = 0;  // > 0: issuing waits for this much free budget
+  uint64_t round_consumed_ = 0;
+  bool round_contention_ = false;
+  double last_sample_ = 0;
+};
+
+}  // namespace pfio
