@@ -109,21 +109,19 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
   }
   shape_.discard = discard_;
   std::snprintf(stats_.backend, sizeof stats_.backend, "%s", backend_->name());
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  virtual_ = backend_->virtual_time();
-  if (virtual_) {
-    backend_->SetCompletionHook([this] {
-      Lock lock(mu_);
-      PumpLocked();
-    });
-  } else {
-    io_thread_ = std::thread([this] { IoLoop(); });
-  }
+  IoDriver::Hooks hooks;
+  hooks.issue = [this](std::vector<PendingRead *> *submit, std::vector<StageCall> *stage) {
+    IssueLocked(submit, stage);
+  };
+  hooks.complete = [this](PendingRead *pr) { Complete(pr); };
+  hooks.stage_failed = [this](const Status &s) { stager_.Failed(s); };
+  hooks.in_flight = [this] { return scheduler_.in_flight(); };
+  driver_ = IoDriver::Make(backend_.get(), &mu_, std::move(hooks));
 }
 
 Engine::~Engine() {
   Shutdown();
-  free(discard_);
+  if (!abandoned_) free(discard_);  // else reads still in flight may fill infill gaps into it
 }
 
 Status Engine::Shutdown() {
@@ -137,26 +135,14 @@ Status Engine::Shutdown() {
   }
   window_.clear();
   PruneQueue();
-  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
-  while (scheduler_.in_flight() > 0) {
-    if (!WaitStep(lock, deadline) && scheduler_.in_flight() > 0) {
-      result =
-          Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
-                                  "after timeout_ms = %u; their memory is leaked, not freed",
-                                  scheduler_.in_flight(), cfg_.timeout_ms));
-      abandoned_ = true;
-      break;
-    }
+  if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [&] { return scheduler_.in_flight() == 0; })) {
+    result =
+        Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
+                                "after timeout_ms = %u; their memory is leaked, not freed",
+                                scheduler_.in_flight(), cfg_.timeout_ms));
+    abandoned_ = true;
   }
-  stop_ = true;
-  if (virtual_) {
-    backend_->SetCompletionHook(nullptr);
-  } else {
-    lock.unlock();
-    Wake();
-    io_thread_.join();
-    lock.lock();
-  }
+  driver_->Stop(lock, abandoned_);
   if (!result.ok()) {
     // Reads may still write into the buffer: never free it under them.
     (void)buffer_.release();
@@ -168,7 +154,6 @@ Status Engine::Shutdown() {
     Status w = WriteStatsFile(stats_path_, snapshot, memory_.history());
     if (result.ok()) result = w;
   }
-  close(wake_fd_);
   return result;
 }
 
@@ -235,14 +220,11 @@ Status Engine::CloseFile(int32_t id) {
   if (!s.ok()) return s;
   RemoveEntries([id](const Extent &e) { return e.file == id; });
   PruneQueue();
-  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
-  while (files_.in_flight(id) > 0) {
-    if (!WaitStep(lock, deadline) && files_.in_flight(id) > 0) {
-      return Status::TimedOut(
-          Format("closing file %d (%s): %u prefetch reads still in flight "
-                 "after timeout_ms = %u; the file stays open",
-                 id, files_.handle(id).path.c_str(), files_.in_flight(id), cfg_.timeout_ms));
-    }
+  if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [&] { return files_.in_flight(id) == 0; })) {
+    return Status::TimedOut(
+        Format("closing file %d (%s): %u prefetch reads still in flight "
+               "after timeout_ms = %u; the file stays open",
+               id, files_.handle(id).path.c_str(), files_.in_flight(id), cfg_.timeout_ms));
   }
   files_.Close(id, backend_.get());
   Refill(false);
@@ -414,7 +396,7 @@ void Engine::SampleSignals() {
 }
 
 void Engine::Refill(bool force) {
-  if (stop_ || window_end() >= plan_.end_index()) return;
+  if (driver_->stopped() || window_end() >= plan_.end_index()) return;
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
     if (!window_.empty()) return;
   } else if (!force && !window_.empty()) {
@@ -576,16 +558,13 @@ Status Engine::WaitSettled(Lock &lock, Piece *p) {
     scheduler_.MakeUrgent(pr, [&](const PendingRead *q) { return behind_stage && q->staged; });
     Wake();
   }
-  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
-  while (!p->settled()) {
-    if (!WaitStep(lock, deadline) && !p->settled()) {
-      return Status::TimedOut(Format(
-          "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend %s; "
-          "it is still %s (%u reads in flight, %zu queued, %s of %s budget in use)",
-          cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
-          p->state == Piece::State::kQueued ? "queued" : "in flight", scheduler_.in_flight(),
-          scheduler_.queued(), Bytes(buffer_->in_use()).c_str(), Bytes(memory_.budget()).c_str()));
-    }
+  if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [p] { return p->settled(); })) {
+    return Status::TimedOut(Format(
+        "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend %s; "
+        "it is still %s (%u reads in flight, %zu queued, %s of %s budget in use)",
+        cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
+        p->state == Piece::State::kQueued ? "queued" : "in flight", scheduler_.in_flight(),
+        scheduler_.queued(), Bytes(buffer_->in_use()).c_str(), Bytes(memory_.budget()).c_str()));
   }
   stats_.stall_seconds += Now() - t0;
   stall_since_consume_ += Now() - t0;
@@ -598,14 +577,12 @@ Status Engine::WaitBatchLanded(Lock &lock) {
   Wake();
   ++stats_.stalls;
   const double t0 = Now();
-  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg_.timeout_ms);
-  while (!scheduler_.queue_empty() || scheduler_.in_flight() > 0) {
-    if (!WaitStep(lock, deadline) && (!scheduler_.queue_empty() || scheduler_.in_flight() > 0)) {
-      return Status::TimedOut(
-          Format("waited timeout_ms = %u for a batch window to land; %zu "
-                 "reads queued and %u in flight on backend %s",
-                 cfg_.timeout_ms, scheduler_.queued(), scheduler_.in_flight(), backend_->name()));
-    }
+  const auto landed = [&] { return scheduler_.queue_empty() && scheduler_.in_flight() == 0; };
+  if (!driver_->WaitUntil(lock, cfg_.timeout_ms, landed)) {
+    return Status::TimedOut(
+        Format("waited timeout_ms = %u for a batch window to land; %zu "
+               "reads queued and %u in flight on backend %s",
+               cfg_.timeout_ms, scheduler_.queued(), scheduler_.in_flight(), backend_->name()));
   }
   stats_.stall_seconds += Now() - t0;
   stall_since_consume_ += Now() - t0;
@@ -795,11 +772,7 @@ bool Engine::AllocatePieces(PendingRead *pr) {
 }
 
 void Engine::Wake() {
-  if (virtual_) {
-    if (!pumping_ && !stop_) PumpLocked();  // every caller holds mu_
-    return;
-  }
-  SignalEventFd(wake_fd_);
+  driver_->Wake();
 }
 
 void Engine::Complete(PendingRead *pr) {
@@ -831,59 +804,6 @@ void Engine::Complete(PendingRead *pr) {
   }
   if (short_read) ++stats_.io_errors;
   delete pr;
-}
-
-void Engine::IoLoop() {
-  std::vector<PendingRead *> to_submit;
-  std::vector<StageCall> to_stage;
-  std::vector<IoRequest *> done;
-  for (;;) {
-    {
-      Lock lock(mu_);
-      if (stop_ && (scheduler_.in_flight() == 0 || abandoned_)) return;
-      if (!stop_) IssueLocked(&to_submit, &to_stage);
-    }
-    for (PendingRead *pr : to_submit) {
-      Status s = backend_->Submit(&pr->req);
-      if (!s.ok()) {
-        Lock lock(mu_);
-        pr->req.result = -EIO;
-        Complete(pr);
-        cv_.notify_all();
-      }
-    }
-    to_submit.clear();
-    RunStages(to_stage);  // after the reads they follow (Barve §5)
-    to_stage.clear();
-    pollfd fds[2] = {{backend_->completion_fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    poll(fds, 2, kIoPollMs);
-    if (fds[1].revents & POLLIN) {
-      uint64_t v;
-      ssize_t r = read(wake_fd_, &v, sizeof v);
-      (void)r;
-    }
-    done.clear();
-    backend_->Reap(&done);
-    if (!done.empty()) {
-      Lock lock(mu_);
-      for (IoRequest *r : done) Complete(static_cast<PendingRead *>(r->owner));
-      cv_.notify_all();
-    }
-  }
-}
-
-// ---- scheduling --------------------------------------------------------------------------------
-
-void Engine::RunStages(const std::vector<StageCall> &stage) {
-  for (const StageCall &c : stage) {
-    Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
-    if (!s.ok()) {
-      // A failed stage loses nothing (the read itself still goes out), but stop trying.
-      Lock lock(mu_);
-      stager_.Failed(s);
-      return;
-    }
-  }
 }
 
 bool Engine::EvictFor(const PendingRead *pr) {
@@ -924,43 +844,6 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
     files_.ReadIssued(pr->file);
   };
   scheduler_.Issue(plan_.front_index(), Now(), admit, issued, submit);
-}
-
-void Engine::PumpLocked() {
-  if (pumping_) return;
-  pumping_ = true;
-  std::vector<PendingRead *> submit;
-  std::vector<StageCall> stage;
-  std::vector<IoRequest *> done;
-  for (;;) {
-    submit.clear();
-    stage.clear();
-    done.clear();
-    if (!stop_) IssueLocked(&submit, &stage);
-    // Each target's read first, then the stage of its next block (Barve §5).
-    for (PendingRead *pr : submit) {
-      if (!backend_->Submit(&pr->req).ok()) {
-        pr->req.result = -EIO;
-        Complete(pr);
-      }
-    }
-    for (const StageCall &c : stage) {
-      Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);
-      if (!s.ok()) stager_.Failed(s);
-    }
-    backend_->Reap(&done);
-    for (IoRequest *r : done) Complete(static_cast<PendingRead *>(r->owner));
-    if (submit.empty() && done.empty()) break;
-  }
-  pumping_ = false;
-}
-
-bool Engine::WaitStep(Lock &lock, Clock::time_point deadline) {
-  if (!virtual_) return cv_.wait_until(lock, deadline) != std::cv_status::timeout;
-  PumpLocked();
-  const bool moved = backend_->StepVirtual();
-  PumpLocked();
-  return moved;
 }
 
 // ---- stats -------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@
 #include "common/status.h"
 #include "engine/config.h"
 #include "engine/file_table.h"
+#include "engine/io_driver.h"
 #include "io/backend.h"
 #include "layout/layout.h"
 #include "memory/memory_governor.h"
@@ -129,17 +130,11 @@ class Engine {
                  char *dst, bool *all_buffered);
   Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
   void Complete(PendingRead *pr);
-  void IoLoop();
   void Wake();
   // Moves what may go now from queue_ to *submit (memory allocated, counted in flight) and
   // the stage calls that follow to *stage. Caller submits outside the lock (real backends).
   void IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage);
   bool EvictFor(const PendingRead *pr);
-  void RunStages(const std::vector<StageCall> &stage);
-  void PumpLocked();  // virtual time: issue, submit, land, until nothing moves
-  // One bounded wait step: true if something may have changed, false at the deadline (real) or
-  // when a virtual-time backend has nothing in progress.
-  bool WaitStep(Lock &lock, std::chrono::steady_clock::time_point deadline);
   double Now() const { return backend_->Now(); }
   bool AllocatePieces(PendingRead *pr);
   uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
@@ -156,7 +151,6 @@ class Engine {
   RequestShape shape_;
 
   std::mutex mu_;
-  std::condition_variable cv_;
   FileTable files_;
   AccessPlan plan_;
   std::deque<WindowEntry> window_;
@@ -169,13 +163,10 @@ class Engine {
   Scheduler scheduler_;
   Stager stager_;
   double last_consume_ = -1, stall_since_consume_ = 0;
-  bool virtual_ = false, pumping_ = false;
 
-  bool stop_ = false;
   bool shut_down_ = false;
-  bool abandoned_ = false;  // shutdown timed out with reads in flight
-  int wake_fd_ = -1;
-  std::thread io_thread_;
+  bool abandoned_ = false;            // shutdown timed out with reads in flight
+  std::unique_ptr<IoDriver> driver_;  // last: stopped and destroyed first
 };
 
 }  // namespace pfio
