@@ -43,9 +43,13 @@ const std::map<uint64_t, Piece *> &ReorderBuffer::Index(int32_t file) {
   return by_file_[file];
 }
 
-Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected) {
+Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
+                             const PieceSite &site) {
   auto *p = new Piece;
   p->file = file;
+  p->target = site.target;
+  p->bus = site.bus;
+  p->target_offset = site.target_offset;
   p->offset = offset;
   p->length = length;
   p->expected = expected;
@@ -72,6 +76,34 @@ bool ReorderBuffer::Allocate(Piece *p) {
 void ReorderBuffer::FreePages(Piece *p) {
   for (char *page : p->pages) pool_->FreePage(page);
   p->pages.clear();
+}
+
+void ReorderBuffer::Ref(Piece *p, uint64_t use) {
+  ++p->refs;
+  if (use >= p->first_use) return;
+  const bool listed = p->resident;
+  if (listed) Touched(p);  // re-keyed below
+  p->first_use = use;
+  if (listed) ListResident(p);
+}
+
+uint64_t ReorderBuffer::Landed(Piece *p, bool ready, int error) {
+  p->state = ready ? Piece::State::kReady : Piece::State::kFailed;
+  p->error = ready ? 0 : error;
+  p->request = nullptr;
+  if (ready) ListResident(p);
+  return FreeIfOrphan(p);
+}
+
+void ReorderBuffer::Dropped(Piece *p) {
+  p->state = Piece::State::kFailed;  // never read; settled so it can be freed
+  p->request = nullptr;
+  FreeIfOrphan(p);
+}
+
+void ReorderBuffer::Served(Piece *p) {
+  p->served = true;
+  Touched(p);
 }
 
 uint64_t ReorderBuffer::Unref(Piece *p) {

@@ -22,6 +22,13 @@ namespace pfio {
 
 struct PendingRead;
 
+// Where a piece lives: its storage target, that target's bus group, and its offset there.
+struct PieceSite {
+  uint32_t target = 0;
+  uint32_t bus = 0;
+  uint64_t target_offset = 0;
+};
+
 struct Piece {
   enum class State { kQueued, kInFlight, kReady, kFailed };
   int32_t file = 0;
@@ -60,7 +67,21 @@ class ReorderBuffer {
   const std::map<uint64_t, Piece *> &Index(int32_t file);
 
   // A new queued piece without memory. The caller guarantees it overlaps no existing piece.
-  Piece *Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected);
+  Piece *Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
+                const PieceSite &site = {});
+
+  // A plan entry at index `use` holds `p` (its first use moves earlier if `use` is earlier,
+  // and its Belady key with it).
+  void Ref(Piece *p, uint64_t use);
+  // Its read was submitted.
+  void Issued(Piece *p) { p->state = Piece::State::kInFlight; }
+  // Its read completed: ready, or failed with `error` (0: the read came back short). Frees it
+  // if nothing references it any more; returns bytes counted as wasted.
+  uint64_t Landed(Piece *p, bool ready, int error);
+  // Its queued read was dropped (no entry needs it): settled, never read, freed if orphaned.
+  void Dropped(Piece *p);
+  // The application read from it (it is no longer an eviction candidate).
+  void Served(Piece *p);
 
   // Gives `p` its pages; false (and no pages) when the pool is out of capacity.
   bool Allocate(Piece *p);

@@ -15,6 +15,7 @@
 #include "io/sync_backend.h"
 #include "layout/lustre_layout.h"
 #include "layout/striped_layout.h"
+#include "partition/piece_mapper.h"
 #include "partition/rounds.h"
 #include "stats/stats_json.h"
 
@@ -25,9 +26,6 @@ using ull = unsigned long long;
 using Clock = std::chrono::steady_clock;
 constexpr uint64_t kPage = BufferPool::kPage;
 constexpr uint64_t kMiB = 1024 * 1024;
-// A read that is not at the front of the plan is looked for this far ahead before it is called a
-// miss; bounding it keeps a plan that is entirely wrong from costing a scan per read.
-constexpr uint64_t kResyncScan = 4096;
 constexpr int kIoPollMs = 100;
 constexpr size_t kPassthroughAhead = 64;
 // The issue loop looks this far down the queue for a read that may go (a target at its limit or
@@ -88,6 +86,7 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
       buffer_(std::move(buffer)),
       memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
               std::move(signals)),
+      window_(&files_, buffer_.get()),
       stager_(config.stage, backend_->AutoStage(), config.target_stages) {
   stats_path_ = cfg_.stats_path;
   std::unique_ptr<StripedLayout> striped;
@@ -129,11 +128,7 @@ Status Engine::Shutdown() {
   if (shut_down_) return Status::Ok();
   shut_down_ = true;
   Status result;
-  plan_.TruncateFrom(plan_.front_index());
-  for (auto &entry : window_) {
-    for (Piece *p : entry.refs) stats_.bytes_wasted += buffer_->Unref(p);
-  }
-  window_.clear();
+  stats_.bytes_wasted += window_.Clear();
   PruneQueue();
   if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [&] { return scheduler_.in_flight() == 0; })) {
     result =
@@ -218,7 +213,7 @@ Status Engine::CloseFile(int32_t id) {
   Lock lock(mu_);
   Status s = files_.Check(id, "file");
   if (!s.ok()) return s;
-  RemoveEntries([id](const Extent &e) { return e.file == id; });
+  stats_.bytes_wasted += window_.RemoveIf([id](const Extent &e) { return e.file == id; });
   PruneQueue();
   if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [&] { return files_.in_flight(id) == 0; })) {
     return Status::TimedOut(
@@ -238,21 +233,16 @@ Status Engine::PlanAppend(const pfio_extent *extents, size_t count) {
   std::vector<Extent> v;
   Status s = files_.CheckExtents(extents, count, &v);
   if (!s.ok()) return s;
-  plan_.Append(v.data(), v.size());
+  window_.plan().Append(v.data(), v.size());
   Refill(false);
   return Status::Ok();
 }
 
 Status Engine::ReplaceFrom(const Extent *extents, size_t count) {
   // New entries first, old references last, so pieces both plans need are kept, not re-read.
-  auto old_window = std::move(window_);
-  window_.clear();
-  plan_.TruncateFrom(plan_.front_index());
-  plan_.Append(extents, count);
+  std::deque<Window::Entry> old = window_.Replace(extents, count);
   Refill(true);
-  for (auto &entry : old_window) {
-    for (Piece *p : entry.refs) stats_.bytes_wasted += buffer_->Unref(p);
-  }
+  stats_.bytes_wasted += window_.DropEntries(&old);
   PruneQueue();
   Refill(false);
   return Status::Ok();
@@ -271,34 +261,22 @@ Status Engine::PlanReplaceAfterMark(const pfio_extent *extents, size_t count) {
   std::vector<Extent> v;
   Status s = files_.CheckExtents(extents, count, &v);
   if (!s.ok()) return s;
-  size_t skip = plan_.ConsumedSinceMarkPrefix(v.data(), v.size());
+  size_t skip = window_.plan().ConsumedSinceMarkPrefix(v.data(), v.size());
   return ReplaceFrom(v.data() + skip, v.size() - skip);
 }
 
 Status Engine::PlanLastMark(pfio_extent *mark) {
   Lock lock(mu_);
-  if (!plan_.last_mark()) return Status::State("no marked extent has been read yet");
-  const Extent &e = *plan_.last_mark();
+  const AccessPlan &plan = window_.plan();
+  if (!plan.last_mark()) return Status::State("no marked extent has been read yet");
+  const Extent &e = *plan.last_mark();
   *mark = pfio_extent{e.file, 1, e.offset, e.length};
   return Status::Ok();
 }
 
-void Engine::RemoveEntries(const std::function<bool(const Extent &)> &pred) {
-  std::vector<size_t> removed = plan_.RemoveIf(pred);
-  for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
-    if (*it >= window_.size()) continue;
-    for (Piece *p : window_[*it].refs) stats_.bytes_wasted += buffer_->Unref(p);
-    window_.erase(window_.begin() + static_cast<std::ptrdiff_t>(*it));
-  }
-}
-
 void Engine::PruneQueue() {
   scheduler_.Prune([this](PendingRead *pr) {
-    for (Piece *p : pr->pieces) {
-      p->state = Piece::State::kFailed;  // never read; settled so it can be freed
-      p->request = nullptr;
-      buffer_->FreeIfOrphan(p);
-    }
+    for (Piece *p : pr->pieces) buffer_->Dropped(p);
     stager_.OnDropped(pr);
     delete pr;
   });
@@ -306,127 +284,38 @@ void Engine::PruneQueue() {
 
 // ---- window ------------------------------------------------------------------------------------
 
-bool Engine::AddToWindow(uint64_t index, NewRanges *pending) {
-  const Extent &e = plan_.at(index);
-  const FileHandle &h = files_.handle(e.file);
-  const uint64_t begin = AlignDown(e.offset), end = AlignUp(std::min(e.end(), h.size));
-  std::vector<Piece *> have;
-  buffer_->Overlapping(e.file, begin, end, &have);
-  // The parts no piece holds yet, merged into this refill's new ranges (repeats count once).
-  auto &ranges = (*pending)[e.file];
-  std::vector<std::pair<uint64_t, uint64_t>> gaps;
-  uint64_t pos = begin;
-  for (const Piece *p : have) {
-    if (p->offset > pos) gaps.emplace_back(pos, p->offset);
-    pos = std::max(pos, p->end());
-  }
-  if (pos < end) gaps.emplace_back(pos, end);
-  // Older pieces this entry shares stay held until it is read: all of each counts, once.
-  uint64_t resident = 0;
-  for (const Piece *p : have) {
-    if (!pending->shared.count(p)) resident += p->length;
-  }
-  uint64_t added = 0;
-  for (auto [a, b] : gaps) {
-    auto it = ranges.upper_bound(a);
-    if (it != ranges.begin() && std::prev(it)->second > a) --it;
-    uint64_t covered = 0;
-    for (; it != ranges.end() && it->first < b; ++it) {
-      covered += std::min(b, it->second) - std::max(a, it->first);
-    }
-    added += (b - a) - covered;
-  }
-  // A window may plan at most the budget, counting the older pieces it shares: then once every
-  // older entry is consumed, all of it fits.
-  // Bookkeeping counts too, so that small extents cannot grow the heap past the budget.
-  const uint64_t meta =
-      MemoryGovernor::Metadata(pending->entries + 1, pending->ranges + gaps.size());
-  if (pending->bytes + pending->resident + added + resident + meta > window_budget_) return false;
-  for (auto [a, b] : gaps) {
-    auto it = ranges.upper_bound(a);
-    if (it != ranges.begin() && std::prev(it)->second >= a) --it;
-    uint64_t lo = a, hi = b;
-    while (it != ranges.end() && it->first <= hi) {
-      lo = std::min(lo, it->first);
-      hi = std::max(hi, it->second);
-      it = ranges.erase(it);
-      --pending->ranges;
-    }
-    ranges.emplace(lo, hi);
-    ++pending->ranges;
-  }
-  pending->bytes += added;
-  pending->resident += resident;
-  ++pending->entries;
-  for (const Piece *p : have) pending->shared.insert(p);
-  window_.emplace_back();  // references are filled in once the pieces exist
-  return true;
-}
-
-void Engine::CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh) {
-  std::vector<Placement> placements;
-  for (auto &[file, ranges] : pending.by_file) {
-    const uint64_t size = files_.size(file);
-    for (const auto &range : ranges) {
-      const uint64_t pos = range.first, end = range.second;
-      // Pieces never straddle a stripe: each lies on one target (layout/).
-      placements.clear();
-      if (layout_) {
-        layout_->Map(pos, end - pos, &placements);
-      } else {
-        placements.push_back(Placement{pos, end - pos, 0, 0, pos});
-      }
-      for (const Placement &pl : placements) {
-        for (uint64_t at = pl.file_offset; at < pl.file_offset + pl.length;) {
-          const uint64_t len = std::min(pl.file_offset + pl.length - at, shape_.max_request);
-          Piece *p = buffer_->Create(file, at, len, std::min(len, size - at));
-          p->target = pl.target;
-          p->bus = pl.bus;
-          p->target_offset = pl.target_offset + (at - pl.file_offset);
-          fresh->push_back(p);
-          at += len;
-        }
-      }
-    }
-  }
-}
-
 void Engine::SampleSignals() {
   if (memory_.Sample()) buffer_->ReleaseFreeMemory();
 }
 
 void Engine::Refill(bool force) {
-  if (driver_->stopped() || window_end() >= plan_.end_index()) return;
+  if (driver_->stopped() || !window_.has_more()) return;
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
     if (!window_.empty()) return;
   } else if (!force && !window_.empty()) {
     // A run handed to readahead needs only enough look-ahead to see where it ends.
-    if (window_.back().passthrough && window_.size() >= kPassthroughAhead) return;
+    if (window_.PassthroughAhead(kPassthroughAhead)) return;
     // The next window is planned once every read of the last one has been issued; its reads
     // then go out, in offset order, as consumption frees memory.
     if (!scheduler_.queue_empty()) return;
   }
   SampleSignals();
-  window_budget_ = cfg_.window_mode == PFIO_WINDOW_BATCH
-                       ? memory_.budget()
-                       : std::max(kPage, memory_.budget() / 100 * cfg_.window_percent);
-  if (const uint64_t run = SequentialRunBytes(window_end(), memory_.budget()); run > 0) {
-    // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
-    // copying it through the reorder buffer could only add overhead.
-    for (uint64_t bytes = 0; bytes < run && window_end() < plan_.end_index();) {
-      passthrough_tail_ = plan_.at(window_end());
-      bytes += passthrough_tail_.length;
-      window_.push_back(WindowEntry{{}, true});
-    }
-    return;
-  }
-  const uint64_t first_new = window_end();
-  NewRanges pending;
-  while (window_end() < plan_.end_index() && AddToWindow(window_end(), &pending)) {
-  }
+  const uint64_t budget = cfg_.window_mode == PFIO_WINDOW_BATCH
+                              ? memory_.budget()
+                              : std::max(kPage, memory_.budget() / 100 * cfg_.window_percent);
+  // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
+  // copying it through the reorder buffer could only add overhead. At least this much must be
+  // contiguous, so short plans and short runs are still prefetched.
+  const uint64_t min_run = std::min(memory_.budget(), 2 * shape_.max_request);
+  if (window_.TakeSequentialRun(memory_.budget(), min_run)) return;
+  const uint64_t first_new = window_.end();
+  Window::NewRanges pending;
+  window_.Plan(budget, &pending);
   std::vector<Piece *> fresh;
-  CreatePieces(pending, &fresh);
-  AssignRefs(first_new);
+  MapPieces(
+      pending.by_file, layout_.get(), shape_.max_request,
+      [this](int32_t f) { return files_.size(f); }, buffer_.get(), &fresh);
+  window_.AssignRefs(first_new);
   if (fresh.empty()) return;
   std::vector<PendingRead *> reads = BuildRequests(std::move(fresh), shape_, files_.handles());
   if (!stager_.resolved()) {
@@ -439,82 +328,13 @@ void Engine::Refill(bool force) {
   Wake();
 }
 
-void Engine::AssignRefs(uint64_t first_new) {
-  // The new entries, sorted by (file, offset), are matched to the pieces in one sweep of each
-  // file's index instead of one tree search per entry.
-  struct Span {
-    int32_t file;
-    uint64_t begin, end, index;
-  };
-  std::vector<Span> spans;
-  spans.reserve(window_end() - first_new);
-  for (uint64_t i = first_new; i < window_end(); ++i) {
-    const Extent &e = plan_.at(i);
-    spans.push_back(
-        {e.file, AlignDown(e.offset), AlignUp(std::min(e.end(), files_.size(e.file))), i});
-  }
-  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
-    return a.file != b.file ? a.file < b.file : a.begin < b.begin;
-  });
-  const std::map<uint64_t, Piece *> *index = nullptr;
-  std::map<uint64_t, Piece *>::const_iterator it;
-  int32_t file = -1;
-  for (const Span &s : spans) {
-    if (s.file != file) {
-      file = s.file;
-      index = &buffer_->Index(file);
-      it = index->begin();
-    }
-    while (it != index->end() && it->second->end() <= s.begin) ++it;  // spans ascend: only forward
-    auto &refs = window_[s.index - plan_.front_index()].refs;
-    for (auto j = it; j != index->end() && j->first < s.end; ++j) {
-      Piece *p = j->second;
-      refs.push_back(p);
-      ++p->refs;
-      if (s.index < p->first_use) {
-        const bool listed = p->resident;
-        if (listed) buffer_->Touched(p);  // keep its Belady key right
-        p->first_use = s.index;
-        if (listed) buffer_->ListResident(p);
-      }
-    }
-  }
-}
-
-uint64_t Engine::SequentialRunBytes(uint64_t from, uint64_t limit) const {
-  // At least this much must be contiguous, so short plans and short runs are still prefetched.
-  const uint64_t min_run = std::min(limit, 2 * shape_.max_request);
-  uint64_t bytes = 0;
-  uint64_t i = from;
-  for (; i < plan_.end_index() && bytes < limit; ++i) {
-    const Extent &e = plan_.at(i);
-    if (i > from) {
-      const Extent &prev = plan_.at(i - 1);
-      if (e.file != prev.file || e.offset != prev.end()) break;
-    }
-    bytes += e.length;
-  }
-  const Extent &first = plan_.at(from);
-  const bool continues = passthrough_tail_.length > 0 && first.file == passthrough_tail_.file &&
-                         first.offset == passthrough_tail_.end();
-  if (continues) return bytes;  // the rest of a run already handed to readahead
-  const bool whole = bytes >= limit || i == plan_.end_index();
-  return whole && bytes >= min_run ? bytes : 0;
-}
-
 void Engine::ConsumeFront() {
-  std::vector<Piece *> refs;
-  if (!window_.empty()) {
-    refs = std::move(window_.front().refs);
-    window_.pop_front();
-  }
-  const uint64_t consumed = plan_.at(plan_.front_index()).length;
-  plan_.ConsumeFront();
+  const uint64_t consumed = window_.plan().at(window_.plan().front_index()).length;
+  stats_.bytes_wasted += window_.ConsumeFront();
   const double now = Now();
   if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stall_since_consume_);
   last_consume_ = now;
   stall_since_consume_ = 0;
-  for (Piece *p : refs) stats_.bytes_wasted += buffer_->Unref(p);
   if (memory_.WaitOver(Held())) {
     Wake();
   } else if (scheduler_.policy_held()) {
@@ -522,26 +342,6 @@ void Engine::ConsumeFront() {
   }
   memory_.Consumed(consumed);
   Refill(false);
-}
-
-void Engine::SkipFront() {
-  if (!window_.empty()) {
-    for (Piece *p : window_.front().refs) stats_.bytes_wasted += buffer_->Unref(p);
-    window_.pop_front();
-  }
-  plan_.SkipFront();
-}
-
-bool Engine::Resync(int32_t id, uint64_t pos) {
-  const uint64_t first = plan_.front_index() + 1;
-  const uint64_t last = std::min(plan_.end_index(), first + kResyncScan);
-  for (uint64_t i = first; i < last; ++i) {
-    if (!plan_.at(i).contains(id, pos)) continue;
-    while (plan_.front_index() < i) SkipFront();
-    ++stats_.plan_resyncs;
-    return true;
-  }
-  return false;
 }
 
 // ---- reads -------------------------------------------------------------------------------------
@@ -599,7 +399,7 @@ Status Engine::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint6
   return s;
 }
 
-Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos, uint64_t n,
+Status Engine::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos, uint64_t n,
                        char *dst, bool *all_buffered) {
   if (entry.passthrough) {
     *all_buffered = false;
@@ -621,8 +421,7 @@ Status Engine::CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_
     const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
     if (p->state == Piece::State::kReady) {
       p->CopyOut(lo, hi, dst + (lo - pos));
-      p->served = true;
-      buffer_->Touched(p);
+      buffer_->Served(p);
       continue;
     }
     // The prefetch failed or came back short: read these bytes directly instead.
@@ -688,8 +487,13 @@ Status Engine::ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, ui
   bool all_buffered = true, any_passthrough = false;
   uint64_t pos = offset;
   while (pos < end) {
-    if (plan_.empty() || !plan_.at(plan_.front_index()).contains(id, pos)) {
-      if (!Resync(id, pos)) {
+    const AccessPlan &plan = window_.plan();
+    if (plan.empty() || !plan.at(plan.front_index()).contains(id, pos)) {
+      uint64_t skipped_waste = 0;
+      const bool found = window_.Resync(id, pos, &skipped_waste);
+      stats_.bytes_wasted += skipped_waste;
+      if (found) ++stats_.plan_resyncs;
+      if (!found) {
         // Not in the plan: served directly; the plan stays where it is.
         all_buffered = false;
         ++stats_.misses;
@@ -701,7 +505,7 @@ Status Engine::ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, ui
       }
     }
     if (window_.empty()) Refill(true);
-    const Extent front = plan_.at(plan_.front_index());
+    const Extent front = window_.plan().at(window_.plan().front_index());
     const uint64_t n = std::min(end, front.end()) - pos;
     if (!window_.empty() && window_.front().passthrough) any_passthrough = true;
     if (window_.empty()) {
@@ -730,7 +534,7 @@ Status Engine::Release(int32_t id, uint64_t offset, uint64_t length) {
   Status s = files_.Check(id, "file");
   if (!s.ok()) return s;
   const uint64_t end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;
-  RemoveEntries(
+  stats_.bytes_wasted += window_.RemoveIf(
       [&](const Extent &e) { return e.file == id && e.offset >= offset && e.end() <= end; });
   PruneQueue();
   Refill(false);
@@ -791,16 +595,9 @@ void Engine::Complete(PendingRead *pr) {
   for (Piece *p : pr->pieces) {
     const uint64_t rel = p->offset - pr->req.offset;
     const uint64_t valid = got > rel ? std::min(got - rel, p->length) : 0;
-    if (res >= 0 && valid >= p->expected) {
-      p->state = Piece::State::kReady;
-    } else {
-      p->state = Piece::State::kFailed;
-      p->error = res < 0 ? static_cast<int>(-res) : 0;
-      short_read = res >= 0;
-    }
-    p->request = nullptr;
-    if (p->state == Piece::State::kReady) buffer_->ListResident(p);
-    stats_.bytes_wasted += buffer_->FreeIfOrphan(p);
+    const bool ready = res >= 0 && valid >= p->expected;
+    if (!ready && res >= 0) short_read = true;
+    stats_.bytes_wasted += buffer_->Landed(p, ready, res < 0 ? static_cast<int>(-res) : 0);
   }
   if (short_read) ++stats_.io_errors;
   delete pr;
@@ -809,7 +606,7 @@ void Engine::Complete(PendingRead *pr) {
 bool Engine::EvictFor(const PendingRead *pr) {
   // Only under pressure: the budget was cut below what the window was planned with. (Batch
   // windows are fetched whole by design; without a cut, consumption frees memory soon enough.)
-  if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.budget() >= window_budget_) return false;
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.budget() >= window_.budget()) return false;
   while (!memory_.Fits(Held(), pr->piece_bytes)) {
     Piece *victim = MemoryGovernor::Victim(*buffer_, pr->first_use);
     if (victim == nullptr) return false;
@@ -840,10 +637,10 @@ void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCa
   auto issued = [&](PendingRead *pr) {
     stager_.OnIssue(pr, scheduler_.queue(), stage);
     FillIov(pr, shape_);
-    for (Piece *p : pr->pieces) p->state = Piece::State::kInFlight;
+    for (Piece *p : pr->pieces) buffer_->Issued(p);
     files_.ReadIssued(pr->file);
   };
-  scheduler_.Issue(plan_.front_index(), Now(), admit, issued, submit);
+  scheduler_.Issue(window_.plan().front_index(), Now(), admit, issued, submit);
 }
 
 // ---- stats -------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@
 #include "engine/config.h"
 #include "engine/file_table.h"
 #include "engine/io_driver.h"
+#include "engine/window.h"
 #include "io/backend.h"
 #include "layout/layout.h"
 #include "memory/memory_governor.h"
@@ -87,12 +88,6 @@ class Engine {
   void UseLayout(std::unique_ptr<Layout> layout);
 
   using Lock = std::unique_lock<std::mutex>;
-  // Plan entries [front, window_end): the pieces each needs, or passthrough for entries of a
-  // sequential run that the kernel's readahead serves better than we can (libprefetch §5.2).
-  struct WindowEntry {
-    std::vector<Piece *> refs;
-    bool passthrough = false;
-  };
 
   Engine(const Config &config, std::unique_ptr<Backend> backend,
          std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
@@ -102,31 +97,13 @@ class Engine {
                     uint64_t *nread);
   Status ReplaceFrom(const Extent *extents, size_t count);
 
-  uint64_t window_end() const { return plan_.front_index() + window_.size(); }
-  // Byte ranges a refill will fetch, per file, merged and sorted; `bytes` counts them once.
-  struct NewRanges {
-    std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> by_file;  // begin -> end
-    uint64_t bytes = 0;
-    uint64_t resident = 0;  // bytes of older pieces the new entries share
-    uint64_t entries = 0;   // plan entries added
-    uint64_t ranges = 0;    // merged new ranges (each at least one piece)
-    std::unordered_set<const Piece *> shared;
-    std::map<uint64_t, uint64_t> &operator[](int32_t f) { return by_file[f]; }
-  };
-  bool AddToWindow(uint64_t index, NewRanges *pending);
-  void CreatePieces(NewRanges &pending, std::vector<Piece *> *fresh);
-  void AssignRefs(uint64_t first_new);
-  uint64_t SequentialRunBytes(uint64_t from, uint64_t limit) const;
   void Refill(bool force);
   void SampleSignals();
   void ConsumeFront();
-  void SkipFront();
-  void RemoveEntries(const std::function<bool(const Extent &)> &pred);
   void PruneQueue();
-  bool Resync(int32_t id, uint64_t pos);
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
-  Status CopyOut(Lock &lock, const WindowEntry &entry, int32_t id, uint64_t pos, uint64_t n,
+  Status CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos, uint64_t n,
                  char *dst, bool *all_buffered);
   Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
   void Complete(PendingRead *pr);
@@ -152,10 +129,7 @@ class Engine {
 
   std::mutex mu_;
   FileTable files_;
-  AccessPlan plan_;
-  std::deque<WindowEntry> window_;
-  Extent passthrough_tail_;     // last entry handed to readahead (length 0: none yet)
-  uint64_t window_budget_ = 0;  // bytes the window being planned may use
+  Window window_;
   int ignore_depth_ = 0;
   pfio_stats stats_{};
 

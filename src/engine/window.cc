@@ -1,0 +1,215 @@
+#include "engine/window.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "memory/memory_governor.h"
+
+namespace pfio {
+
+namespace {
+constexpr uint64_t kPage = BufferPool::kPage;
+uint64_t AlignDown(uint64_t v) {
+  return v / kPage * kPage;
+}
+uint64_t AlignUp(uint64_t v) {
+  return (v + kPage - 1) / kPage * kPage;
+}
+}  // namespace
+
+uint64_t Window::SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const {
+  uint64_t bytes = 0;
+  uint64_t i = from;
+  for (; i < plan_.end_index() && bytes < limit; ++i) {
+    const Extent &e = plan_.at(i);
+    if (i > from) {
+      const Extent &prev = plan_.at(i - 1);
+      if (e.file != prev.file || e.offset != prev.end()) break;
+    }
+    bytes += e.length;
+  }
+  const Extent &first = plan_.at(from);
+  const bool continues = passthrough_tail_.length > 0 && first.file == passthrough_tail_.file &&
+                         first.offset == passthrough_tail_.end();
+  if (continues) return bytes;  // the rest of a run already handed to readahead
+  const bool whole = bytes >= limit || i == plan_.end_index();
+  return whole && bytes >= min_run ? bytes : 0;
+}
+
+bool Window::TakeSequentialRun(uint64_t limit, uint64_t min_run) {
+  if (!has_more()) return false;
+  const uint64_t run = SequentialRunBytes(end(), limit, min_run);
+  if (run == 0) return false;
+  for (uint64_t bytes = 0; bytes < run && has_more();) {
+    passthrough_tail_ = plan_.at(end());
+    bytes += passthrough_tail_.length;
+    entries_.push_back(Entry{{}, true});
+  }
+  return true;
+}
+
+void Window::Plan(uint64_t budget, NewRanges *pending) {
+  budget_ = budget;
+  while (has_more() && Admit(end(), pending)) {
+  }
+}
+
+bool Window::Admit(uint64_t index, NewRanges *pending) {
+  const Extent &e = plan_.at(index);
+  const FileHandle &h = files_->handle(e.file);
+  const uint64_t begin = AlignDown(e.offset), end = AlignUp(std::min(e.end(), h.size));
+  std::vector<Piece *> have;
+  buffer_->Overlapping(e.file, begin, end, &have);
+  // The parts no piece holds yet, merged into this refill's new ranges (repeats count once).
+  auto &ranges = pending->by_file[e.file];
+  std::vector<std::pair<uint64_t, uint64_t>> gaps;
+  uint64_t pos = begin;
+  for (const Piece *p : have) {
+    if (p->offset > pos) gaps.emplace_back(pos, p->offset);
+    pos = std::max(pos, p->end());
+  }
+  if (pos < end) gaps.emplace_back(pos, end);
+  // Older pieces this entry shares stay held until it is read: all of each counts, once.
+  uint64_t resident = 0;
+  for (const Piece *p : have) {
+    if (!pending->shared.count(p)) resident += p->length;
+  }
+  uint64_t added = 0;
+  for (auto [a, b] : gaps) {
+    auto it = ranges.upper_bound(a);
+    if (it != ranges.begin() && std::prev(it)->second > a) --it;
+    uint64_t covered = 0;
+    for (; it != ranges.end() && it->first < b; ++it) {
+      covered += std::min(b, it->second) - std::max(a, it->first);
+    }
+    added += (b - a) - covered;
+  }
+  // A window may plan at most the budget, counting the older pieces it shares: then once every
+  // older entry is consumed, all of it fits.
+  // Bookkeeping counts too, so that small extents cannot grow the heap past the budget.
+  const uint64_t meta =
+      MemoryGovernor::Metadata(pending->entries + 1, pending->ranges + gaps.size());
+  if (pending->bytes + pending->resident + added + resident + meta > budget_) return false;
+  for (auto [a, b] : gaps) {
+    auto it = ranges.upper_bound(a);
+    if (it != ranges.begin() && std::prev(it)->second >= a) --it;
+    uint64_t lo = a, hi = b;
+    while (it != ranges.end() && it->first <= hi) {
+      lo = std::min(lo, it->first);
+      hi = std::max(hi, it->second);
+      it = ranges.erase(it);
+      --pending->ranges;
+    }
+    ranges.emplace(lo, hi);
+    ++pending->ranges;
+  }
+  pending->bytes += added;
+  pending->resident += resident;
+  ++pending->entries;
+  for (const Piece *p : have) pending->shared.insert(p);
+  entries_.emplace_back();  // references are filled in once the pieces exist
+  return true;
+}
+
+void Window::AssignRefs(uint64_t first_new) {
+  // The new entries, sorted by (file, offset), are matched to the pieces in one sweep of each
+  // file's index instead of one tree search per entry.
+  struct Span {
+    int32_t file;
+    uint64_t begin, end, index;
+  };
+  std::vector<Span> spans;
+  spans.reserve(end() - first_new);
+  for (uint64_t i = first_new; i < end(); ++i) {
+    const Extent &e = plan_.at(i);
+    spans.push_back(
+        {e.file, AlignDown(e.offset), AlignUp(std::min(e.end(), files_->size(e.file))), i});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
+    return a.file != b.file ? a.file < b.file : a.begin < b.begin;
+  });
+  const std::map<uint64_t, Piece *> *index = nullptr;
+  std::map<uint64_t, Piece *>::const_iterator it;
+  int32_t file = -1;
+  for (const Span &s : spans) {
+    if (s.file != file) {
+      file = s.file;
+      index = &buffer_->Index(file);
+      it = index->begin();
+    }
+    while (it != index->end() && it->second->end() <= s.begin) ++it;  // spans ascend: only forward
+    auto &refs = entries_[s.index - plan_.front_index()].refs;
+    for (auto j = it; j != index->end() && j->first < s.end; ++j) {
+      refs.push_back(j->second);
+      buffer_->Ref(j->second, s.index);
+    }
+  }
+}
+
+uint64_t Window::ConsumeFront() {
+  std::vector<Piece *> refs;
+  if (!entries_.empty()) {
+    refs = std::move(entries_.front().refs);
+    entries_.pop_front();
+  }
+  plan_.ConsumeFront();
+  uint64_t wasted = 0;
+  for (Piece *p : refs) wasted += buffer_->Unref(p);
+  return wasted;
+}
+
+uint64_t Window::SkipFront() {
+  uint64_t wasted = 0;
+  if (!entries_.empty()) {
+    for (Piece *p : entries_.front().refs) wasted += buffer_->Unref(p);
+    entries_.pop_front();
+  }
+  plan_.SkipFront();
+  return wasted;
+}
+
+bool Window::Resync(int32_t id, uint64_t pos, uint64_t *wasted) {
+  const uint64_t first = plan_.front_index() + 1;
+  const uint64_t last = std::min(plan_.end_index(), first + kResyncScan);
+  for (uint64_t i = first; i < last; ++i) {
+    if (!plan_.at(i).contains(id, pos)) continue;
+    while (plan_.front_index() < i) *wasted += SkipFront();
+    return true;
+  }
+  return false;
+}
+
+uint64_t Window::RemoveIf(const std::function<bool(const Extent &)> &pred) {
+  uint64_t wasted = 0;
+  std::vector<size_t> removed = plan_.RemoveIf(pred);
+  for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
+    if (*it >= entries_.size()) continue;
+    for (Piece *p : entries_[*it].refs) wasted += buffer_->Unref(p);
+    entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+  return wasted;
+}
+
+std::deque<Window::Entry> Window::Replace(const Extent *extents, size_t count) {
+  std::deque<Entry> old = std::move(entries_);
+  entries_.clear();
+  plan_.TruncateFrom(plan_.front_index());
+  plan_.Append(extents, count);
+  return old;
+}
+
+uint64_t Window::DropEntries(std::deque<Entry> *entries) {
+  uint64_t wasted = 0;
+  for (auto &entry : *entries) {
+    for (Piece *p : entry.refs) wasted += buffer_->Unref(p);
+  }
+  entries->clear();
+  return wasted;
+}
+
+uint64_t Window::Clear() {
+  plan_.TruncateFrom(plan_.front_index());
+  return DropEntries(&entries_);
+}
+
+}  // namespace pfio

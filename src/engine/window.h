@@ -1,0 +1,102 @@
+// Window: the access plan and the part of it being prefetched. Plan entries [front, end()) are
+// in the window; each holds references to the pieces it needs (or is passthrough: part of a
+// sequential run that the kernel's readahead serves better than a copy through the reorder
+// buffer could, libprefetch §5.2). Planning admits entries while the unique bytes they need,
+// the older pieces they share and their bookkeeping fit the window's budget, merging what they
+// need into new byte ranges per file (repeats count once). Consumption, skips, removals and
+// clears drop the references, and return the bytes that were read but never served.
+//
+// Guarded by the context's mutex: every method is called with it held.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "buffer/reorder_buffer.h"
+#include "engine/file_table.h"
+#include "plan/access_plan.h"
+
+namespace pfio {
+
+class Window {
+ public:
+  struct Entry {
+    std::vector<Piece *> refs;
+    bool passthrough = false;
+  };
+  // Byte ranges a refill will fetch, per file, merged and sorted; `bytes` counts them once.
+  struct NewRanges {
+    std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> by_file;  // begin -> end
+    uint64_t bytes = 0;
+    uint64_t resident = 0;  // bytes of older pieces the new entries share
+    uint64_t entries = 0;   // plan entries added
+    uint64_t ranges = 0;    // merged new ranges (each at least one piece)
+    std::unordered_set<const Piece *> shared;
+  };
+
+  Window(const FileTable *files, ReorderBuffer *buffer) : files_(files), buffer_(buffer) {}
+
+  AccessPlan &plan() { return plan_; }
+  const AccessPlan &plan() const { return plan_; }
+  // One past the last plan entry in the window.
+  uint64_t end() const { return plan_.front_index() + entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  Entry &front() { return entries_.front(); }
+  bool has_more() const { return end() < plan_.end_index(); }
+  // True when the window ends in a run handed to readahead at least `entries` long: it needs no
+  // more look-ahead than that to see where the run ends.
+  bool PassthroughAhead(size_t entries) const {
+    return !entries_.empty() && entries_.back().passthrough && entries_.size() >= entries;
+  }
+  // What the window being planned may use (set by Plan).
+  uint64_t budget() const { return budget_; }
+
+  // If the plan continues at end() with a sequential run (contiguous, ascending, at least
+  // min_run bytes and reaching `limit` or the plan's end, or continuing a run already handed
+  // over), adds up to `limit` bytes of it as passthrough entries and returns true.
+  bool TakeSequentialRun(uint64_t limit, uint64_t min_run);
+
+  // Admits entries from end() while they fit `budget`; their new byte ranges go to *pending.
+  // The caller creates the pieces for them, then calls AssignRefs(first new index).
+  void Plan(uint64_t budget, NewRanges *pending);
+  void AssignRefs(uint64_t first_new);
+
+  // The front entry was read. Returns bytes wasted (read, never served) by dropping its refs.
+  uint64_t ConsumeFront();
+  // The front entry is skipped without being read.
+  uint64_t SkipFront();
+  // Looks for `pos` of file `id` in the next kResyncScan entries after the front; if found,
+  // skips to it (adding to *wasted) and returns true.
+  bool Resync(int32_t id, uint64_t pos, uint64_t *wasted);
+  // Removes the not-yet-read entries `pred` selects.
+  uint64_t RemoveIf(const std::function<bool(const Extent &)> &pred);
+  // Replaces everything not yet read with `extents`: the new entries are planned by the caller
+  // (Refill) before the old references go (DropEntries), so pieces both plans need are kept.
+  std::deque<Entry> Replace(const Extent *extents, size_t count);
+  uint64_t DropEntries(std::deque<Entry> *entries);
+  // Drops the whole unread plan (shutdown).
+  uint64_t Clear();
+
+  // A read that is not at the front is looked for this far ahead before it is called a miss;
+  // bounding it keeps a plan that is entirely wrong from costing a scan per read.
+  static constexpr uint64_t kResyncScan = 4096;
+
+ private:
+  bool Admit(uint64_t index, NewRanges *pending);
+  uint64_t SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const;
+
+  const FileTable *files_;
+  ReorderBuffer *buffer_;
+  AccessPlan plan_;
+  std::deque<Entry> entries_;
+  Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
+  uint64_t budget_ = 0;
+};
+
+}  // namespace pfio

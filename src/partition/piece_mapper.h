@@ -1,0 +1,25 @@
+// PieceMapper: a window's new byte ranges -> pieces in the reorder buffer. A piece never
+// straddles a stripe (each lies on one target of the layout, with its bus group and its offset
+// on the target) and is never longer than max_request; the last piece of a file is short in
+// `expected` bytes only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "buffer/reorder_buffer.h"
+#include "layout/layout.h"
+
+namespace pfio {
+
+// ranges: per file, begin -> end (page aligned, merged). layout: null for one target.
+// file_size: the size of a file id. New pieces are appended to *fresh.
+void MapPieces(const std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> &ranges,
+               const Layout *layout, uint64_t max_request,
+               const std::function<uint64_t(int32_t)> &file_size, ReorderBuffer *buffer,
+               std::vector<Piece *> *fresh);
+
+}  // namespace pfio
