@@ -1,6 +1,7 @@
 // The engine through the public C API on real files: every byte read is checked against the
 // self-verifying pattern, for every plan shape, window mode and backend.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -431,6 +432,42 @@ TEST(EngineRead, AnImpossibleExtentCountIsAnErrorNotAnAbort) {
   // The context still works.
   ASSERT_EQ(pfio_plan_append(c.ctx, &e, 1), PFIO_OK);
   ReadAll(c, {e});
+}
+
+// A file that shrinks after it was opened: reads that go straight to the file (a sequential run
+// left to readahead, an extent larger than the whole budget) fail naming the file, never return
+// OK with a buffer they did not fill.
+TEST(EngineRead, DirectReadsOfAShrunkFileAreErrorsNotUnfilledBuffers) {
+  test::ScratchDir dir;
+  const uint64_t size = 16 * kMiB;
+  for (const char *shape : {"sequential run", "extent larger than the budget"}) {
+    std::string path = dir.MakeFile("shrinks", size, kSeed);
+    Context c(2 * kMiB, "pipelined");
+    int32_t f = c.Open(path);
+    std::vector<pfio_extent> plan;
+    if (std::string(shape) == "sequential run") {
+      for (uint64_t o = 0; o < size; o += 64 * 1024) plan.push_back({f, 0, o, 64 * 1024});
+    } else {
+      plan.push_back({f, 0, 4 * kMiB, 8 * kMiB});
+    }
+    ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+    ASSERT_EQ(truncate(path.c_str(), 1 * kMiB), 0);
+    std::vector<char> buf(8 * kMiB, 'x');
+    uint64_t n = 0;
+    pfio_status st = PFIO_OK;
+    for (size_t i = 0; i < plan.size() && st == PFIO_OK; ++i) {
+      if (plan[i].offset < 1 * kMiB) {
+        st = pfio_read(c.ctx, f, buf.data(), plan[i].offset, plan[i].length, &n);
+        continue;
+      }
+      st = pfio_read(c.ctx, f, buf.data(), plan[i].offset, plan[i].length, &n);
+      EXPECT_EQ(st, PFIO_EIO) << shape << ": read at " << plan[i].offset;
+    }
+    EXPECT_EQ(st, PFIO_EIO) << shape;
+    EXPECT_NE(std::string(pfio_last_error()).find("shorter than when opened"), std::string::npos)
+        << shape << ": " << pfio_last_error();
+    EXPECT_NE(std::string(pfio_last_error()).find(path), std::string::npos) << pfio_last_error();
+  }
 }
 
 TEST(EngineRead, StatsJsonIsWrittenAtDestroy) {

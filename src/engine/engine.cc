@@ -87,6 +87,7 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
       memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
               std::move(signals)),
       window_(&files_, buffer_.get()),
+      read_path_(&cfg_, &files_, &window_, buffer_.get(), backend_.get(), &stats_, this),
       stager_(config.stage, backend_->AutoStage(), config.target_stages) {
   stats_path_ = cfg_.stats_path;
   std::unique_ptr<StripedLayout> striped;
@@ -328,13 +329,12 @@ void Engine::Refill(bool force) {
   Wake();
 }
 
-void Engine::ConsumeFront() {
+void Engine::ConsumeFront(double stalled) {
   const uint64_t consumed = window_.plan().at(window_.plan().front_index()).length;
   stats_.bytes_wasted += window_.ConsumeFront();
   const double now = Now();
-  if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stall_since_consume_);
+  if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stalled);
   last_consume_ = now;
-  stall_since_consume_ = 0;
   if (memory_.WaitOver(Held())) {
     Wake();
   } else if (scheduler_.policy_held()) {
@@ -346,187 +346,14 @@ void Engine::ConsumeFront() {
 
 // ---- reads -------------------------------------------------------------------------------------
 
-Status Engine::WaitSettled(Lock &lock, Piece *p) {
-  if (p->settled()) return Status::Ok();
-  ++stats_.stalls;
-  const double t0 = Now();
-  if (p->state == Piece::State::kQueued && p->request != nullptr) {
-    // Urgent: it goes next on its target; only a read whose block is already being staged
-    // for it stays ahead (it is quick, and the stage would be lost).
-    PendingRead *pr = p->request;
-    const bool behind_stage = stager_.staged(pr->target) > 0 && !pr->staged;
-    scheduler_.MakeUrgent(pr, [&](const PendingRead *q) { return behind_stage && q->staged; });
-    Wake();
-  }
-  if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [p] { return p->settled(); })) {
-    return Status::TimedOut(Format(
-        "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend %s; "
-        "it is still %s (%u reads in flight, %zu queued, %s of %s budget in use)",
-        cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
-        p->state == Piece::State::kQueued ? "queued" : "in flight", scheduler_.in_flight(),
-        scheduler_.queued(), Bytes(buffer_->in_use()).c_str(), Bytes(memory_.budget()).c_str()));
-  }
-  stats_.stall_seconds += Now() - t0;
-  stall_since_consume_ += Now() - t0;
-  return Status::Ok();
-}
-
-Status Engine::WaitBatchLanded(Lock &lock) {
-  if (scheduler_.queue_empty() && scheduler_.in_flight() == 0) return Status::Ok();
-  scheduler_.MakeAllUrgent();  // the whole window is needed now
-  Wake();
-  ++stats_.stalls;
-  const double t0 = Now();
-  const auto landed = [&] { return scheduler_.queue_empty() && scheduler_.in_flight() == 0; };
-  if (!driver_->WaitUntil(lock, cfg_.timeout_ms, landed)) {
-    return Status::TimedOut(
-        Format("waited timeout_ms = %u for a batch window to land; %zu "
-               "reads queued and %u in flight on backend %s",
-               cfg_.timeout_ms, scheduler_.queued(), scheduler_.in_flight(), backend_->name()));
-  }
-  stats_.stall_seconds += Now() - t0;
-  stall_since_consume_ += Now() - t0;
-  return Status::Ok();
-}
-
-Status Engine::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
-                          uint64_t *got) {
-  const FileHandle &h = files_.handle(id);
-  lock.unlock();  // the I/O thread keeps landing reads meanwhile
-  Status s = backend_->ReadDirect(h, dst, pos, n, got);
-  lock.lock();
-  if (s.ok()) stats_.bytes_read += *got;
-  return s;
-}
-
-Status Engine::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos, uint64_t n,
-                       char *dst, bool *all_buffered) {
-  if (entry.passthrough) {
-    *all_buffered = false;
-    uint64_t got = 0;
-    Status s = ReadDirect(lock, id, dst, pos, n, &got);
-    if (s.ok()) stats_.bytes_passthrough += got;
-    return s;
-  }
-  const std::vector<Piece *> &refs = entry.refs;
-  if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
-    Status s = WaitBatchLanded(lock);
-    if (!s.ok()) return s;
-  }
-  const uint64_t end = pos + n;
-  for (Piece *p : refs) {
-    if (p->end() <= pos || p->offset >= end) continue;
-    Status s = WaitSettled(lock, p);
-    if (!s.ok()) return s;
-    const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
-    if (p->state == Piece::State::kReady) {
-      p->CopyOut(lo, hi, dst + (lo - pos));
-      buffer_->Served(p);
-      continue;
-    }
-    // The prefetch failed or came back short: read these bytes directly instead.
-    *all_buffered = false;
-    ++stats_.misses;
-    uint64_t got = 0;
-    s = ReadDirect(lock, id, dst + (lo - pos), lo, hi - lo, &got);
-    if (!s.ok()) {
-      return Status::Io(
-          Format("prefetch of file %d at %llu failed (%s) and so did the direct "
-                 "read: %s",
-                 id, (ull)p->offset, p->error ? std::strerror(p->error) : "short read",
-                 s.message().c_str()));
-    }
-    if (got != hi - lo) {
-      return Status::Io(
-          Format("file %d (%s) is shorter than when opened: direct read at %llu "
-                 "returned %llu of %llu bytes",
-                 id, files_.handle(id).path.c_str(), (ull)lo, (ull)got, (ull)(hi - lo)));
-    }
-  }
-  return Status::Ok();
-}
-
 Status Engine::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread) {
   Lock lock(mu_);
-  return ReadLocked(lock, id, buf, offset, length, nread);
+  return read_path_.Read(lock, id, buf, offset, length, nread);
 }
 
 Status Engine::ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread) {
   Lock lock(mu_);
-  *nread = 0;
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t got = 0;
-    Status s = ReadLocked(lock, id, pieces[i].buf, pieces[i].offset, pieces[i].length, &got);
-    *nread += got;
-    if (!s.ok()) return Status(s.code(), Format("piece %zu: ", i) + s.message());
-    if (got < pieces[i].length) break;  // end of file
-  }
-  return Status::Ok();
-}
-
-Status Engine::ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
-                          uint64_t *nread) {
-  *nread = 0;
-  Status s = files_.Check(id, "file");
-  if (!s.ok()) return s;
-  if (buf == nullptr && length > 0) {
-    return Status::Invalid(Format("buf = NULL with length = %llu: expected a buffer", (ull)length));
-  }
-  const uint64_t size = files_.size(id);
-  if (offset >= size || length == 0) return Status::Ok();  // at or past end of file: 0 bytes
-  const uint64_t end = offset + std::min(length, size - offset);
-  char *dst = static_cast<char *>(buf);
-  ++stats_.reads;
-
-  if (ignore_depth_ > 0) {
-    s = ReadDirect(lock, id, dst, offset, end - offset, nread);
-    if (s.ok()) stats_.bytes_served += *nread;
-    return s;
-  }
-
-  bool all_buffered = true, any_passthrough = false;
-  uint64_t pos = offset;
-  while (pos < end) {
-    const AccessPlan &plan = window_.plan();
-    if (plan.empty() || !plan.at(plan.front_index()).contains(id, pos)) {
-      uint64_t skipped_waste = 0;
-      const bool found = window_.Resync(id, pos, &skipped_waste);
-      stats_.bytes_wasted += skipped_waste;
-      if (found) ++stats_.plan_resyncs;
-      if (!found) {
-        // Not in the plan: served directly; the plan stays where it is.
-        all_buffered = false;
-        ++stats_.misses;
-        uint64_t got = 0;
-        s = ReadDirect(lock, id, dst + (pos - offset), pos, end - pos, &got);
-        if (!s.ok()) return s;
-        pos += got;
-        break;
-      }
-    }
-    if (window_.empty()) Refill(true);
-    const Extent front = window_.plan().at(window_.plan().front_index());
-    const uint64_t n = std::min(end, front.end()) - pos;
-    if (!window_.empty() && window_.front().passthrough) any_passthrough = true;
-    if (window_.empty()) {
-      // The extent alone is larger than the budget: read it directly.
-      all_buffered = false;
-      ++stats_.misses;
-      uint64_t got = 0;
-      s = ReadDirect(lock, id, dst + (pos - offset), pos, n, &got);
-      if (!s.ok()) return s;
-    } else {
-      s = CopyOut(lock, window_.front(), id, pos, n, dst + (pos - offset), &all_buffered);
-      if (!s.ok()) return s;
-    }
-    pos += n;
-    if (pos == front.end()) ConsumeFront();
-  }
-  if (all_buffered) ++stats_.hits;
-  if (any_passthrough) ++stats_.passthrough_reads;
-  *nread = pos - offset;
-  stats_.bytes_served += *nread;
-  return Status::Ok();
+  return read_path_.ReadV(lock, id, pieces, count, nread);
 }
 
 Status Engine::Release(int32_t id, uint64_t offset, uint64_t length) {
@@ -543,17 +370,13 @@ Status Engine::Release(int32_t id, uint64_t offset, uint64_t length) {
 
 Status Engine::Ignore() {
   Lock lock(mu_);
-  ++ignore_depth_;
+  read_path_.Ignore();
   return Status::Ok();
 }
 
 Status Engine::Unignore() {
   Lock lock(mu_);
-  if (ignore_depth_ == 0) {
-    return Status::State("pfio_unignore without a matching pfio_ignore (ignore depth is 0)");
-  }
-  --ignore_depth_;
-  return Status::Ok();
+  return read_path_.Unignore();
 }
 
 // ---- I/O thread --------------------------------------------------------------------------------
@@ -573,6 +396,31 @@ bool Engine::AllocatePieces(PendingRead *pr) {
   }
   stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
   return true;
+}
+
+void Engine::Hurry(PendingRead *pr) {
+  const bool behind_stage = stager_.staged(pr->target) > 0 && !pr->staged;
+  scheduler_.MakeUrgent(pr, [&](const PendingRead *q) { return behind_stage && q->staged; });
+  Wake();
+}
+
+void Engine::HurryAll() {
+  scheduler_.MakeAllUrgent();
+  Wake();
+}
+
+bool Engine::BatchLanded() const {
+  return scheduler_.queue_empty() && scheduler_.in_flight() == 0;
+}
+
+bool Engine::WaitUntil(Lock &lock, const std::function<bool()> &done) {
+  return driver_->WaitUntil(lock, cfg_.timeout_ms, done);
+}
+
+std::string Engine::Describe() const {
+  return Format("%u reads in flight, %zu queued, %s of %s budget in use on backend %s",
+                scheduler_.in_flight(), scheduler_.queued(), Bytes(buffer_->in_use()).c_str(),
+                Bytes(memory_.budget()).c_str(), backend_->name());
 }
 
 void Engine::Wake() {

@@ -37,6 +37,7 @@
 #include "engine/config.h"
 #include "engine/file_table.h"
 #include "engine/io_driver.h"
+#include "engine/read_path.h"
 #include "engine/window.h"
 #include "io/backend.h"
 #include "layout/layout.h"
@@ -51,7 +52,7 @@
 
 namespace pfio {
 
-class Engine {
+class Engine : private ReadPath::Host {
  public:
   // backend / signals may be null: then they come from the config and from /proc.
   static Status Create(const Config &config, std::unique_ptr<Backend> backend,
@@ -93,19 +94,19 @@ class Engine {
          std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
          uint64_t limit);
 
-  Status ReadLocked(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
-                    uint64_t *nread);
   Status ReplaceFrom(const Extent *extents, size_t count);
 
-  void Refill(bool force);
+  // ReadPath::Host.
+  void Refill(bool force) override;
+  void ConsumeFront(double stalled) override;
+  void Hurry(PendingRead *read) override;
+  void HurryAll() override;
+  bool BatchLanded() const override;
+  bool WaitUntil(Lock &lock, const std::function<bool()> &done) override;
+  std::string Describe() const override;
+
   void SampleSignals();
-  void ConsumeFront();
   void PruneQueue();
-  Status WaitSettled(Lock &lock, Piece *p);
-  Status WaitBatchLanded(Lock &lock);
-  Status CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos, uint64_t n,
-                 char *dst, bool *all_buffered);
-  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
   void Complete(PendingRead *pr);
   void Wake();
   // Moves what may go now from queue_ to *submit (memory allocated, counted in flight) and
@@ -130,13 +131,13 @@ class Engine {
   std::mutex mu_;
   FileTable files_;
   Window window_;
-  int ignore_depth_ = 0;
+  ReadPath read_path_;
   pfio_stats stats_{};
 
   // Scheduling.
   Scheduler scheduler_;
   Stager stager_;
-  double last_consume_ = -1, stall_since_consume_ = 0;
+  double last_consume_ = -1;
 
   bool shut_down_ = false;
   bool abandoned_ = false;            // shutdown timed out with reads in flight

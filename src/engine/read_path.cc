@@ -1,0 +1,200 @@
+#include "engine/read_path.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pfio {
+
+namespace {
+using ull = unsigned long long;
+}
+
+Status ReadPath::ReadV(Lock &lock, int32_t id, const pfio_read_piece *pieces, size_t count,
+                       uint64_t *nread) {
+  *nread = 0;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t got = 0;
+    Status s = Read(lock, id, pieces[i].buf, pieces[i].offset, pieces[i].length, &got);
+    *nread += got;
+    if (!s.ok()) return Status(s.code(), Format("piece %zu: ", i) + s.message());
+    if (got < pieces[i].length) break;  // end of file
+  }
+  return Status::Ok();
+}
+
+Status ReadPath::Read(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
+                      uint64_t *nread) {
+  *nread = 0;
+  Status s = files_->Check(id, "file");
+  if (!s.ok()) return s;
+  if (buf == nullptr && length > 0) {
+    return Status::Invalid(Format("buf = NULL with length = %llu: expected a buffer", (ull)length));
+  }
+  const uint64_t size = files_->size(id);
+  if (offset >= size || length == 0) return Status::Ok();  // at or past end of file: 0 bytes
+  const uint64_t end = offset + std::min(length, size - offset);
+  char *dst = static_cast<char *>(buf);
+  ++stats_->reads;
+
+  if (ignore_depth_ > 0) {
+    s = ReadDirect(lock, id, dst, offset, end - offset, nread);
+    if (s.ok()) stats_->bytes_served += *nread;
+    return s;
+  }
+
+  bool all_buffered = true, any_passthrough = false;
+  uint64_t pos = offset;
+  while (pos < end) {
+    const AccessPlan &plan = window_->plan();
+    if (plan.empty() || !plan.at(plan.front_index()).contains(id, pos)) {
+      uint64_t skipped_waste = 0;
+      const bool found = window_->Resync(id, pos, &skipped_waste);
+      stats_->bytes_wasted += skipped_waste;
+      if (found) ++stats_->plan_resyncs;
+      if (!found) {
+        // Not in the plan: served directly; the plan stays where it is.
+        all_buffered = false;
+        ++stats_->misses;
+        uint64_t got = 0;
+        s = ReadDirect(lock, id, dst + (pos - offset), pos, end - pos, &got);
+        if (!s.ok()) return s;
+        pos += got;
+        break;
+      }
+    }
+    if (window_->empty()) host_->Refill(true);
+    const Extent front = window_->plan().at(window_->plan().front_index());
+    const uint64_t n = std::min(end, front.end()) - pos;
+    if (!window_->empty() && window_->front().passthrough) any_passthrough = true;
+    if (window_->empty()) {
+      // The extent alone is larger than the budget: read it directly.
+      all_buffered = false;
+      ++stats_->misses;
+      s = ReadDirectAll(lock, id, dst + (pos - offset), pos, n);
+      if (!s.ok()) return s;
+    } else {
+      s = CopyOut(lock, window_->front(), id, pos, n, dst + (pos - offset), &all_buffered);
+      if (!s.ok()) return s;
+    }
+    pos += n;
+    if (pos == front.end()) {
+      host_->ConsumeFront(stall_since_consume_);
+      stall_since_consume_ = 0;
+    }
+  }
+  if (all_buffered) ++stats_->hits;
+  if (any_passthrough) ++stats_->passthrough_reads;
+  *nread = pos - offset;
+  stats_->bytes_served += *nread;
+  return Status::Ok();
+}
+
+Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos,
+                         uint64_t n, char *dst, bool *all_buffered) {
+  if (entry.passthrough) {
+    *all_buffered = false;
+    Status s = ReadDirectAll(lock, id, dst, pos, n);
+    if (s.ok()) stats_->bytes_passthrough += n;
+    return s;
+  }
+  const std::vector<Piece *> &refs = entry.refs;
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
+    Status s = WaitBatchLanded(lock);
+    if (!s.ok()) return s;
+  }
+  const uint64_t end = pos + n;
+  for (Piece *p : refs) {
+    if (p->end() <= pos || p->offset >= end) continue;
+    Status s = WaitSettled(lock, p);
+    if (!s.ok()) return s;
+    const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
+    if (p->state == Piece::State::kReady) {
+      p->CopyOut(lo, hi, dst + (lo - pos));
+      buffer_->Served(p);
+      continue;
+    }
+    // The prefetch failed or came back short: read these bytes directly instead.
+    *all_buffered = false;
+    ++stats_->misses;
+    uint64_t got = 0;
+    s = ReadDirect(lock, id, dst + (lo - pos), lo, hi - lo, &got);
+    if (!s.ok()) {
+      return Status::Io(
+          Format("prefetch of file %d at %llu failed (%s) and so did the direct "
+                 "read: %s",
+                 id, (ull)p->offset, p->error ? std::strerror(p->error) : "short read",
+                 s.message().c_str()));
+    }
+    if (got != hi - lo) return ShortFile(id, lo, got, hi - lo);
+  }
+  return Status::Ok();
+}
+
+Status ReadPath::WaitSettled(Lock &lock, Piece *p) {
+  if (p->settled()) return Status::Ok();
+  ++stats_->stalls;
+  const double t0 = backend_->Now();
+  if (p->state == Piece::State::kQueued && p->request != nullptr) {
+    // Urgent: it goes next on its target; only a read whose block is already being staged
+    // for it stays ahead (it is quick, and the stage would be lost).
+    host_->Hurry(p->request);
+  }
+  if (!host_->WaitUntil(lock, [p] { return p->settled(); })) {
+    return Status::TimedOut(Format(
+        "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend "
+        "%s; it is still %s (%s)",
+        cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
+        p->state == Piece::State::kQueued ? "queued" : "in flight", host_->Describe().c_str()));
+  }
+  stats_->stall_seconds += backend_->Now() - t0;
+  stall_since_consume_ += backend_->Now() - t0;
+  return Status::Ok();
+}
+
+Status ReadPath::WaitBatchLanded(Lock &lock) {
+  if (host_->BatchLanded()) return Status::Ok();
+  host_->HurryAll();  // the whole window is needed now
+  ++stats_->stalls;
+  const double t0 = backend_->Now();
+  if (!host_->WaitUntil(lock, [this] { return host_->BatchLanded(); })) {
+    return Status::TimedOut(Format("waited timeout_ms = %u for a batch window to land (%s)",
+                                   cfg_.timeout_ms, host_->Describe().c_str()));
+  }
+  stats_->stall_seconds += backend_->Now() - t0;
+  stall_since_consume_ += backend_->Now() - t0;
+  return Status::Ok();
+}
+
+Status ReadPath::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
+                            uint64_t *got) {
+  const FileHandle &h = files_->handle(id);
+  lock.unlock();  // the I/O thread keeps landing reads meanwhile
+  Status s = backend_->ReadDirect(h, dst, pos, n, got);
+  lock.lock();
+  if (s.ok()) stats_->bytes_read += *got;
+  return s;
+}
+
+Status ReadPath::ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n) {
+  uint64_t got = 0;
+  Status s = ReadDirect(lock, id, dst, pos, n, &got);
+  if (s.ok() && got != n) return ShortFile(id, pos, got, n);
+  return s;
+}
+
+Status ReadPath::ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted) const {
+  return Status::Io(
+      Format("file %d (%s) is shorter than when opened: direct read at %llu "
+             "returned %llu of %llu bytes",
+             id, files_->handle(id).path.c_str(), (ull)pos, (ull)got, (ull)wanted));
+}
+
+Status ReadPath::Unignore() {
+  if (ignore_depth_ == 0) {
+    return Status::State("pfio_unignore without a matching pfio_ignore (ignore depth is 0)");
+  }
+  --ignore_depth_;
+  return Status::Ok();
+}
+
+}  // namespace pfio
