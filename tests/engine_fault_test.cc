@@ -15,6 +15,7 @@
 #include "engine/config.h"
 #include "engine/engine.h"
 #include "io/aio_backend.h"
+#include "io/backend_wrapper.h"
 #include "scripted_signals.h"
 #include "test_util.h"
 
@@ -31,92 +32,75 @@ std::unique_ptr<Backend> RealAio() {
 }
 
 // Passes requests to a real backend and rewrites the results of chosen ones.
-class FaultBackend : public Backend {
+class FaultBackend : public BackendWrapper {
  public:
   // fault(req) returns 0 to leave the result alone, -errno to fail, or a positive byte count to
   // make the read come back short.
   FaultBackend(std::unique_ptr<Backend> inner, std::function<int64_t(const IoRequest &)> fault)
-      : inner_(std::move(inner)), fault_(std::move(fault)) {}
+      : BackendWrapper(std::move(inner)), fault_(std::move(fault)) {}
   const char *name() const override { return "fault"; }
-  Status Open(const std::string &p, FileHandle *out) override { return inner_->Open(p, out); }
-  void Close(FileHandle *f) override { inner_->Close(f); }
-  Status Submit(IoRequest *req) override { return inner_->Submit(req); }
   void Reap(std::vector<IoRequest *> *done) override {
     size_t first = done->size();
-    inner_->Reap(done);
+    BackendWrapper::Reap(done);
     for (size_t i = first; i < done->size(); ++i) {
       int64_t f = fault_(*(*done)[i]);
       if (f < 0) (*done)[i]->result = f, ++faulted;
       if (f > 0) (*done)[i]->result = std::min<int64_t>(f, (*done)[i]->result), ++faulted;
     }
   }
-  int completion_fd() const override { return inner_->completion_fd(); }
   Status ReadDirect(const FileHandle &f, void *buf, uint64_t off, uint64_t len,
                     uint64_t *n) override {
     if (fail_direct)
       return Status::Io("direct read failed: Input/output error (errno 5, injected)");
-    return inner_->ReadDirect(f, buf, off, len, n);
+    return BackendWrapper::ReadDirect(f, buf, off, len, n);
   }
   std::atomic<int> faulted{0};
   std::atomic<bool> fail_direct{false};
 
  private:
-  std::unique_ptr<Backend> inner_;
   std::function<int64_t(const IoRequest &)> fault_;
 };
 
 // Holds every submitted read until Unblock: prefetches that do not land.
-class StuckBackend : public Backend {
+class StuckBackend : public BackendWrapper {
  public:
-  explicit StuckBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+  explicit StuckBackend(std::unique_ptr<Backend> inner) : BackendWrapper(std::move(inner)) {}
   const char *name() const override { return "stuck"; }
-  Status Open(const std::string &p, FileHandle *out) override { return inner_->Open(p, out); }
-  void Close(FileHandle *f) override { inner_->Close(f); }
   Status Submit(IoRequest *req) override {
     std::lock_guard<std::mutex> l(mu_);
     if (!unblocked_) {
       held_.push_back(req);
       return Status::Ok();
     }
-    return inner_->Submit(req);
+    return BackendWrapper::Submit(req);
   }
   void Unblock() {
     std::lock_guard<std::mutex> l(mu_);
     unblocked_ = true;
-    for (IoRequest *r : held_) EXPECT_TRUE(inner_->Submit(r).ok());
+    for (IoRequest *r : held_) EXPECT_TRUE(BackendWrapper::Submit(r).ok());
     held_.clear();
   }
-  void Reap(std::vector<IoRequest *> *done) override { inner_->Reap(done); }
-  int completion_fd() const override { return inner_->completion_fd(); }
 
  private:
-  std::unique_ptr<Backend> inner_;
   std::mutex mu_;
   bool unblocked_ = false;
   std::vector<IoRequest *> held_;
 };
 
 // Passes everything to a real backend and records each read's (offset, length) in issue order.
-class RecordingBackend : public Backend {
+class RecordingBackend : public BackendWrapper {
  public:
-  explicit RecordingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+  explicit RecordingBackend(std::unique_ptr<Backend> inner) : BackendWrapper(std::move(inner)) {}
   const char *name() const override { return "recording"; }
-  Status Open(const std::string &p, FileHandle *out) override { return inner_->Open(p, out); }
-  void Close(FileHandle *f) override { inner_->Close(f); }
   Status Submit(IoRequest *req) override {
     {
       std::lock_guard<std::mutex> l(mu);
       reads.emplace_back(req->offset, req->length);
     }
-    return inner_->Submit(req);
+    return BackendWrapper::Submit(req);
   }
-  void Reap(std::vector<IoRequest *> *done) override { inner_->Reap(done); }
-  int completion_fd() const override { return inner_->completion_fd(); }
   std::mutex mu;
   std::vector<std::pair<uint64_t, uint64_t>> reads;
-
- private:
-  std::unique_ptr<Backend> inner_;
 };
 
 using test::ScriptedSignals;

@@ -50,13 +50,13 @@ Status Engine::Create(const Config &config, std::unique_ptr<Backend> backend,
     s = MakeBackend(config.backend, config.queue_depth, &backend);
     if (!s.ok()) return s;
   }
-  if (config.stage == PFIO_STAGE_DEVICE && backend->AutoStage() != PFIO_STAGE_DEVICE) {
+  if (config.stage == PFIO_STAGE_DEVICE && backend->device().AutoStage() != PFIO_STAGE_DEVICE) {
     return Status::Invalid(
         Format("stage = device: backend %s has no simulated drive cache; expected auto, "
                "none, poke or pagecache",
                backend->name()));
   }
-  if (config.stage == PFIO_STAGE_LADVISE && backend->virtual_time()) {
+  if (config.stage == PFIO_STAGE_LADVISE && backend->virtual_clock() != nullptr) {
     return Status::Invalid(
         Format("stage = ladvise: backend %s simulates disks, it has no Lustre files; expected "
                "auto, none or device",
@@ -83,12 +83,13 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
                uint64_t limit)
     : cfg_(config),
       backend_(std::move(backend)),
+      clock_(backend_->virtual_clock()),
       buffer_(std::move(buffer)),
       memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
               std::move(signals)),
       window_(&files_, buffer_.get()),
       read_path_(&cfg_, &files_, &window_, buffer_.get(), backend_.get(), &stats_, this),
-      stager_(config.stage, backend_->AutoStage(), config.target_stages) {
+      stager_(config.stage, backend_->device().AutoStage(), config.target_stages) {
   stats_path_ = cfg_.stats_path;
   std::unique_ptr<StripedLayout> striped;
   if (!cfg_.layout.empty()) {
@@ -168,7 +169,7 @@ void Engine::UseLayout(std::unique_ptr<Layout> layout) {
   shape.target_reads =
       cfg_.target_reads
           ? cfg_.target_reads
-          : std::min(cfg_.queue_depth, backend_->TargetDepth(cfg_.queue_depth, ntargets));
+          : std::min(cfg_.queue_depth, backend_->device().TargetDepth(cfg_.queue_depth, ntargets));
   shape.lookahead = cfg_.lookahead_rounds ? cfg_.lookahead_rounds : shape.target_reads;
   scheduler_.Configure(shape);
   stager_.Configure(ntargets);
@@ -322,7 +323,7 @@ void Engine::Refill(bool force) {
   if (!stager_.resolved()) {
     uint64_t bytes = 0;
     for (const PendingRead *pr : reads) bytes += pr->req.length;
-    stager_.Resolve(bytes / reads.size(), scheduler_.targets(), *backend_);
+    stager_.Resolve(bytes / reads.size(), scheduler_.targets(), backend_->device());
   }
   scheduler_.Enqueue(OrderInRounds(std::move(reads), scheduler_.next_round()));
   ++stats_.windows;

@@ -104,6 +104,7 @@ class Engine : private ReadPath::Host {
   bool BatchLanded() const override;
   bool WaitUntil(Lock &lock, const std::function<bool()> &done) override;
   std::string Describe() const override;
+  // Seconds: the backend's virtual clock, or the steady clock.
 
   void SampleSignals();
   void PruneQueue();
@@ -113,7 +114,7 @@ class Engine : private ReadPath::Host {
   // the stage calls that follow to *stage. Caller submits outside the lock (real backends).
   void IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage);
   bool EvictFor(const PendingRead *pr);
-  double Now() const { return backend_->Now(); }
+  double Now() const override { return clock_ ? clock_->Now() : SteadySeconds(); }
   bool AllocatePieces(PendingRead *pr);
   uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
   pfio_stats SnapshotLocked() const;
@@ -121,6 +122,7 @@ class Engine : private ReadPath::Host {
   Config cfg_;
   std::string stats_path_;
   std::unique_ptr<Backend> backend_;
+  VirtualClock *clock_ = nullptr;  // the simulator's; null: steady time
   std::unique_ptr<ReorderBuffer> buffer_;
   std::unique_ptr<Layout> layout_;      // null: one target
   bool lustre_layout_pending_ = false;  // layout = lustre: read at the first OpenFile

@@ -101,14 +101,14 @@ class ThreadedIoDriver : public IoDriver {
 class VirtualIoDriver : public IoDriver {
  public:
   VirtualIoDriver(Backend *backend, std::mutex *mu, Hooks hooks)
-      : IoDriver(backend, std::move(hooks)) {
+      : IoDriver(backend, std::move(hooks)), clock_(backend->virtual_clock()) {
     // Completions that land while the application computes (between its calls) pump too.
-    backend_->SetCompletionHook([this, mu] {
+    clock_->SetCompletionHook([this, mu] {
       Lock lock(*mu);
       Pump();
     });
   }
-  ~VirtualIoDriver() override { backend_->SetCompletionHook(nullptr); }
+  ~VirtualIoDriver() override { clock_->SetCompletionHook(nullptr); }
 
   void Wake() override {
     if (!stopped_) Pump();
@@ -116,13 +116,13 @@ class VirtualIoDriver : public IoDriver {
 
   void Stop(Lock &, bool) override {
     stopped_ = true;
-    backend_->SetCompletionHook(nullptr);
+    clock_->SetCompletionHook(nullptr);
   }
 
  protected:
   bool WaitStep(Lock &, Clock::time_point) override {
     Pump();
-    const bool moved = backend_->StepVirtual();
+    const bool moved = clock_->StepVirtual();
     Pump();
     return moved;
   }
@@ -149,13 +149,14 @@ class VirtualIoDriver : public IoDriver {
     pumping_ = false;
   }
 
+  VirtualClock *clock_;
   bool pumping_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<IoDriver> IoDriver::Make(Backend *backend, std::mutex *mu, Hooks hooks) {
-  if (backend->virtual_time())
+  if (backend->virtual_clock() != nullptr)
     return std::make_unique<VirtualIoDriver>(backend, mu, std::move(hooks));
   return std::make_unique<ThreadedIoDriver>(backend, mu, std::move(hooks));
 }

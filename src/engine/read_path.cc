@@ -133,7 +133,7 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
 Status ReadPath::WaitSettled(Lock &lock, Piece *p) {
   if (p->settled()) return Status::Ok();
   ++stats_->stalls;
-  const double t0 = backend_->Now();
+  const double t0 = host_->Now();
   if (p->state == Piece::State::kQueued && p->request != nullptr) {
     // Urgent: it goes next on its target; only a read whose block is already being staged
     // for it stays ahead (it is quick, and the stage would be lost).
@@ -146,8 +146,8 @@ Status ReadPath::WaitSettled(Lock &lock, Piece *p) {
         cfg_.timeout_ms, p->file, (ull)p->offset, (ull)p->end(), backend_->name(),
         p->state == Piece::State::kQueued ? "queued" : "in flight", host_->Describe().c_str()));
   }
-  stats_->stall_seconds += backend_->Now() - t0;
-  stall_since_consume_ += backend_->Now() - t0;
+  stats_->stall_seconds += host_->Now() - t0;
+  stall_since_consume_ += host_->Now() - t0;
   return Status::Ok();
 }
 
@@ -155,13 +155,13 @@ Status ReadPath::WaitBatchLanded(Lock &lock) {
   if (host_->BatchLanded()) return Status::Ok();
   host_->HurryAll();  // the whole window is needed now
   ++stats_->stalls;
-  const double t0 = backend_->Now();
+  const double t0 = host_->Now();
   if (!host_->WaitUntil(lock, [this] { return host_->BatchLanded(); })) {
     return Status::TimedOut(Format("waited timeout_ms = %u for a batch window to land (%s)",
                                    cfg_.timeout_ms, host_->Describe().c_str()));
   }
-  stats_->stall_seconds += backend_->Now() - t0;
-  stall_since_consume_ += backend_->Now() - t0;
+  stats_->stall_seconds += host_->Now() - t0;
+  stall_since_consume_ += host_->Now() - t0;
   return Status::Ok();
 }
 

@@ -46,6 +46,8 @@ class ReadPath {
     virtual bool WaitUntil(Lock &lock, const std::function<bool()> &done) = 0;
     // "N reads in flight, M queued, X of Y budget in use", for timeout messages.
     virtual std::string Describe() const = 0;
+    // Seconds (virtual time on the simulator).
+    virtual double Now() const = 0;
   };
 
   ReadPath(const Config *config, FileTable *files, Window *window, ReorderBuffer *buffer,

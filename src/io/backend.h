@@ -1,4 +1,7 @@
-// Backend: the only seam between pfio and file descriptors (like LevelDB's Env).
+// Backend: the only seam between pfio and file descriptors (like LevelDB's Env). Slim on
+// purpose: open, close, submit, reap, direct read, stage. What is known about the device and the
+// simulator's clock sit behind their own interfaces (device(), virtual_clock()). Test doubles
+// derive from BackendWrapper (io/backend_wrapper.h), which forwards every call.
 //
 // A backend opens files, runs asynchronous vectored reads, and does direct (synchronous) reads for
 // data that was not prefetched. Completion is signalled through completion_fd(), a descriptor
@@ -17,6 +20,8 @@
 
 #include "common/modes.h"
 #include "common/status.h"
+#include "io/device_model.h"
+#include "io/virtual_clock.h"
 
 namespace pfio {
 
@@ -67,21 +72,11 @@ class Backend {
   // (readahead(2); the read must then be `buffered`) and LADVISE (only with Lustre; otherwise
   // an error naming the build); DEVICE is the simulator's. Never changes any data.
   virtual Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind);
-  // What PFIO_STAGE_AUTO means here.
-  virtual pfio_stage AutoStage() const { return PFIO_STAGE_NONE; }
-  // Whether staging `block`-byte reads over `targets` targets can gain; *why says why not.
-  virtual bool StageCanGain(uint64_t block, uint32_t targets, std::string *why) const;
-  // Reads in flight per target when the config leaves it to the backend.
-  virtual uint32_t TargetDepth(uint32_t queue_depth, uint32_t targets) const;
 
-  // Clock of the backend, in seconds: steady time for real devices, virtual time for the
-  // simulator. A virtual-time backend does not run by itself: whoever waits calls StepVirtual,
-  // which runs it to its next completion (false: nothing is in progress), and the completion
-  // hook is called for completions that land while the application computes.
-  virtual double Now() const;
-  virtual bool virtual_time() const { return false; }
-  virtual bool StepVirtual() { return false; }
-  virtual void SetCompletionHook(std::function<void()> hook) { (void)hook; }
+  // What the scheduler may know of the device (io/device_model.h); the default knows nothing.
+  virtual const DeviceModel &device() const;
+  // The virtual clock of a simulated device (io/virtual_clock.h); null for real devices.
+  virtual VirtualClock *virtual_clock() { return nullptr; }
 };
 
 const char *StageName(pfio_stage kind);

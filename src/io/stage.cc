@@ -128,18 +128,23 @@ Status Backend::Stage(const FileHandle &file, uint64_t offset, uint64_t length, 
   return Status::Invalid(Format("stage = %d: not a stage kind", static_cast<int>(kind)));
 }
 
-bool Backend::StageCanGain(uint64_t block, uint32_t targets, std::string *why) const {
+bool DeviceModel::StageCanGain(uint64_t block, uint32_t targets, std::string *why) const {
   (void)block;
   (void)targets;
   (void)why;
   return true;  // no model of the device: the user asked for it, so do it
 }
 
-uint32_t Backend::TargetDepth(uint32_t queue_depth, uint32_t targets) const {
+uint32_t DeviceModel::TargetDepth(uint32_t queue_depth, uint32_t targets) const {
   return std::max<uint32_t>(1, queue_depth / std::max<uint32_t>(1, targets));
 }
 
-double Backend::Now() const {
+const DeviceModel &Backend::device() const {
+  static const DeviceModel unknown;
+  return unknown;
+}
+
+double SteadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 

@@ -18,11 +18,11 @@ Stager::Stager(pfio_stage configured, pfio_stage automatic, uint32_t target_stag
   }
 }
 
-void Stager::Resolve(uint64_t mean_read, uint32_t targets, const Backend &backend) {
+void Stager::Resolve(uint64_t mean_read, uint32_t targets, const DeviceModel &device) {
   resolved_ = true;
   if (mode_ == PFIO_STAGE_NONE) return;
   std::string why;
-  if (!backend.StageCanGain(mean_read, targets, &why)) {
+  if (!device.StageCanGain(mean_read, targets, &why)) {
     mode_ = PFIO_STAGE_NONE;
     note_ = "off: " + why;
   } else if (mean_read < kStageMin) {

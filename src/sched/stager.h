@@ -39,7 +39,7 @@ class Stager {
   void Configure(uint32_t targets) { staged_.assign(targets, 0); }
 
   // Decides, once, from the first window's mean read size, whether staging can gain.
-  void Resolve(uint64_t mean_read, uint32_t targets, const Backend &backend);
+  void Resolve(uint64_t mean_read, uint32_t targets, const DeviceModel &device);
   bool resolved() const { return resolved_; }
 
   // `pr` is being issued (still first among its target's queued reads in `queue`): its own

@@ -43,7 +43,7 @@ struct SimBackendStats {
   std::vector<uint32_t> completion_disks;  // disk of each prefetch-read command, in order
 };
 
-class SimBackend : public Backend {
+class SimBackend : public Backend, public DeviceModel, public VirtualClock {
  public:
   // options.disk must be a looked-up parameter set; disks >= 1; 1 <= buses <= disks; stripe a
   // multiple of 4 KiB.
@@ -62,12 +62,17 @@ class SimBackend : public Backend {
                     uint64_t *nread) override;
 
   Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind) override;
+  const DeviceModel &device() const override { return *this; }
+  VirtualClock *virtual_clock() override { return this; }
+
+  // DeviceModel: the simulated disks take one command at a time; staging goes to the drive
+  // cache, where Barve's bus model says it can gain.
   pfio_stage AutoStage() const override { return PFIO_STAGE_DEVICE; }
   bool StageCanGain(uint64_t block, uint32_t targets, std::string *why) const override;
   uint32_t TargetDepth(uint32_t queue_depth, uint32_t targets) const override;
 
+  // VirtualClock.
   double Now() const override { return array_.now(); }
-  bool virtual_time() const override { return true; }
   bool StepVirtual() override;
   void SetCompletionHook(std::function<void()> hook) override { hook_ = std::move(hook); }
 
