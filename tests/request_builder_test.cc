@@ -22,12 +22,8 @@ class RequestBuilderTest : public ::testing::Test {
     return p;
   }
   void TearDown() override {
-    for (auto *r : reqs_) {
-      for (Piece *p : r->pieces) {
-        p->state = Piece::State::kFailed;
-        buffer_->FreeIfOrphan(p);
-      }
-      delete r;
+    for (auto &r : reqs_) {
+      for (Piece *p : r->pieces) buffer_->Dropped(p);
     }
   }
 
@@ -36,7 +32,7 @@ class RequestBuilderTest : public ::testing::Test {
   std::unordered_map<int32_t, const FileHandle *> handles_;
   std::vector<char> discard_;
   RequestShape shape_;
-  std::vector<PendingRead *> reqs_;
+  std::vector<std::unique_ptr<PendingRead>> reqs_;
 };
 
 TEST_F(RequestBuilderTest, SortsAscendingAndFillsSmallGaps) {
@@ -52,7 +48,7 @@ TEST_F(RequestBuilderTest, SortsAscendingAndFillsSmallGaps) {
   EXPECT_EQ(a.gap_bytes, 8192u);  // 12288 .. 20480 is read into the discard buffer
   EXPECT_EQ(a.req.length, 3 * 4096u + 8192 + 4096);
   EXPECT_EQ(a.piece_bytes, 4 * 4096u);
-  FillIov(reqs_[0], shape_);
+  FillIov(reqs_[0].get(), shape_);
   // Pieces 0 and 1 were allocated one after the other: their pages merge into one vector.
   size_t total = 0;
   for (const auto &v : a.req.iov) total += v.iov_len;
@@ -77,7 +73,7 @@ TEST_F(RequestBuilderTest, VectorsFollowThePagesOfEachPiece) {
   Piece *b = P(8192, 4096);
   reqs_ = BuildRequests({b, a}, shape_, handles_);
   ASSERT_EQ(reqs_.size(), 1u);
-  FillIov(reqs_[0], shape_);
+  FillIov(reqs_[0].get(), shape_);
   uint64_t pos = 0;
   for (const auto &v : reqs_[0]->req.iov) pos += v.iov_len;
   EXPECT_EQ(pos, 12288u);
@@ -90,7 +86,7 @@ TEST_F(RequestBuilderTest, RequestsNeverExceedMaxRequest) {
   for (int i = 0; i < 64; ++i) pieces.push_back(P(i * 4096ull, 4096));
   reqs_ = BuildRequests(pieces, shape_, handles_);
   ASSERT_EQ(reqs_.size(), 4u);
-  for (auto *r : reqs_) EXPECT_LE(r->req.length, 64u * 1024);
+  for (const auto &r : reqs_) EXPECT_LE(r->req.length, 64u * 1024);
 }
 
 }  // namespace pfio

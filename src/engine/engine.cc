@@ -111,10 +111,10 @@ Engine::Engine(const Config &config, std::unique_ptr<Backend> backend,
   shape_.discard = discard_;
   std::snprintf(stats_.backend, sizeof stats_.backend, "%s", backend_->name());
   IoDriver::Hooks hooks;
-  hooks.issue = [this](std::vector<PendingRead *> *submit, std::vector<StageCall> *stage) {
+  hooks.issue = [this](std::vector<IoRequest *> *submit, std::vector<StageCall> *stage) {
     IssueLocked(submit, stage);
   };
-  hooks.complete = [this](PendingRead *pr) { Complete(pr); };
+  hooks.complete = [this](IoRequest *req) { Complete(scheduler_.InFlight(req)); };
   hooks.stage_failed = [this](const Status &s) { stager_.Failed(s); };
   hooks.in_flight = [this] { return scheduler_.in_flight(); };
   driver_ = IoDriver::Make(backend_.get(), &mu_, std::move(hooks));
@@ -280,7 +280,6 @@ void Engine::PruneQueue() {
   scheduler_.Prune([this](PendingRead *pr) {
     for (Piece *p : pr->pieces) buffer_->Dropped(p);
     stager_.OnDropped(pr);
-    delete pr;
   });
 }
 
@@ -319,13 +318,14 @@ void Engine::Refill(bool force) {
       [this](int32_t f) { return files_.size(f); }, buffer_.get(), &fresh);
   window_.AssignRefs(first_new);
   if (fresh.empty()) return;
-  std::vector<PendingRead *> reads = BuildRequests(std::move(fresh), shape_, files_.handles());
+  std::vector<std::unique_ptr<PendingRead>> reads =
+      BuildRequests(std::move(fresh), shape_, files_.handles());
   if (!stager_.resolved()) {
     uint64_t bytes = 0;
-    for (const PendingRead *pr : reads) bytes += pr->req.length;
+    for (const auto &pr : reads) bytes += pr->req.length;
     stager_.Resolve(bytes / reads.size(), scheduler_.targets(), backend_->device());
   }
-  scheduler_.Enqueue(OrderInRounds(std::move(reads), scheduler_.next_round()));
+  scheduler_.Enqueue(std::move(reads));
   ++stats_.windows;
   Wake();
 }
@@ -431,7 +431,6 @@ void Engine::Wake() {
 void Engine::Complete(PendingRead *pr) {
   const int64_t res = pr->req.result;
   files_.ReadLanded(pr->file);
-  scheduler_.Landed(pr, Now());
   ++stats_.requests;
   bool short_read = false;
   if (res < 0) {
@@ -449,7 +448,7 @@ void Engine::Complete(PendingRead *pr) {
     stats_.bytes_wasted += buffer_->Landed(p, ready, res < 0 ? static_cast<int>(-res) : 0);
   }
   if (short_read) ++stats_.io_errors;
-  delete pr;
+  scheduler_.Landed(pr, Now());  // last: the read is destroyed
 }
 
 bool Engine::EvictFor(const PendingRead *pr) {
@@ -462,14 +461,12 @@ bool Engine::EvictFor(const PendingRead *pr) {
     buffer_->Evict(victim);
     ++stats_.evictions;
     stats_.bytes_evicted += victim->length;
-    std::vector<PendingRead *> again = BuildRequests({victim}, shape_, files_.handles());
-    for (PendingRead *r : again) r->round = scheduler_.next_round();
-    scheduler_.Enqueue(again);
+    scheduler_.Requeue(BuildRequests({victim}, shape_, files_.handles()));
   }
   return true;
 }
 
-void Engine::IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage) {
+void Engine::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCall> *stage) {
   // Memory is taken when a read is issued, within the budget. A read the application waits
   // for goes out even above a budget that was just cut (it then only exceeds the budget the
   // window was planned with, never the pool), so a cut never stalls progress.

@@ -112,7 +112,7 @@ class Engine : private ReadPath::Host {
   void Wake();
   // Moves what may go now from queue_ to *submit (memory allocated, counted in flight) and
   // the stage calls that follow to *stage. Caller submits outside the lock (real backends).
-  void IssueLocked(std::vector<PendingRead *> *submit, std::vector<StageCall> *stage);
+  void IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCall> *stage);
   bool EvictFor(const PendingRead *pr);
   double Now() const override { return clock_ ? clock_->Now() : SteadySeconds(); }
   bool AllocatePieces(PendingRead *pr);

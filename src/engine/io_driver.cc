@@ -51,7 +51,7 @@ class ThreadedIoDriver : public IoDriver {
 
  private:
   void Loop() {
-    std::vector<PendingRead *> submit;
+    std::vector<IoRequest *> submit;
     std::vector<StageCall> stage;
     std::vector<IoRequest *> done;
     for (;;) {
@@ -63,9 +63,9 @@ class ThreadedIoDriver : public IoDriver {
       // Outside the lock: the application keeps reading from the buffer meanwhile.
       SubmitBatch(
           submit, stage,
-          [this](PendingRead *pr) {
+          [this](IoRequest *req) {
             Lock lock(*mu_);
-            hooks_.complete(pr);
+            hooks_.complete(req);
             landed_.notify_all();
           },
           [this](const Status &s) {
@@ -85,7 +85,7 @@ class ThreadedIoDriver : public IoDriver {
       backend_->Reap(&done);
       if (!done.empty()) {
         Lock lock(*mu_);
-        for (IoRequest *r : done) hooks_.complete(static_cast<PendingRead *>(r->owner));
+        for (IoRequest *r : done) hooks_.complete(r);
         landed_.notify_all();
       }
     }
@@ -133,7 +133,7 @@ class VirtualIoDriver : public IoDriver {
   void Pump() {
     if (pumping_) return;
     pumping_ = true;
-    std::vector<PendingRead *> submit;
+    std::vector<IoRequest *> submit;
     std::vector<StageCall> stage;
     std::vector<IoRequest *> done;
     for (;;) {
@@ -143,7 +143,7 @@ class VirtualIoDriver : public IoDriver {
       if (!stopped_) hooks_.issue(&submit, &stage);
       SubmitBatch(submit, stage, hooks_.complete, hooks_.stage_failed);
       backend_->Reap(&done);
-      for (IoRequest *r : done) hooks_.complete(static_cast<PendingRead *>(r->owner));
+      for (IoRequest *r : done) hooks_.complete(r);
       if (submit.empty() && done.empty()) break;
     }
     pumping_ = false;
@@ -169,14 +169,14 @@ bool IoDriver::WaitUntil(Lock &lock, uint32_t timeout_ms, const std::function<bo
   return true;
 }
 
-void IoDriver::SubmitBatch(const std::vector<PendingRead *> &submit,
+void IoDriver::SubmitBatch(const std::vector<IoRequest *> &submit,
                            const std::vector<StageCall> &stage,
-                           const std::function<void(PendingRead *)> &failed,
+                           const std::function<void(IoRequest *)> &failed,
                            const std::function<void(const Status &)> &stage_failed) {
-  for (PendingRead *pr : submit) {
-    if (!backend_->Submit(&pr->req).ok()) {
-      pr->req.result = -EIO;
-      failed(pr);
+  for (IoRequest *req : submit) {
+    if (!backend_->Submit(req).ok()) {
+      req->result = -EIO;
+      failed(req);
     }
   }
   for (const StageCall &c : stage) {

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "io/backend.h"
-#include "partition/request_builder.h"
 #include "sched/stager.h"
 
 namespace pfio {
@@ -31,9 +30,9 @@ class IoDriver {
   // Every hook is called with the context's mutex held.
   struct Hooks {
     // Moves what may go now to *submit, and the stage calls that follow them to *stage.
-    std::function<void(std::vector<PendingRead *> *, std::vector<StageCall> *)> issue;
+    std::function<void(std::vector<IoRequest *> *, std::vector<StageCall> *)> issue;
     // A read finished (result set), or could not start (result -EIO).
-    std::function<void(PendingRead *)> complete;
+    std::function<void(IoRequest *)> complete;
     // A stage call failed.
     std::function<void(const Status &)> stage_failed;
     // Reads in flight (a stopping driver lets them land first, unless it abandons them).
@@ -63,8 +62,8 @@ class IoDriver {
   virtual bool WaitStep(Lock &lock, std::chrono::steady_clock::time_point deadline) = 0;
   // Submits each read, then runs the stage calls in order (stopping at the first that fails).
   // `failed` / `stage_failed` are called as the hooks must be: with the mutex held.
-  void SubmitBatch(const std::vector<PendingRead *> &submit, const std::vector<StageCall> &stage,
-                   const std::function<void(PendingRead *)> &failed,
+  void SubmitBatch(const std::vector<IoRequest *> &submit, const std::vector<StageCall> &stage,
+                   const std::function<void(IoRequest *)> &failed,
                    const std::function<void(const Status &)> &stage_failed);
 
   Backend *backend_;

@@ -39,8 +39,7 @@ struct IoRequest {
   uint64_t offset = 0;
   uint64_t length = 0;  // sum of iov lengths
   std::vector<iovec> iov;
-  int64_t result = 0;  // bytes read, or -errno
-  void *owner = nullptr;
+  int64_t result = 0;     // bytes read, or -errno
   bool buffered = false;  // read through the page cache (its block was staged there)
 };
 

@@ -10,7 +10,7 @@ size_t PageCount(const Piece *p) {
 }
 }  // namespace
 
-std::vector<PendingRead *> BuildRequests(
+std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     std::vector<Piece *> pieces, const RequestShape &shape,
     const std::unordered_map<int32_t, const FileHandle *> &handles) {
   std::sort(pieces.begin(), pieces.end(), [](const Piece *a, const Piece *b) {
@@ -18,7 +18,7 @@ std::vector<PendingRead *> BuildRequests(
     if (a->target != b->target) return a->target < b->target;
     return a->offset < b->offset;
   });
-  std::vector<PendingRead *> out;
+  std::vector<std::unique_ptr<PendingRead>> out;
   PendingRead *cur = nullptr;
   size_t cur_iovs = 0;  // worst case: one vector per page plus one per gap
   for (Piece *p : pieces) {
@@ -38,7 +38,8 @@ std::vector<PendingRead *> BuildRequests(
         continue;
       }
     }
-    cur = new PendingRead;
+    out.push_back(std::make_unique<PendingRead>());
+    cur = out.back().get();
     cur->file = p->file;
     cur->target = p->target;
     cur->bus = p->bus;
@@ -46,12 +47,10 @@ std::vector<PendingRead *> BuildRequests(
     cur->req.file = handles.at(p->file);
     cur->req.offset = p->offset;
     cur->req.length = p->length;
-    cur->req.owner = cur;
     cur->piece_bytes = p->length;
     cur->pieces.push_back(p);
     cur_iovs = PageCount(p);
     p->request = cur;
-    out.push_back(cur);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -40,8 +41,9 @@ struct RequestShape {
 
 constexpr size_t kMaxIov = 1024;
 
-// Sorts `pieces` and groups them into reads. `handles` maps file id -> handle.
-std::vector<PendingRead *> BuildRequests(
+// Sorts `pieces` and groups them into reads, which the caller owns. `handles` maps file id ->
+// handle.
+std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     std::vector<Piece *> pieces, const RequestShape &shape,
     const std::unordered_map<int32_t, const FileHandle *> &handles);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "partition/rounds.h"
+
 namespace pfio {
 
 void Scheduler::Configure(const Shape &shape) {
@@ -12,7 +14,26 @@ void Scheduler::Configure(const Shape &shape) {
   open_rounds_.assign(shape.buses, {});
 }
 
-void Scheduler::Enqueue(const std::vector<PendingRead *> &reads) {
+void Scheduler::Enqueue(std::vector<std::unique_ptr<PendingRead>> reads) {
+  std::vector<PendingRead *> order;
+  order.reserve(reads.size());
+  for (auto &r : reads) order.push_back(r.get());
+  order = OrderInRounds(std::move(order), next_round_);
+  for (auto &r : reads) owned_.emplace(&r->req, std::move(r));
+  Append(order);
+}
+
+void Scheduler::Requeue(std::vector<std::unique_ptr<PendingRead>> reads) {
+  std::vector<PendingRead *> order;
+  for (auto &r : reads) {
+    r->round = next_round_;
+    order.push_back(r.get());
+    owned_.emplace(&r->req, std::move(r));
+  }
+  Append(order);
+}
+
+void Scheduler::Append(const std::vector<PendingRead *> &reads) {
   for (PendingRead *pr : reads) {
     for (const Piece *p : pr->pieces) pr->first_use = std::min(pr->first_use, p->first_use);
     pr->queue_pos = queue_.insert(queue_.end(), pr);
@@ -31,6 +52,7 @@ void Scheduler::Prune(const std::function<void(PendingRead *)> &drop) {
     }
     it = queue_.erase(it);
     drop(pr);
+    owned_.erase(&pr->req);
   }
 }
 
@@ -62,7 +84,7 @@ bool Scheduler::RoundAllows(const PendingRead *pr) const {
 
 void Scheduler::Issue(uint64_t cursor, double now, const std::function<bool(PendingRead *)> &admit,
                       const std::function<void(PendingRead *)> &issued,
-                      std::vector<PendingRead *> *out) {
+                      std::vector<IoRequest *> *out) {
   policy_held_ = false;
   ahead_.assign(target_in_flight_.size(), 0);  // queued reads of each target seen so far
   size_t scanned = 0;
@@ -94,7 +116,7 @@ void Scheduler::Issue(uint64_t cursor, double now, const std::function<bool(Pend
     ++target_in_flight;
     ++open_rounds_[pr->bus][pr->round];
     pr->issued_at = now;
-    out->push_back(pr);
+    out->push_back(&pr->req);
   }
 }
 
@@ -105,6 +127,7 @@ void Scheduler::Landed(const PendingRead *pr, double now) {
   auto &rounds = open_rounds_[pr->bus];
   auto it = rounds.find(pr->round);
   if (it != rounds.end() && --it->second == 0) rounds.erase(it);
+  owned_.erase(&pr->req);
 }
 
 }  // namespace pfio

@@ -6,8 +6,9 @@
 // allows it (a read the application waits for skips the policy, never its target's limit).
 // Memory is not its business: the caller's `admit` says whether the read's memory is there.
 //
-// Owns the PendingReads while they are queued; Issue hands them to the caller, who gives them
-// back through Landed. Guarded by the context's mutex: every method is called with it held.
+// Owns every PendingRead from Enqueue until it lands (Landed) or is pruned; the I/O driver and
+// the backend see only its IoRequest, and InFlight finds the read again from it.
+// Guarded by the context's mutex: every method is called with it held.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "common/modes.h"
@@ -40,12 +42,16 @@ class Scheduler {
   // Sizes the per-target and per-bus state; only while nothing is queued or in flight.
   void Configure(const Shape &shape);
 
-  // Appends built reads (already ordered in rounds) to the queue.
-  void Enqueue(const std::vector<PendingRead *> &reads);
+  // Takes built reads (C-LOOK per target), orders them in rounds from next_round() on
+  // (partition/rounds) and appends them to the queue.
+  void Enqueue(std::vector<std::unique_ptr<PendingRead>> reads);
+  // Takes reads of evicted pieces (read again): all in the next round, after what is queued.
+  void Requeue(std::vector<std::unique_ptr<PendingRead>> reads);
   // The round the next built reads start at.
   uint64_t next_round() const { return next_round_; }
 
-  // Removes the queued reads whose pieces nothing needs any more; `drop` gets each (and frees).
+  // Removes the queued reads whose pieces nothing needs any more; `drop` sees each before it
+  // is destroyed.
   void Prune(const std::function<void(PendingRead *)> &drop);
 
   // The application waits for `pr` (queued): it goes next on its target, behind only a read of
@@ -56,12 +62,15 @@ class Scheduler {
 
   // Scans the queue as described above. For each read that may go, `admit(pr)` says whether its
   // memory is there: true issues it (counted in flight; `issued(pr)` is called while it is still
-  // queued, so what follows it can be looked at, then it leaves the queue and is appended to
-  // *out); false stops the scan. `cursor` is the plan index the application reads next.
+  // queued, so what follows it can be looked at, then it leaves the queue and its request is
+  // appended to *out); false stops the scan. `cursor` is the plan index the application reads
+  // next.
   void Issue(uint64_t cursor, double now, const std::function<bool(PendingRead *)> &admit,
-             const std::function<void(PendingRead *)> &issued, std::vector<PendingRead *> *out);
+             const std::function<void(PendingRead *)> &issued, std::vector<IoRequest *> *out);
 
-  // A read handed out by Issue completed (or failed to start).
+  // The read whose request `req` is (issued, not yet landed).
+  PendingRead *InFlight(const IoRequest *req) const { return owned_.at(req).get(); }
+  // A read handed out by Issue completed (or failed to start): it is destroyed.
   void Landed(const PendingRead *pr, double now);
   // The application consumed a plan entry; `compute` seconds passed since the last one, not
   // counting stalls (the policy's consumption gap).
@@ -77,10 +86,12 @@ class Scheduler {
   uint64_t policy_holds() const { return policy_holds_; }
 
  private:
+  void Append(const std::vector<PendingRead *> &reads);
   bool RoundAllows(const PendingRead *pr) const;
 
   Shape shape_;
   std::unique_ptr<IssuePolicy> policy_;
+  std::unordered_map<const IoRequest *, std::unique_ptr<PendingRead>> owned_;  // queued, in flight
   std::list<PendingRead *> queue_;  // built, not yet issued
   std::vector<uint32_t> target_in_flight_;
   std::vector<uint32_t> ahead_;  // Issue's per-target count of queued reads passed (no allocation)
