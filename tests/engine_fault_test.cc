@@ -13,7 +13,7 @@
 #include <set>
 
 #include "engine/config.h"
-#include "engine/engine.h"
+#include "engine/context.h"
 #include "io/aio_backend.h"
 #include "io/backend_wrapper.h"
 #include "scripted_signals.h"
@@ -120,14 +120,14 @@ std::vector<Extent> RandomBlocks(int32_t f, uint64_t size, uint64_t block, size_
   return v;
 }
 
-Status AppendAll(Engine &e, const std::vector<Extent> &plan) {
+Status AppendAll(Context &e, const std::vector<Extent> &plan) {
   std::vector<pfio_extent> v;
   for (const auto &x : plan) v.push_back({x.file, 0, x.offset, x.length});
   return e.PlanAppend(v.data(), v.size());
 }
 
 // Reads everything; returns the first failing status (bytes checked for every success).
-Status ReadAll(Engine &e, const std::vector<Extent> &plan) {
+Status ReadAll(Context &e, const std::vector<Extent> &plan) {
   std::vector<char> buf;
   for (const auto &x : plan) {
     buf.resize(x.length);
@@ -147,8 +147,8 @@ TEST(EngineFaults, IoErrorFallsBackToADirectRead) {
     return (r.offset / (128 * 1024)) % 3 == 0 ? -EIO : 0;  // a third of the file fails
   });
   FaultBackend *faults = fb.get();
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(TestConfig(4 * kMiB), std::move(fb), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(TestConfig(4 * kMiB), std::move(fb), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 8 * kMiB, 4096, 3000, 1);
@@ -167,8 +167,8 @@ TEST(EngineFaults, ShortReadFallsBackToADirectRead) {
   auto fb = std::make_unique<FaultBackend>(RealAio(), [](const IoRequest &r) -> int64_t {
     return r.length > 4096 ? 4096 : 0;  // multi-page reads come back with one page
   });
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(TestConfig(2 * kMiB), std::move(fb), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(TestConfig(2 * kMiB), std::move(fb), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   std::vector<Extent> plan;
@@ -186,8 +186,8 @@ TEST(EngineFaults, IoErrorWithFailingDirectReadIsAnErrorNotWrongBytes) {
   std::string path = dir.MakeFile("eio2", 2 * kMiB, kSeed);
   auto fb = std::make_unique<FaultBackend>(RealAio(), [](const IoRequest &) { return -EIO; });
   fb->fail_direct = true;
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(TestConfig(2 * kMiB), std::move(fb), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(TestConfig(2 * kMiB), std::move(fb), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 2 * kMiB, 4096, 10, 2);
@@ -217,8 +217,8 @@ TEST(EngineFaults, RefusedODirectFallsBackToSyncUnderAuto) {
 
   std::unique_ptr<Backend> autob;
   ASSERT_TRUE(AioBackend::Create(8, true, &autob, refuse).ok());
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(TestConfig(2 * kMiB), std::move(autob), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(TestConfig(2 * kMiB), std::move(autob), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 2 * kMiB, 4096, 500, 3);
@@ -233,9 +233,9 @@ TEST(EngineFaults, MemoryPressureMidRunHalvesTheBudget) {
   std::string path = dir.MakeFile("pressure", 16 * kMiB, kSeed);
   Config c = TestConfig(8 * kMiB);
   c.window_percent = 25;
-  std::unique_ptr<Engine> e;
+  std::unique_ptr<Context> e;
   ASSERT_TRUE(
-      Engine::Create(c, RealAio(), std::make_unique<ScriptedSignals>(std::set<int>{2}), &e).ok());
+      Context::Create(c, RealAio(), std::make_unique<ScriptedSignals>(std::set<int>{2}), &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 16 * kMiB, 4096, 8000, 4);
@@ -262,8 +262,8 @@ TEST(EngineFaults, PrefetchThatNeverLandsTimesOutInsteadOfHanging) {
   StuckBackend *sb = stuck.get();
   Config c = TestConfig(2 * kMiB);
   c.timeout_ms = 300;
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(c, std::move(stuck), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(c, std::move(stuck), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   auto plan = RandomBlocks(f, 2 * kMiB, 4096, 20, 5);
@@ -293,8 +293,8 @@ TEST(EngineLayout, EmulatedStripesSplitReadsAndIssueInRounds) {
   c.layout = "stripe=64K,targets=4,buses=2";
   c.queue_depth = 1;  // with batch windows (no urgent reordering) issue order = planned order
   c.window_mode = PFIO_WINDOW_BATCH;
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(c, std::move(rec), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(c, std::move(rec), nullptr, &e).ok());
   int32_t f;
   ASSERT_TRUE(e->OpenFile(path, &f).ok());
   // Random 4 KiB blocks and 100 KiB extents that straddle stripes, in one plan.
@@ -319,8 +319,8 @@ TEST(EngineLayout, EmulatedStripesSplitReadsAndIssueInRounds) {
 TEST(EngineLayout, BadLayoutIsRejectedWithTheFieldNamed) {
   Config c = TestConfig(4 * kMiB);
   c.layout = "stripe=64K,targets=0";
-  std::unique_ptr<Engine> e;
-  Status s = Engine::Create(c, RealAio(), nullptr, &e);
+  std::unique_ptr<Context> e;
+  Status s = Context::Create(c, RealAio(), nullptr, &e);
   EXPECT_EQ(s.code(), PFIO_EINVAL);
   EXPECT_NE(s.message().find("layout = stripe=64K,targets=0: targets = 0: expected 1 .. 65536"),
             std::string::npos)
@@ -339,8 +339,8 @@ TEST(EngineStaging, PokeAndPagecacheOnARealFileVerify) {
     c.layout = "stripe=128K,targets=4";
     c.stage = kind;
     c.target_reads = 1;
-    std::unique_ptr<Engine> e;
-    ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());
+    std::unique_ptr<Context> e;
+    ASSERT_TRUE(Context::Create(c, RealAio(), nullptr, &e).ok());
     int32_t f;
     ASSERT_TRUE(e->OpenFile(path, &f).ok());
     std::vector<Extent> plan = RandomBlocks(f, size, block, 200, 21);
@@ -359,14 +359,14 @@ TEST(EngineStaging, AutoIsOffOnRealDevicesAndTheStatsSayWhy) {
   test::ScratchDir dir;
   std::string path = dir.MakeFile("auto", 4 * kMiB, kSeed);
   Config c = TestConfig(4 * kMiB);
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(c, RealAio(), nullptr, &e).ok());
   const pfio_stats st = e->Stats();
   EXPECT_STREQ(st.stage_mode, "none");
   EXPECT_NE(std::string(st.stage_note).find("auto"), std::string::npos) << st.stage_note;
   c.stage = PFIO_STAGE_DEVICE;
-  std::unique_ptr<Engine> bad;
-  Status s = Engine::Create(c, RealAio(), nullptr, &bad);
+  std::unique_ptr<Context> bad;
+  Status s = Context::Create(c, RealAio(), nullptr, &bad);
   EXPECT_EQ(s.code(), PFIO_EINVAL);
   EXPECT_NE(s.message().find("stage = device"), std::string::npos) << s.message();
 }
@@ -378,8 +378,8 @@ TEST(EngineLayout, LustreLayoutOnALocalFileIsNamedAtOpen) {
   std::string path = dir.MakeFile("local", 4 * kMiB, kSeed);
   Config c = TestConfig(4 * kMiB);
   c.layout = "lustre";
-  std::unique_ptr<Engine> e;
-  Status s = Engine::Create(c, RealAio(), nullptr, &e);
+  std::unique_ptr<Context> e;
+  Status s = Context::Create(c, RealAio(), nullptr, &e);
   ASSERT_TRUE(s.ok()) << s.message();
   int32_t f = -1;
   s = e->OpenFile(path, &f);
@@ -390,7 +390,7 @@ TEST(EngineLayout, LustreLayoutOnALocalFileIsNamedAtOpen) {
   EXPECT_EQ(f, -1);
   EXPECT_TRUE(e->Shutdown().ok());
   c.layout = "lustre,targets=4";
-  s = Engine::Create(c, RealAio(), nullptr, &e);
+  s = Context::Create(c, RealAio(), nullptr, &e);
   EXPECT_EQ(s.code(), PFIO_EINVAL);
   EXPECT_NE(s.message().find("or \"lustre\""), std::string::npos) << s.message();
 }
@@ -402,8 +402,8 @@ TEST(EngineStaging, LadviseOnANonLustreFileIsNamedAtOpen) {
   std::string path = dir.MakeFile("local", 4 * kMiB, kSeed);
   Config c = TestConfig(4 * kMiB);
   c.stage = PFIO_STAGE_LADVISE;
-  std::unique_ptr<Engine> e;
-  ASSERT_TRUE(Engine::Create(c, RealAio(), nullptr, &e).ok());
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(Context::Create(c, RealAio(), nullptr, &e).ok());
   int32_t f = -1;
   Status s = e->OpenFile(path, &f);
   EXPECT_EQ(s.code(), PFIO_EINVAL);

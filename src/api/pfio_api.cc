@@ -1,5 +1,5 @@
-// The public C API: converts between C types and the Engine, keeps the last error message per
-// thread, and stops every C++ exception at the boundary (allocation failure -> PFIO_ENOMEM). No
+// The public C API: converts between C types and the engine's Context, keeps the last error message
+// per thread, and stops every C++ exception at the boundary (allocation failure -> PFIO_ENOMEM). No
 // logic lives here.
 #include <unistd.h>
 
@@ -11,11 +11,11 @@
 
 #include "engine/config.h"
 #include "engine/config_keys.h"
-#include "engine/engine.h"
+#include "engine/context.h"
 #include "pfio/pfio.h"
 
 struct pfio_context {
-  std::unique_ptr<pfio::Engine> engine;
+  std::unique_ptr<pfio::Context> engine;
 };
 
 struct pfio_config {
@@ -124,8 +124,8 @@ pfio_status pfio_context_create(const pfio_config *config, pfio_context **out) {
     } else if (pfio::Status s = pfio::ApplyEnvironment(&settings, environ); !s.ok()) {
       return Report(s);
     }
-    std::unique_ptr<pfio::Engine> engine;
-    pfio::Status s = pfio::Engine::Create(settings, nullptr, nullptr, &engine);
+    std::unique_ptr<pfio::Context> engine;
+    pfio::Status s = pfio::Context::Create(settings, nullptr, nullptr, &engine);
     if (!s.ok()) return Report(s);
     *out = new pfio_context{std::move(engine)};
     return PFIO_OK;
@@ -150,7 +150,7 @@ pfio_status pfio_context_destroy(pfio_context *ctx) {
 #define PFIO_CALL(call, body)                   \
   if (ctx == nullptr) return NullContext(call); \
   return Guarded(call, [&] {                    \
-    pfio::Engine &e = *ctx->engine;             \
+    pfio::Context &e = *ctx->engine;            \
     body;                                       \
   })
 

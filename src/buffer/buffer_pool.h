@@ -13,13 +13,14 @@
 #include <memory>
 #include <vector>
 
+#include "common/page.h"
 #include "common/status.h"
 
 namespace pfio {
 
 class BufferPool {
  public:
-  static constexpr uint64_t kPage = 4096;
+  static constexpr uint64_t kPage = pfio::kPage;
 
   // Reserves `capacity` bytes (rounded up to kPage).
   static Status Create(uint64_t capacity, std::unique_ptr<BufferPool> *out);

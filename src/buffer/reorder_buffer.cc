@@ -5,7 +5,6 @@
 namespace pfio {
 
 void Piece::CopyOut(uint64_t lo, uint64_t hi, char *dst) const {
-  constexpr uint64_t kPage = BufferPool::kPage;
   while (lo < hi) {
     const uint64_t rel = lo - offset;
     const uint64_t in_page = rel % kPage;

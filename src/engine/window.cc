@@ -3,19 +3,10 @@
 #include <algorithm>
 #include <iterator>
 
+#include "common/page.h"
 #include "memory/memory_governor.h"
 
 namespace pfio {
-
-namespace {
-constexpr uint64_t kPage = BufferPool::kPage;
-uint64_t AlignDown(uint64_t v) {
-  return v / kPage * kPage;
-}
-uint64_t AlignUp(uint64_t v) {
-  return (v + kPage - 1) / kPage * kPage;
-}
-}  // namespace
 
 uint64_t Window::SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const {
   uint64_t bytes = 0;
@@ -57,7 +48,7 @@ void Window::Plan(uint64_t budget, NewRanges *pending) {
 bool Window::Admit(uint64_t index, NewRanges *pending) {
   const Extent &e = plan_.at(index);
   const FileHandle &h = files_->handle(e.file);
-  const uint64_t begin = AlignDown(e.offset), end = AlignUp(std::min(e.end(), h.size));
+  const uint64_t begin = PageAlignDown(e.offset), end = PageAlignUp(std::min(e.end(), h.size));
   std::vector<Piece *> have;
   buffer_->Overlapping(e.file, begin, end, &have);
   // The parts no piece holds yet, merged into this refill's new ranges (repeats count once).
@@ -123,7 +114,7 @@ void Window::AssignRefs(uint64_t first_new) {
   for (uint64_t i = first_new; i < end(); ++i) {
     const Extent &e = plan_.at(i);
     spans.push_back(
-        {e.file, AlignDown(e.offset), AlignUp(std::min(e.end(), files_->size(e.file))), i});
+        {e.file, PageAlignDown(e.offset), PageAlignUp(std::min(e.end(), files_->size(e.file))), i});
   }
   std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
     return a.file != b.file ? a.file < b.file : a.begin < b.begin;

@@ -6,11 +6,12 @@
 #include <functional>
 #include <string>
 
+#include "common/page.h"
 #include "io/backend.h"
 
 namespace pfio {
 
-constexpr uint64_t kDirectAlign = 4096;
+constexpr uint64_t kDirectAlign = kPage;
 
 // How an O_DIRECT descriptor is opened: open(2) by default; tests substitute a file system that
 // refuses O_DIRECT (tmpfs accepts it since Linux 6.6, so no common file system is left to test on).

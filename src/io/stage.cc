@@ -10,12 +10,13 @@
 #include <cstring>
 
 #include "common/fs_type.h"
+#include "common/page.h"
 #include "io/backend.h"
 
 namespace pfio {
 
 namespace {
-constexpr uint64_t kPokeBytes = 4096;
+constexpr uint64_t kPokeBytes = kPage;
 using ull = unsigned long long;
 
 // Lustre's ladvise user ABI (lustre_user.h: struct llapi_ladvise_hdr followed by struct

@@ -20,7 +20,7 @@ Status ParseCount(const std::string &text, const char *what, uint64_t *v) {
 
 Status StripedLayout::Make(uint64_t stripe, uint32_t targets, uint32_t buses, std::string source,
                            std::unique_ptr<StripedLayout> *out) {
-  if (stripe < kMinStripe || stripe > kMaxStripe || stripe % 4096 != 0) {
+  if (stripe < kMinStripe || stripe > kMaxStripe || stripe % kPage != 0) {
     return Status::Invalid(
         Format("stripe = %llu: expected a multiple of 4096 in 4096 (4 KiB) .. "
                "%llu (4 GiB)",
@@ -91,7 +91,7 @@ Status StripedLayout::FromHints(const std::string &striping_unit,
   if (!s.ok()) return s;
   s = ParseCount(striping_factor, "striping_factor", &factor);
   if (!s.ok()) return s;
-  if (unit < kMinStripe || unit > kMaxStripe || unit % 4096 != 0) {
+  if (unit < kMinStripe || unit > kMaxStripe || unit % kPage != 0) {
     return Status::Invalid(
         Format("striping_unit = %llu: expected a multiple of 4096 in 4096 .. "
                "%llu",

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "common/page.h"
 #include "common/status.h"
 #include "layout/layout.h"
 
@@ -17,7 +18,7 @@ namespace pfio {
 
 class StripedLayout : public Layout {
  public:
-  static constexpr uint64_t kMinStripe = 4096;
+  static constexpr uint64_t kMinStripe = kPage;
   static constexpr uint64_t kMaxStripe = 4ull << 30;
   static constexpr uint32_t kMaxTargets = 65536;
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/page.h"
+
 namespace pfio {
 
 namespace {
@@ -11,7 +13,7 @@ constexpr size_t kMaxHistory = 4096;
 AimdController::AimdController(uint64_t limit, uint64_t floor, bool enabled)
     : enabled_(enabled), start_(std::chrono::steady_clock::now()) {
   cap_ = limit / 10 * 9;
-  cap_ -= cap_ % 4096;
+  cap_ = PageAlignDown(cap_);
   floor_ = std::min(floor, cap_);
   budget_ = cap_;
   Record("start at cap (90 % of the limit)");
@@ -20,7 +22,7 @@ AimdController::AimdController(uint64_t limit, uint64_t floor, bool enabled)
 bool AimdController::OnContention(const std::string &reason) {
   if (!enabled_ || cut_this_round_) return false;
   uint64_t next = std::max(floor_, budget_ / 2);
-  next -= next % 4096;
+  next = PageAlignDown(next);
   cut_this_round_ = true;
   if (next == budget_) return false;
   budget_ = next;
@@ -35,7 +37,7 @@ void AimdController::OnRoundEnd(bool clean) {
   if (!enabled_ || !clean || was_cut || budget_ >= cap_) return;
   uint64_t step = cap_ / 10;
   budget_ = std::min(cap_, budget_ + step);
-  budget_ -= budget_ % 4096;
+  budget_ = PageAlignDown(budget_);
   Record("add 10 % of cap after a clean round");
 }
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/engine.h"
+#include "engine/context.h"
 #include "memory/memory_signals.h"
 #include "sim/bus_sim.h"
 #include "testdata/pattern.h"
@@ -77,8 +77,8 @@ Status RunEngineWorkload(EngineWorkload &w, EngineWorkloadResult *out) {
     c.layout = layout;
     std::unique_ptr<MemorySignals> signals =
         w.signals ? std::move(w.signals) : std::make_unique<QuietSignals>();
-    std::unique_ptr<Engine> e;
-    s = Engine::Create(c, std::move(sim), std::move(signals), &e);
+    std::unique_ptr<Context> e;
+    s = Context::Create(c, std::move(sim), std::move(signals), &e);
     if (!s.ok()) return s;
     int32_t f;
     s = e->OpenFile(path, &f);

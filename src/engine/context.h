@@ -1,35 +1,33 @@
-// Engine: one pfio context. Owns the plan, the reorder buffer, the AIMD budget, the backend and
-// the I/O thread, and implements every call of the public C API (src/api/pfio_api.cc only
-// converts). Tests build an Engine directly to inject a backend (faults) or memory signals.
+// Context: one pfio context, the coordinator of its parts. It holds the lock and implements the
+// public calls (src/api/pfio_api.cc only converts C types); the work is done by the parts, each
+// changed only through its own methods, data flowing down this list:
 //
-// Threading: the application calls from one thread at a time; the I/O thread submits queued
-// reads and lands completions. Both take mu_. Every wait is bounded by timeout_ms.
-// With a virtual-time backend (the simulator) there is no I/O thread: reads are submitted and
-// landed inline (Pump), waits step the backend's clock, and the backend's completion hook pumps
-// while the application computes. The same code decides what is issued when in both cases.
+//   FileTable      ids, handles, reads in flight per file, extent checks
+//   Window         plan -> the next budget's worth of unique bytes; sequential runs
+//   PieceMapper    new ranges -> pieces split at stripes (partition/)
+//   Scheduler      queue in rounds, per-target limits, issue policy (sched/)
+//   Stager         LoadIntoDiskBuffer (sched/)
+//   MemoryGovernor AIMD budget, pressure, bookkeeping charge, eviction choice (memory/)
+//   IoDriver       submit and reap through the Backend; the one bounded wait
+//   ReorderBuffer  pieces and their pages (buffer/)
+//   ReadPath       one application read
 //
-// Scheduling (sched/issue_policy, partition/rounds): reads queue in rounds (one per target per
-// round, C-LOOK per target); a read goes out when the queue depth, its target's in-flight limit,
-// the look-ahead in rounds of its bus group, the issue policy and the memory budget all allow.
-// After a read is issued the next queued read of its target is staged (Backend::Stage) when
-// staging is on. When the budget was cut below what the window was planned with (pipelined
-// mode), landed pieces needed furthest in the future are evicted for a read that has no memory,
-// only if they are needed later than it (Belady with do no harm); they are read again later.
+// The flows between parts are the Context's (context_flow.cc): planning a window (Refill),
+// admitting a read to issue under the budget (IssueLocked, with Belady eviction after a cut),
+// landing a completion (Complete), consuming a plan entry (ConsumeFront).
+//
+// Threading: the application calls from one thread at a time; the I/O driver's thread (real
+// backends) issues and lands reads. Every member below mu_ is guarded by it: methods named
+// *Locked, the ReadPath::Host methods and the driver's hooks run with it held. Every wait is
+// bounded by timeout_ms. Tests build a Context directly to inject a backend (faults, the
+// simulator) or memory signals.
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <list>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "buffer/reorder_buffer.h"
@@ -52,14 +50,14 @@
 
 namespace pfio {
 
-class Engine : private ReadPath::Host {
+class Context : private ReadPath::Host {
  public:
   // backend / signals may be null: then they come from the config and from /proc.
   static Status Create(const Config &config, std::unique_ptr<Backend> backend,
-                       std::unique_ptr<MemorySignals> signals, std::unique_ptr<Engine> *out);
-  ~Engine();
-  Engine(const Engine &) = delete;
-  Engine &operator=(const Engine &) = delete;
+                       std::unique_ptr<MemorySignals> signals, std::unique_ptr<Context> *out);
+  ~Context();
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
 
   // Stops the I/O thread (waiting, bounded, for reads in flight) and writes the stats file.
   Status Shutdown();
@@ -84,19 +82,19 @@ class Engine : private ReadPath::Host {
   Status WriteStats(const std::string &path);
 
  private:
+  using Lock = std::unique_lock<std::mutex>;
+
+  Context(const Config &config, std::unique_ptr<Backend> backend,
+          std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
+          uint64_t limit);
+
   // Sets the layout (null: one target) and everything sized by it: per-target state, rounds per
   // bus, the issue policy, the per-target read limit and the look-ahead in rounds.
   void UseLayout(std::unique_ptr<Layout> layout);
-
-  using Lock = std::unique_lock<std::mutex>;
-
-  Engine(const Config &config, std::unique_ptr<Backend> backend,
-         std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
-         uint64_t limit);
-
   Status ReplaceFrom(const Extent *extents, size_t count);
+  pfio_stats SnapshotLocked() const;
 
-  // ReadPath::Host.
+  // ReadPath::Host (lock held).
   void Refill(bool force) override;
   void ConsumeFront(double stalled) override;
   void Hurry(PendingRead *read) override;
@@ -105,44 +103,44 @@ class Engine : private ReadPath::Host {
   bool WaitUntil(Lock &lock, const std::function<bool()> &done) override;
   std::string Describe() const override;
   // Seconds: the backend's virtual clock, or the steady clock.
+  double Now() const override { return clock_ ? clock_->Now() : SteadySeconds(); }
 
+  // The flows (context_flow.cc; lock held).
   void SampleSignals();
   void PruneQueue();
-  void Complete(PendingRead *pr);
   void Wake();
-  // Moves what may go now from queue_ to *submit (memory allocated, counted in flight) and
-  // the stage calls that follow to *stage. Caller submits outside the lock (real backends).
+  // Moves what may go now to *submit (memory allocated, counted in flight) and the stage calls
+  // that follow to *stage. The driver submits them (outside the lock on real backends).
   void IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCall> *stage);
   bool EvictFor(const PendingRead *pr);
-  double Now() const override { return clock_ ? clock_->Now() : SteadySeconds(); }
   bool AllocatePieces(PendingRead *pr);
+  void Complete(PendingRead *pr);
   uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
-  pfio_stats SnapshotLocked() const;
 
-  Config cfg_;
+  // Constant after construction.
+  const Config cfg_;
   std::string stats_path_;
   std::unique_ptr<Backend> backend_;
   VirtualClock *clock_ = nullptr;  // the simulator's; null: steady time
   std::unique_ptr<ReorderBuffer> buffer_;
-  std::unique_ptr<Layout> layout_;      // null: one target
-  bool lustre_layout_pending_ = false;  // layout = lustre: read at the first OpenFile
-  MemoryGovernor memory_;
-  char *discard_ = nullptr;
+  char *discard_ = nullptr;  // where infill gap bytes land
   RequestShape shape_;
 
   std::mutex mu_;
+  // Guarded by mu_.
+  std::unique_ptr<Layout> layout_;      // null: one target
+  bool lustre_layout_pending_ = false;  // layout = lustre: read at the first OpenFile
+  MemoryGovernor memory_;
   FileTable files_;
   Window window_;
   ReadPath read_path_;
-  pfio_stats stats_{};
-
-  // Scheduling.
   Scheduler scheduler_;
   Stager stager_;
+  pfio_stats stats_{};
   double last_consume_ = -1;
-
   bool shut_down_ = false;
-  bool abandoned_ = false;            // shutdown timed out with reads in flight
+  bool abandoned_ = false;  // shutdown timed out with reads in flight
+
   std::unique_ptr<IoDriver> driver_;  // last: stopped and destroyed first
 };
 

@@ -1,0 +1,190 @@
+// The flows between the Context's parts: planning a window, issuing under the budget (with
+// Belady eviction after a cut), landing completions, consuming plan entries.
+#include <algorithm>
+
+#include "common/page.h"
+#include "engine/context.h"
+#include "partition/piece_mapper.h"
+
+namespace pfio {
+
+namespace {
+// A run handed to readahead needs only this many entries of look-ahead to see where it ends.
+constexpr size_t kPassthroughAhead = 64;
+}  // namespace
+
+void Context::PruneQueue() {
+  scheduler_.Prune([this](PendingRead *pr) {
+    for (Piece *p : pr->pieces) buffer_->Dropped(p);
+    stager_.OnDropped(pr);
+  });
+}
+
+void Context::SampleSignals() {
+  if (memory_.Sample()) buffer_->ReleaseFreeMemory();
+}
+
+void Context::Refill(bool force) {
+  if (driver_->stopped() || !window_.has_more()) return;
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
+    if (!window_.empty()) return;
+  } else if (!force && !window_.empty()) {
+    // A run handed to readahead needs only enough look-ahead to see where it ends.
+    if (window_.PassthroughAhead(kPassthroughAhead)) return;
+    // The next window is planned once every read of the last one has been issued; its reads
+    // then go out, in offset order, as consumption frees memory.
+    if (!scheduler_.queue_empty()) return;
+  }
+  SampleSignals();
+  const uint64_t budget = cfg_.window_mode == PFIO_WINDOW_BATCH
+                              ? memory_.budget()
+                              : std::max(kPage, memory_.budget() / 100 * cfg_.window_percent);
+  // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
+  // copying it through the reorder buffer could only add overhead. At least this much must be
+  // contiguous, so short plans and short runs are still prefetched.
+  const uint64_t min_run = std::min(memory_.budget(), 2 * shape_.max_request);
+  if (window_.TakeSequentialRun(memory_.budget(), min_run)) return;
+  const uint64_t first_new = window_.end();
+  Window::NewRanges pending;
+  window_.Plan(budget, &pending);
+  std::vector<Piece *> fresh;
+  MapPieces(
+      pending.by_file, layout_.get(), shape_.max_request,
+      [this](int32_t f) { return files_.size(f); }, buffer_.get(), &fresh);
+  window_.AssignRefs(first_new);
+  if (fresh.empty()) return;
+  std::vector<std::unique_ptr<PendingRead>> reads =
+      BuildRequests(std::move(fresh), shape_, files_.handles());
+  if (!stager_.resolved()) {
+    uint64_t bytes = 0;
+    for (const auto &pr : reads) bytes += pr->req.length;
+    stager_.Resolve(bytes / reads.size(), scheduler_.targets(), backend_->device());
+  }
+  scheduler_.Enqueue(std::move(reads));
+  ++stats_.windows;
+  Wake();
+}
+
+void Context::ConsumeFront(double stalled) {
+  const uint64_t consumed = window_.plan().at(window_.plan().front_index()).length;
+  stats_.bytes_wasted += window_.ConsumeFront();
+  const double now = Now();
+  if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stalled);
+  last_consume_ = now;
+  if (memory_.WaitOver(Held())) {
+    Wake();
+  } else if (scheduler_.policy_held()) {
+    Wake();  // the cursor moved: a held read may be due now
+  }
+  memory_.Consumed(consumed);
+  Refill(false);
+}
+
+uint64_t Context::Held() const {
+  // The plan beyond the window is the application's list (sizeof(Extent) per extent): not
+  // charged here, as windows are planned without it.
+  return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count());
+}
+
+bool Context::AllocatePieces(PendingRead *pr) {
+  for (size_t i = 0; i < pr->pieces.size(); ++i) {
+    if (!buffer_->Allocate(pr->pieces[i])) {
+      for (size_t j = 0; j < i; ++j) buffer_->FreePages(pr->pieces[j]);  // all or nothing
+      return false;
+    }
+  }
+  stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
+  return true;
+}
+
+void Context::Hurry(PendingRead *pr) {
+  const bool behind_stage = stager_.staged(pr->target) > 0 && !pr->staged;
+  scheduler_.MakeUrgent(pr, [&](const PendingRead *q) { return behind_stage && q->staged; });
+  Wake();
+}
+
+void Context::HurryAll() {
+  scheduler_.MakeAllUrgent();
+  Wake();
+}
+
+bool Context::BatchLanded() const {
+  return scheduler_.queue_empty() && scheduler_.in_flight() == 0;
+}
+
+bool Context::WaitUntil(Lock &lock, const std::function<bool()> &done) {
+  return driver_->WaitUntil(lock, cfg_.timeout_ms, done);
+}
+
+std::string Context::Describe() const {
+  return Format("%u reads in flight, %zu queued, %s of %s budget in use on backend %s",
+                scheduler_.in_flight(), scheduler_.queued(), Bytes(buffer_->in_use()).c_str(),
+                Bytes(memory_.budget()).c_str(), backend_->name());
+}
+
+void Context::Wake() {
+  driver_->Wake();
+}
+
+void Context::Complete(PendingRead *pr) {
+  const int64_t res = pr->req.result;
+  files_.ReadLanded(pr->file);
+  ++stats_.requests;
+  bool short_read = false;
+  if (res < 0) {
+    ++stats_.io_errors;
+  } else {
+    stats_.bytes_read += static_cast<uint64_t>(res);
+    stats_.bytes_wasted += std::min<uint64_t>(pr->gap_bytes, static_cast<uint64_t>(res));
+  }
+  const uint64_t got = res > 0 ? static_cast<uint64_t>(res) : 0;
+  for (Piece *p : pr->pieces) {
+    const uint64_t rel = p->offset - pr->req.offset;
+    const uint64_t valid = got > rel ? std::min(got - rel, p->length) : 0;
+    const bool ready = res >= 0 && valid >= p->expected;
+    if (!ready && res >= 0) short_read = true;
+    stats_.bytes_wasted += buffer_->Landed(p, ready, res < 0 ? static_cast<int>(-res) : 0);
+  }
+  if (short_read) ++stats_.io_errors;
+  scheduler_.Landed(pr, Now());  // last: the read is destroyed
+}
+
+bool Context::EvictFor(const PendingRead *pr) {
+  // Only under pressure: the budget was cut below what the window was planned with. (Batch
+  // windows are fetched whole by design; without a cut, consumption frees memory soon enough.)
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.budget() >= window_.budget()) return false;
+  while (!memory_.Fits(Held(), pr->piece_bytes)) {
+    Piece *victim = MemoryGovernor::Victim(*buffer_, pr->first_use);
+    if (victim == nullptr) return false;
+    buffer_->Evict(victim);
+    ++stats_.evictions;
+    stats_.bytes_evicted += victim->length;
+    scheduler_.Requeue(BuildRequests({victim}, shape_, files_.handles()));
+  }
+  return true;
+}
+
+void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCall> *stage) {
+  // Memory is taken when a read is issued, within the budget. A read the application waits
+  // for goes out even above a budget that was just cut (it then only exceeds the budget the
+  // window was planned with, never the pool), so a cut never stalls progress.
+  auto admit = [&](PendingRead *pr) {
+    const bool fits = memory_.Fits(Held(), pr->piece_bytes);
+    // Blocked on memory: is it pressure? (Windows sample too; this catches a cut in between.)
+    if (!fits && memory_.SampleIfDue(Now())) buffer_->ReleaseFreeMemory();
+    if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {
+      memory_.Wait(pr->piece_bytes);
+      return false;
+    }
+    return true;
+  };
+  auto issued = [&](PendingRead *pr) {
+    stager_.OnIssue(pr, scheduler_.queue(), stage);
+    FillIov(pr, shape_);
+    for (Piece *p : pr->pieces) buffer_->Issued(p);
+    files_.ReadIssued(pr->file);
+  };
+  scheduler_.Issue(window_.plan().front_index(), Now(), admit, issued, submit);
+}
+
+}  // namespace pfio
