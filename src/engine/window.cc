@@ -137,6 +137,12 @@ void Window::AssignRefs(uint64_t first_new) {
   }
 }
 
+uint64_t Window::Drop(const std::vector<Piece *> &refs) {
+  uint64_t wasted = 0;
+  for (Piece *p : refs) wasted += buffer_->Unref(p);
+  return wasted;
+}
+
 uint64_t Window::ConsumeFront() {
   std::vector<Piece *> refs;
   if (!entries_.empty()) {
@@ -144,15 +150,13 @@ uint64_t Window::ConsumeFront() {
     entries_.pop_front();
   }
   plan_.ConsumeFront();
-  uint64_t wasted = 0;
-  for (Piece *p : refs) wasted += buffer_->Unref(p);
-  return wasted;
+  return Drop(refs);
 }
 
 uint64_t Window::SkipFront() {
   uint64_t wasted = 0;
   if (!entries_.empty()) {
-    for (Piece *p : entries_.front().refs) wasted += buffer_->Unref(p);
+    wasted = Drop(entries_.front().refs);
     entries_.pop_front();
   }
   plan_.SkipFront();
@@ -175,7 +179,7 @@ uint64_t Window::RemoveIf(const std::function<bool(const Extent &)> &pred) {
   std::vector<size_t> removed = plan_.RemoveIf(pred);
   for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
     if (*it >= entries_.size()) continue;
-    for (Piece *p : entries_[*it].refs) wasted += buffer_->Unref(p);
+    wasted += Drop(entries_[*it].refs);
     entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(*it));
   }
   return wasted;
@@ -191,9 +195,7 @@ std::deque<Window::Entry> Window::Replace(const Extent *extents, size_t count) {
 
 uint64_t Window::DropEntries(std::deque<Entry> *entries) {
   uint64_t wasted = 0;
-  for (auto &entry : *entries) {
-    for (Piece *p : entry.refs) wasted += buffer_->Unref(p);
-  }
+  for (auto &entry : *entries) wasted += Drop(entry.refs);
   entries->clear();
   return wasted;
 }

@@ -89,6 +89,8 @@ class Window {
 
  private:
   bool Admit(uint64_t index, NewRanges *pending);
+  // Drops an entry's references; returns the bytes wasted (read, never served).
+  uint64_t Drop(const std::vector<Piece *> &refs);
   uint64_t SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const;
 
   const FileTable *files_;

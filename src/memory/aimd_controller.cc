@@ -12,8 +12,7 @@ constexpr size_t kMaxHistory = 4096;
 
 AimdController::AimdController(uint64_t limit, uint64_t floor, bool enabled)
     : enabled_(enabled), start_(std::chrono::steady_clock::now()) {
-  cap_ = limit / 10 * 9;
-  cap_ = PageAlignDown(cap_);
+  cap_ = Cap(limit);
   floor_ = std::min(floor, cap_);
   budget_ = cap_;
   Record("start at cap (90 % of the limit)");

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/page.h"
+
 namespace pfio {
 
 struct AimdEvent {
@@ -21,6 +23,9 @@ class AimdController {
  public:
   // limit: bytes the rank may use. floor: smallest budget (at least one large request).
   AimdController(uint64_t limit, uint64_t floor, bool enabled);
+
+  // The cap for `limit`: 90 % of it, whole pages (libprefetch §4.6).
+  static uint64_t Cap(uint64_t limit) { return PageAlignDown(limit / 10 * 9); }
 
   uint64_t budget() const { return budget_; }
   uint64_t cap() const { return cap_; }
