@@ -1,0 +1,75 @@
+// MemoryGovernor: the budget check with bookkeeping, the wait for free memory, AIMD rounds and
+// cuts from the signals, and Belady's victim with do no harm.
+#include "memory/memory_governor.h"
+
+#include <gtest/gtest.h>
+
+#include "scripted_signals.h"
+
+namespace pfio {
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+
+TEST(MemoryGovernor, FitsCountsWhatIsHeldAndTheWaitEndsWhenMemoryIsFree) {
+  MemoryGovernor g(100 * kMiB, 4 * kMiB, true,
+                   std::make_unique<test::ScriptedSignals>(std::set<int>{}));
+  EXPECT_EQ(g.budget(), AimdController::Cap(100 * kMiB));
+  EXPECT_TRUE(g.Fits(g.budget() - kMiB, kMiB));
+  EXPECT_FALSE(g.Fits(g.budget() - kMiB, kMiB + 1));
+  EXPECT_EQ(MemoryGovernor::Metadata(10, 3),
+            10 * MemoryGovernor::kEntryMeta + 3 * MemoryGovernor::kPieceMeta);
+  EXPECT_FALSE(g.WaitOver(0));  // nothing awaited
+  g.Wait(2 * kMiB);
+  EXPECT_FALSE(g.WaitOver(g.budget() - kMiB));
+  EXPECT_TRUE(g.WaitOver(g.budget() - 2 * kMiB));
+  EXPECT_FALSE(g.WaitOver(0));  // over once
+}
+
+TEST(MemoryGovernor, SignalsCutOncePerRoundAndACleanRoundGrows) {
+  MemoryGovernor g(100 * kMiB, 4 * kMiB, true,
+                   std::make_unique<test::ScriptedSignals>(std::set<int>{1, 2}));
+  const uint64_t cap = g.budget();
+  EXPECT_FALSE(g.Sample());  // sample 0: quiet
+  EXPECT_TRUE(g.Sample());   // sample 1: pressure: halve
+  EXPECT_EQ(g.budget(), PageAlignDown(cap / 2));
+  EXPECT_FALSE(g.Sample());  // sample 2: pressure again in the same round: no second cut
+  EXPECT_EQ(g.cuts(), 1u);
+  g.Consumed(g.budget());  // the round ends (it saw contention: no growth)
+  const uint64_t after_cut = g.budget();
+  g.Consumed(g.budget());  // a clean round: +10 % of the cap
+  EXPECT_GT(g.budget(), after_cut);
+  EXPECT_FALSE(g.history().empty());
+}
+
+TEST(MemoryGovernor, SampleIfDueSamplesAtMostEveryTenMilliseconds) {
+  MemoryGovernor g(100 * kMiB, 4 * kMiB, true,
+                   std::make_unique<test::ScriptedSignals>(std::set<int>{0, 1}));
+  EXPECT_TRUE(g.SampleIfDue(1.0));
+  EXPECT_FALSE(g.SampleIfDue(1.005));  // not due: the signal's second pressure is not read yet
+  g.Consumed(g.budget());              // new round
+  EXPECT_TRUE(g.SampleIfDue(1.02));
+}
+
+TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
+  std::unique_ptr<BufferPool> pool;
+  ASSERT_TRUE(BufferPool::Create(16 * kMiB, &pool).ok());
+  ReorderBuffer buffer(std::move(pool));
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0), nullptr);
+  Piece *near = buffer.Create(0, 0, 4096, 4096);
+  Piece *far = buffer.Create(0, 4096, 4096, 4096);
+  buffer.Ref(near, 5);
+  buffer.Ref(far, 50);
+  for (Piece *p : {near, far}) {
+    ASSERT_TRUE(buffer.Allocate(p));
+    buffer.Issued(p);
+    buffer.Landed(p, true, 0);
+  }
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 10), far);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 60), nullptr);  // do no harm
+  buffer.Served(far);                                      // read from: no longer a candidate
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 1), near);
+}
+
+}  // namespace
+}  // namespace pfio
