@@ -16,7 +16,8 @@ class SchedulerTest : public ::testing::Test {
     ASSERT_TRUE(BufferPool::Create(64 << 20, &pool).ok());
     buffer_ = std::make_unique<ReorderBuffer>(std::move(pool));
   }
-  // A read of one referenced 4 KiB piece on `target`, first needed at plan index `use`.
+  // A read of one referenced 4 KiB piece on `target`, first needed at plan index `use`. Pieces
+  // of a file never overlap: each read gets its own offset.
   std::unique_ptr<PendingRead> Read(uint32_t target, uint64_t offset, uint64_t use) {
     auto pr = std::make_unique<PendingRead>();
     Piece *p = buffer_->Create(0, offset, 4096, 4096, PieceSite{target, target % 2, offset});
@@ -55,7 +56,7 @@ TEST_F(SchedulerTest, EachTargetTakesTargetReadsAtATime) {
   Configure(2, 1);
   std::vector<std::unique_ptr<PendingRead>> reads;
   for (uint64_t i = 0; i < 3; ++i) reads.push_back(Read(0, i * 4096, i));
-  for (uint64_t i = 0; i < 3; ++i) reads.push_back(Read(1, i * 4096, 3 + i));
+  for (uint64_t i = 0; i < 3; ++i) reads.push_back(Read(1, (1 << 20) + i * 4096, 3 + i));
   s_.Enqueue(std::move(reads));
   auto out = IssueAll();
   ASSERT_EQ(out.size(), 2u);  // one per target
@@ -69,7 +70,7 @@ TEST_F(SchedulerTest, EachTargetTakesTargetReadsAtATime) {
 TEST_F(SchedulerTest, QueueDepthBoundsAllTargetsAndAdmitStopsTheScan) {
   Configure(4, 4, /*queue_depth=*/3);
   std::vector<std::unique_ptr<PendingRead>> reads;
-  for (uint32_t t = 0; t < 4; ++t) reads.push_back(Read(t, 0, t));
+  for (uint32_t t = 0; t < 4; ++t) reads.push_back(Read(t, uint64_t{t} << 20, t));
   s_.Enqueue(std::move(reads));
   std::vector<IoRequest *> out;
   int admitted = 0;
@@ -84,7 +85,7 @@ TEST_F(SchedulerTest, EnqueueOrdersInRoundsAcrossTargets) {
   std::vector<std::unique_ptr<PendingRead>> reads;
   reads.push_back(Read(0, 0, 0));
   reads.push_back(Read(0, 4096, 1));
-  reads.push_back(Read(1, 0, 2));
+  reads.push_back(Read(1, 1 << 20, 2));
   s_.Enqueue(std::move(reads));
   std::vector<uint32_t> targets;
   for (const PendingRead *pr : s_.queue()) targets.push_back(pr->target);
