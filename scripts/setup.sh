@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libaio-dev liburing-dev libhwloc-dev hwloc
+  nlohmann-json3-dev
+  fio
   libopenmpi-dev openmpi-bin
   libhdf5-openmpi-dev
   libgtest-dev googletest

@@ -57,8 +57,19 @@ const std::vector<KeyCase> &Cases() {
        {{"0", "0"}, {"1G", "1G"}, {"2097152", "2M"}, {"64M", "64M"}, {"2.5M", "2560K"}},
        {"1000", "1M", "1048576", "1P", "12Q", "-1", "", "lots", "1125899906842624"}},
       {"backend",
-       {{"auto", "auto"}, {"aio", "aio"}, {"sync", "sync"}, {"SYNC", "sync"}},
-       {"3", "posix", "", "uring "}},
+       {{"auto", "auto"},
+        {"aio", "aio"},
+        {"sync", "sync"},
+        {"SYNC", "sync"},
+#if PFIO_TEST_URING
+        {"uring", "uring"}
+#endif
+       },
+       {"3", "posix", "", "uring ",
+#if !PFIO_TEST_URING
+        "uring"
+#endif
+       }},
       {"window_mode", {{"batch", "batch"}, {"pipelined", "pipelined"}}, {"0", "window", ""}},
       {"infill_max", {{"0", "0"}, {"32K", "32K"}, {"16M", "16M"}}, {"17M", "64M", "x"}},
       {"max_request",

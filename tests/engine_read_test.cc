@@ -166,11 +166,14 @@ TEST(EngineRead, OverlappingAndUnsortedExtentsAreServedInPlanOrder) {
   EXPECT_EQ(c.Stats().hits, plan.size());
 }
 
-TEST(EngineRead, UnalignedOffsetsAndLengthsUnderODirect) {
+// Both O_DIRECT backends: libaio and io_uring.
+class DirectBackends : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DirectBackends, UnalignedOffsetsAndLengthsUnderODirect) {
   test::ScratchDir dir;
   const uint64_t size = 1 * kMiB + 333;
   std::string path = dir.MakeFile("unaligned", size, kSeed);
-  Context c(2 * kMiB, "pipelined", "aio");
+  Context c(2 * kMiB, "pipelined", GetParam());
   int32_t f = c.Open(path);
   std::vector<pfio_extent> plan;
   std::mt19937 rng(3);
@@ -182,7 +185,10 @@ TEST(EngineRead, UnalignedOffsetsAndLengthsUnderODirect) {
   ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
   ReadAll(c, plan);
   EXPECT_EQ(c.Stats().misses, 0u);
+  EXPECT_STREQ(c.Stats().backend, GetParam().c_str());
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, DirectBackends, ::testing::Values("aio", "uring"));
 
 TEST(EngineRead, ReadsAtAndPastEndOfFile) {
   test::ScratchDir dir;

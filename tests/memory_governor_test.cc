@@ -55,6 +55,7 @@ TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
   std::unique_ptr<BufferPool> pool;
   ASSERT_TRUE(BufferPool::Create(16 * kMiB, &pool).ok());
   ReorderBuffer buffer(std::move(pool));
+  buffer.TrackResident();
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 0), nullptr);
   Piece *near = buffer.Create(0, 0, 4096, 4096);
   Piece *far = buffer.Create(0, 4096, 4096, 4096);
@@ -69,6 +70,20 @@ TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 60), nullptr);  // do no harm
   buffer.Served(far);                                      // read from: no longer a candidate
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 1), near);
+}
+
+TEST(MemoryGovernor, CandidatesAreListedOnlyOnceTrackingStartsAfterACut) {
+  std::unique_ptr<BufferPool> pool;
+  ASSERT_TRUE(BufferPool::Create(16 * kMiB, &pool).ok());
+  ReorderBuffer buffer(std::move(pool));
+  Piece *p = buffer.Create(0, 0, 4096, 4096);
+  buffer.Ref(p, 7);
+  ASSERT_TRUE(buffer.Allocate(p));
+  buffer.Issued(p);
+  buffer.Landed(p, true, 0);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0), nullptr);  // no pressure yet: nothing listed
+  buffer.TrackResident();                                 // the first cut: landed pieces listed
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0), p);
 }
 
 }  // namespace

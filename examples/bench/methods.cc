@@ -140,7 +140,7 @@ void RunRawAio(const RunSpec &s, RunResult *r) {
 
 // pfio-batch / pfio-pipelined: the plan is appended ahead of the reads, in chunks, so the bench
 // itself holds a bounded slice of it.
-void RunPfio(const RunSpec &s, const char *window_mode, RunResult *r) {
+void RunPfio(const RunSpec &s, const char *window_mode, const char *backend, RunResult *r) {
   pfio_config *c = nullptr;
   if (pfio_config_create(&c) != PFIO_OK) {
     if (c == nullptr) return Fail(r, pfio_last_error());
@@ -149,6 +149,7 @@ void RunPfio(const RunSpec &s, const char *window_mode, RunResult *r) {
   const std::pair<const char *, std::string> settings[] = {
       {"budget", std::to_string(s.budget)},
       {"window_mode", window_mode},
+      {"backend", backend},
       {"queue_depth", std::to_string(s.queue_depth)},
       {"infill_max", std::to_string(s.infill_max)},
       {"max_request", std::to_string(s.max_request)},
@@ -205,8 +206,8 @@ void RunPfio(const RunSpec &s, const char *window_mode, RunResult *r) {
 }  // namespace
 
 const std::vector<std::string> &AllMethods() {
-  static const std::vector<std::string> m = {"naive",    "naive-direct", "fadvise",
-                                             "raw-qd32", "pfio-batch",   "pfio-pipelined"};
+  static const std::vector<std::string> m = {
+      "naive", "naive-direct", "fadvise", "raw-qd32", "pfio-batch", "pfio-pipelined", "pfio-uring"};
   return m;
 }
 
@@ -226,8 +227,9 @@ RunResult RunMethod(const RunSpec &s) {
   if (s.method == "naive-direct") RunPread(s, true, false, &r);
   if (s.method == "fadvise") RunPread(s, false, true, &r);
   if (s.method == "raw-qd32") RunRawAio(s, &r);
-  if (s.method == "pfio-batch") RunPfio(s, "batch", &r);
-  if (s.method == "pfio-pipelined") RunPfio(s, "pipelined", &r);
+  if (s.method == "pfio-batch") RunPfio(s, "batch", "auto", &r);
+  if (s.method == "pfio-pipelined") RunPfio(s, "pipelined", "auto", &r);
+  if (s.method == "pfio-uring") RunPfio(s, "pipelined", "uring", &r);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }

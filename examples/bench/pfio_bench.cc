@@ -3,11 +3,14 @@
 // verifying every byte, and reporting time, throughput, speedup over naive and peak RSS.
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,8 +42,8 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --budget LIST     memory for prefetching (pfio) and the fadvise window; with several
                     budgets the budget-dependent methods run once per budget and the
                     others once                                (default file size / 4)
-  --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined
-                                                                            (default all)
+  --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined,
+                    pfio-uring                                              (default all)
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
   --infill S        pfio infill_max (gaps merged)                           (default 32K)
   --max-request S   pfio max_request (largest single read)                   (default 1M)
@@ -64,11 +67,13 @@ methods:
                   device limit for this pattern
   pfio-batch      pfio, window mode batch (fetch a sorted window, then serve it)
   pfio-pipelined  pfio, window mode pipelined (keep the budget full as reads free memory)
+  pfio-uring      pfio-pipelined on the io_uring backend instead of libaio
 
-output: a table on stdout (seconds, MiB/s, speedup over naive, peak RSS, verified); with
---json: {"workload", "file_size", "block", "budget", "machine", "runs": [{"method", "seconds",
-"bytes", "mib_per_s", "verified", "peak_rss_bytes", "stats"}]}. Exit status 1 if any run failed
-or any byte did not verify.
+output: a table on stdout (seconds, MiB/s, speedup over naive, peak RSS, CPU per read of the
+method's whole process, verified); with --json: {"workload", "file_size", "block", "budget",
+"reads", "machine", "verify_us_per_read", "runs": [{"method", "seconds", "bytes", "mib_per_s",
+"verified", "peak_rss_bytes", "cpu_user_s", "cpu_sys_s", "cpu_us_per_read", "user_us_per_read",
+"own_cpu_us_per_read", "stats"}]}. Exit status 1 if any run failed or any byte did not verify.
 )";
 
 struct Options {
@@ -163,7 +168,7 @@ int ParseArgs(int argc, char **argv, Options *o) {
         if (!IsMethod(m)) {
           return Usage("--methods: \"" + m +
                        "\" is not a method; expected naive, naive-direct, "
-                       "fadvise, raw-qd32, pfio-batch or pfio-pipelined");
+                       "fadvise, raw-qd32, pfio-batch, pfio-pipelined or pfio-uring");
         }
       }
       if (o->methods.empty())
@@ -192,7 +197,28 @@ struct Row {
   uint64_t budget = 0;  // 0: the method does not use one
   RunResult r;
   long peak_rss_kib = 0;
+  double cpu_user_s = 0, cpu_sys_s = 0;  // the method's process, all its threads
 };
+
+double Seconds(const timeval &t) {
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+}
+
+// CPU seconds per read that checking the bytes costs (every method pays it the same): measured
+// here on `block`-byte buffers holding the pattern, so it can be taken off the methods' CPU.
+double VerifySecondsPerRead(uint64_t block, uint64_t seed) {
+  std::vector<char> buf(block);
+  FillPattern(buf.data(), 0, block, seed);
+  const int n =
+      static_cast<int>(std::max<uint64_t>(1000, (256ull << 20) / std::max<uint64_t>(block, 1)));
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+  uint64_t sink = 0;
+  for (int i = 0; i < n; ++i) sink += FirstMismatch(buf.data(), 0, block, seed);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  if (sink == 42) std::printf(" ");  // keep the loop
+  return ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9) / n;
+}
 
 // Runs one method in a child so peak RSS and page-cache effects are its own.
 bool RunInChild(const RunSpec &spec, Row *row) {
@@ -214,6 +240,8 @@ bool RunInChild(const RunSpec &spec, Row *row) {
   rusage ru{};
   wait4(pid, &status, 0, &ru);
   row->peak_rss_kib = ru.ru_maxrss;
+  row->cpu_user_s = Seconds(ru.ru_utime);
+  row->cpu_sys_s = Seconds(ru.ru_stime);
   if (got != sizeof row->r || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     row->r = RunResult{};
     row->r.failed = 1;
@@ -232,66 +260,74 @@ bool UsesBudget(const std::string &method) {
   return method == "fadvise" || method.rfind("pfio-", 0) == 0;
 }
 
-std::string JsonEscape(const std::string &s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) o += c;
+void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &rows, uint64_t reads,
+               double verify_s_per_read) {
+  using Json = nlohmann::ordered_json;
+  Json j;
+  j["workload"] = o.workload;
+  j["file_size"] = o.file_size;
+  j["block"] = o.block;
+  j["budget"] = o.budgets.front();
+  j["reads"] = reads;
+  j["file"] = o.file;
+  j["cache"] =
+      "file evicted with fdatasync + POSIX_FADV_DONTNEED before every run; naive and fadvise "
+      "read through the page cache, the others use O_DIRECT";
+  j["machine"] = {{"cpu", m.cpu},
+                  {"cores", m.cores},
+                  {"mem_total", m.mem_total},
+                  {"kernel", m.kernel},
+                  {"device", m.device},
+                  {"rotational", m.device_rotational},
+                  {"scheduler", m.scheduler},
+                  {"filesystem", m.filesystem}};
+  j["cpu_note"] =
+      "cpu_*: the method's whole process (user + system, all threads), from wait4; "
+      "verify_us_per_read: what checking one block's bytes costs, measured apart; "
+      "own_cpu_us_per_read = cpu_us_per_read - verify_us_per_read";
+  j["verify_us_per_read"] = verify_s_per_read * 1e6;
+  j["runs"] = Json::array();
+  for (const Row &row : rows) {
+    const RunResult &r = row.r;
+    const double per_read = reads ? (row.cpu_user_s + row.cpu_sys_s) / reads * 1e6 : 0;
+    Json run = {{"method", row.method},
+                {"seconds", r.seconds},
+                {"bytes", r.bytes},
+                {"mib_per_s", r.seconds > 0 ? r.bytes / r.seconds / (1 << 20) : 0.0},
+                {"verified", !r.failed && r.bad_bytes == 0},
+                {"peak_rss_bytes", static_cast<uint64_t>(row.peak_rss_kib) * 1024},
+                {"budget", row.budget},
+                {"cpu_user_s", row.cpu_user_s},
+                {"cpu_sys_s", row.cpu_sys_s},
+                {"cpu_us_per_read", per_read},
+                {"user_us_per_read", reads ? row.cpu_user_s / reads * 1e6 : 0},
+                {"own_cpu_us_per_read", per_read - verify_s_per_read * 1e6}};
+    if (r.failed) run["error"] = r.error;
+    if (r.has_stats) {
+      const pfio_stats &s = r.stats;
+      run["stats"] = {{"hits", s.hits},
+                      {"misses", s.misses},
+                      {"stalls", s.stalls},
+                      {"stall_seconds", s.stall_seconds},
+                      {"bytes_read", s.bytes_read},
+                      {"bytes_wasted", s.bytes_wasted},
+                      {"requests", s.requests},
+                      {"windows", s.windows},
+                      {"budget_cap", s.budget_cap},
+                      {"budget_cuts", s.budget_cuts},
+                      {"memory_peak", s.memory_peak},
+                      {"backend", s.backend}};
+    }
+    j["runs"].push_back(std::move(run));
   }
-  return o;
-}
-
-void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &rows) {
   std::FILE *f = std::fopen(o.json.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "pfio-bench: --json %s: cannot write: %s\n", o.json.c_str(),
                  std::strerror(errno));
     return;
   }
-  std::fprintf(f,
-               "{\n  \"workload\": \"%s\",\n  \"file_size\": %llu,\n  \"block\": %llu,\n"
-               "  \"budget\": %llu,\n  \"file\": \"%s\",\n",
-               o.workload.c_str(), (unsigned long long)o.file_size, (unsigned long long)o.block,
-               (unsigned long long)o.budgets.front(), JsonEscape(o.file).c_str());
-  std::fprintf(f,
-               "  \"cache\": \"file evicted with fdatasync + POSIX_FADV_DONTNEED before every "
-               "run; naive and fadvise read through the page cache, the others use O_DIRECT\",\n");
-  std::fprintf(f,
-               "  \"machine\": {\"cpu\": \"%s\", \"cores\": %u, \"mem_total\": %llu, "
-               "\"kernel\": \"%s\", \"device\": \"%s\", \"rotational\": \"%s\", "
-               "\"scheduler\": \"%s\", \"filesystem\": \"%s\"},\n",
-               JsonEscape(m.cpu).c_str(), m.cores, m.mem_total, JsonEscape(m.kernel).c_str(),
-               JsonEscape(m.device).c_str(), m.device_rotational.c_str(),
-               JsonEscape(m.scheduler).c_str(), m.filesystem.c_str());
-  std::fprintf(f, "  \"runs\": [");
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const RunResult &r = rows[i].r;
-    const bool verified = !r.failed && r.bad_bytes == 0;
-    std::fprintf(f,
-                 "%s\n    {\"method\": \"%s\", \"seconds\": %.4f, \"bytes\": %llu, "
-                 "\"mib_per_s\": %.2f, \"verified\": %s, \"peak_rss_bytes\": %llu, "
-                 "\"budget\": %llu",
-                 i ? "," : "", rows[i].method.c_str(), r.seconds, (unsigned long long)r.bytes,
-                 r.seconds > 0 ? r.bytes / r.seconds / (1 << 20) : 0.0, verified ? "true" : "false",
-                 (unsigned long long)rows[i].peak_rss_kib * 1024,
-                 (unsigned long long)rows[i].budget);
-    if (r.failed) std::fprintf(f, ", \"error\": \"%s\"", JsonEscape(r.error).c_str());
-    if (r.has_stats) {
-      const pfio_stats &s = r.stats;
-      std::fprintf(f,
-                   ", \"stats\": {\"hits\": %llu, \"misses\": %llu, \"stalls\": %llu, "
-                   "\"stall_seconds\": %.4f, \"bytes_read\": %llu, \"bytes_wasted\": %llu, "
-                   "\"requests\": %llu, \"windows\": %llu, \"budget_cap\": %llu, "
-                   "\"budget_cuts\": %llu, \"memory_peak\": %llu, \"backend\": \"%s\"}",
-                   (unsigned long long)s.hits, (unsigned long long)s.misses,
-                   (unsigned long long)s.stalls, s.stall_seconds, (unsigned long long)s.bytes_read,
-                   (unsigned long long)s.bytes_wasted, (unsigned long long)s.requests,
-                   (unsigned long long)s.windows, (unsigned long long)s.budget_cap,
-                   (unsigned long long)s.budget_cuts, (unsigned long long)s.memory_peak, s.backend);
-    }
-    std::fprintf(f, "}");
-  }
-  std::fprintf(f, "\n  ]\n}\n");
+  const std::string text = j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::fwrite(text.data(), 1, text.size(), f);
   std::fclose(f);
 }
 
@@ -320,9 +356,13 @@ int Main(int argc, char **argv) {
               m.cpu.c_str(), m.cores, m.mem_total / 1073741824.0, m.kernel.c_str(),
               m.device.c_str(), m.device_rotational.c_str(), m.scheduler.c_str(),
               m.filesystem.c_str());
-  std::printf("page cache evicted before every run; every byte verified\n\n");
-  std::printf("%-15s %7s %9s %10s %8s %10s %9s\n", "method", "budget", "seconds", "MiB/s",
-              "speedup", "peakRSS", "verified");
+  const double verify_s = VerifySecondsPerRead(o.block, o.seed);
+  std::printf(
+      "page cache evicted before every run; every byte verified (%.2f us of CPU per read,"
+      " counted in cpu/read)\n\n",
+      verify_s * 1e6);
+  std::printf("%-15s %7s %9s %10s %8s %10s %9s %9s\n", "method", "budget", "seconds", "MiB/s",
+              "speedup", "peakRSS", "cpu/read", "verified");
 
   std::vector<Row> rows;
   double naive_seconds = 0;
@@ -376,16 +416,18 @@ int Main(int argc, char **argv) {
     if (naive_seconds > 0 && r.seconds > 0) {
       std::snprintf(speed, sizeof speed, "%.2fx", naive_seconds / r.seconds);
     }
-    std::printf("%-15s %7s %9.2f %10.1f %8s %8.0f M %9s\n", method.c_str(),
+    std::printf("%-15s %7s %9.2f %10.1f %8s %8.0f M %6.2f us %9s\n", method.c_str(),
                 budget ? Mib(budget).c_str() : "-", r.seconds,
                 r.seconds > 0 ? r.bytes / r.seconds / 1048576.0 : 0.0, speed,
-                row.peak_rss_kib / 1024.0, ok ? "yes" : "NO");
+                row.peak_rss_kib / 1024.0,
+                (row.cpu_user_s + row.cpu_sys_s) / std::max<size_t>(1, blocks.size()) * 1e6,
+                ok ? "yes" : "NO");
     if (r.failed) std::printf("  error: %s\n", r.error);
     if (r.bad_bytes) std::printf("  %llu bytes did not verify\n", (unsigned long long)r.bad_bytes);
     std::fflush(stdout);
     rows.push_back(row);
   }
-  if (!o.json.empty()) WriteJson(o, m, rows);
+  if (!o.json.empty()) WriteJson(o, m, rows, blocks.size(), verify_s);
   if (!reused && !o.keep) unlink(o.file.c_str());
   return all_ok ? 0 : 1;
 }

@@ -116,9 +116,17 @@ uint64_t ReorderBuffer::FreeIfOrphan(Piece *p) {
 }
 
 void ReorderBuffer::ListResident(Piece *p) {
-  if (p->resident || p->served || p->state != Piece::State::kReady) return;
+  if (!track_resident_ || p->resident || p->served || p->state != Piece::State::kReady) return;
   resident_.emplace(p->first_use, p);
   p->resident = true;
+}
+
+void ReorderBuffer::TrackResident() {
+  if (track_resident_) return;
+  track_resident_ = true;
+  for (auto &[file, pieces] : by_file_) {
+    for (auto &[offset, p] : pieces) ListResident(p);
+  }
 }
 
 void ReorderBuffer::Touched(Piece *p) {

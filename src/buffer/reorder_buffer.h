@@ -98,6 +98,10 @@ class ReorderBuffer {
 
   // Belady's candidates: pieces whose read landed and that nothing has read from yet, by first
   // use. Listed when landed, unlisted when first read from (Touched), evicted or destroyed.
+  // Kept only once TrackResident was called (after the first budget cut): without memory
+  // pressure nothing is evicted, and the ordered list would cost a tree insert and erase per
+  // piece for nothing.
+  void TrackResident();
   void ListResident(Piece *p);
   void Touched(Piece *p);
   Piece *FurthestResident() const;  // null when none is listed
@@ -115,6 +119,7 @@ class ReorderBuffer {
   std::unique_ptr<BufferPool> pool_;
   std::unordered_map<int32_t, std::map<uint64_t, Piece *>> by_file_;
   std::set<std::pair<uint64_t, Piece *>> resident_;  // (first_use, piece)
+  bool track_resident_ = false;
   size_t count_ = 0;
 };
 

@@ -153,6 +153,7 @@ bool Context::EvictFor(const PendingRead *pr) {
   // Only under pressure: the budget was cut below what the window was planned with. (Batch
   // windows are fetched whole by design; without a cut, consumption frees memory soon enough.)
   if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.budget() >= window_.budget()) return false;
+  buffer_->TrackResident();  // from the first cut on (a scan of the pieces, once)
   while (!memory_.Fits(Held(), pr->piece_bytes)) {
     Piece *victim = MemoryGovernor::Victim(*buffer_, pr->first_use);
     if (victim == nullptr) return false;

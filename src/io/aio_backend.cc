@@ -3,11 +3,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstring>
-#include <mutex>
 
 #include "io/file_open.h"
+#ifdef PFIO_HAVE_URING
+#include "io/uring_backend.h"
+#endif
 
 namespace pfio {
 
@@ -16,7 +17,6 @@ struct AioOp {
   iocb cb;
   IoRequest *req;
 };
-std::once_flag g_fallback_notice;
 }  // namespace
 
 Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<Backend> *out,
@@ -39,39 +39,10 @@ Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<B
 }
 
 AioBackend::~AioBackend() {
-  sync_.reset();
   io_destroy(ctx_);
-  close(event_fd_);
 }
 
-Status AioBackend::Open(const std::string &path, FileHandle *out) {
-  std::string refused;
-  Status s = OpenFileHandle(path, true, out, &refused, opener_);
-  if (!s.ok() || out->o_direct) return s;
-  if (!fallback_) {
-    CloseFileHandle(out);
-    return Status::Io(refused + "; backend = aio needs O_DIRECT: use backend auto or sync");
-  }
-  std::call_once(g_fallback_notice, [&] {
-    std::fprintf(stderr,
-                 "pfio: %s; reading it (and any other such file) through the page cache with the "
-                 "sync backend\n",
-                 refused.c_str());
-  });
-  if (!sync_) sync_ = std::make_unique<SyncBackend>(std::min<uint32_t>(depth_, 8), event_fd_);
-  return Status::Ok();
-}
-
-void AioBackend::Close(FileHandle *file) {
-  CloseFileHandle(file);
-}
-
-Status AioBackend::Submit(IoRequest *req) {
-  if (!req->file->o_direct || req->buffered) {
-    // Files without O_DIRECT, and blocks staged in the page cache, are read through it.
-    if (!sync_) sync_ = std::make_unique<SyncBackend>(std::min<uint32_t>(depth_, 8), event_fd_);
-    return sync_->Submit(req);
-  }
+Status AioBackend::SubmitDirect(IoRequest *req) {
   auto *op = new AioOp;
   std::memset(&op->cb, 0, sizeof op->cb);
   op->req = req;
@@ -80,26 +51,19 @@ Status AioBackend::Submit(IoRequest *req) {
   io_set_eventfd(&op->cb, event_fd_);
   op->cb.data = op;
   iocb *list[1] = {&op->cb};
-  for (;;) {
+  for (int tries = 0;; ++tries) {
     int r = io_submit(ctx_, 1, list);
     if (r == 1) return Status::Ok();
-    if (r == -EAGAIN || r == -EINTR) {
-      usleep(100);
+    if ((r == -EAGAIN || r == -EINTR) && tries < kBusyRetries) {
+      usleep(kBusyRetryUs);
       continue;
     }
     delete op;
-    return Status::Io(Format("io_submit of %llu bytes at offset %llu of %s failed: %s",
-                             static_cast<unsigned long long>(req->length),
-                             static_cast<unsigned long long>(req->offset), req->file->path.c_str(),
-                             std::strerror(r < 0 ? -r : EIO)));
+    return SubmitFailed("io_submit", *req, r < 0 ? -r : EIO);
   }
 }
 
-void AioBackend::Reap(std::vector<IoRequest *> *done) {
-  uint64_t count;
-  ssize_t n = read(event_fd_, &count, sizeof count);
-  (void)n;  // EAGAIN: nothing signalled; reap anyway
-  if (sync_) sync_->Reap(done);
+void AioBackend::ReapDirect(std::vector<IoRequest *> *done) {
   io_event events[64];
   timespec zero{0, 0};
   for (;;) {
@@ -116,7 +80,7 @@ void AioBackend::Reap(std::vector<IoRequest *> *done) {
 }
 
 Status MakeBackend(pfio_backend kind, uint32_t queue_depth, std::unique_ptr<Backend> *out) {
-  switch (kind) {
+  switch (kind) {  // every value: the config checked it
     case PFIO_BACKEND_AUTO:
       return AioBackend::Create(queue_depth, true, out);
     case PFIO_BACKEND_AIO:
@@ -124,12 +88,14 @@ Status MakeBackend(pfio_backend kind, uint32_t queue_depth, std::unique_ptr<Back
     case PFIO_BACKEND_SYNC:
       out->reset(new SyncBackend(std::min<uint32_t>(queue_depth, 8)));
       return Status::Ok();
-    default:
-      return Status::Invalid(
-          Format("backend = %d: this build has auto (0), aio (1) and sync (2); "
-                 "io_uring (3) is not built yet",
-                 static_cast<int>(kind)));
+    case PFIO_BACKEND_URING:
+#ifdef PFIO_HAVE_URING
+      return UringBackend::Create(queue_depth, false, out);
+#else
+      return Status::Invalid("backend = uring: this pfio was built without liburing");
+#endif
   }
+  return Status::Invalid(Format("backend = %d: not a backend", static_cast<int>(kind)));
 }
 
 }  // namespace pfio
