@@ -52,9 +52,11 @@ def table(doc):
     naive = med.get("naive", (None,))[0]
     raw = med.get("raw-qd32", (None,))[0]
     total = doc["file_size"]
+    has_cpu = all("cpu_us_per_read" in r for r in runs)
     lines = [
-        "| method | budget | seconds | MiB/s | × naive | × raw-qd32 | peak RSS | RSS − budget | verified | runs |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---:|",
+        "| method | budget | seconds | MiB/s | × naive | × raw-qd32 | peak RSS | RSS − budget | "
+        + ("CPU µs/read | " if has_cpu else "") + "verified | runs |",
+        "|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if has_cpu else "") + "---|---:|",
     ]
     for name, (secs, group) in med.items():
         r = group[0]
@@ -66,7 +68,9 @@ def table(doc):
         lines.append(
             f"| {r['method']} | {size(budget) if budget else '–'} | {secs:.2f} | {mib_s:.1f} | "
             f"{naive / secs if naive else float('nan'):.2f} | {raw / secs if raw else float('nan'):.2f} | "
-            f"{rss / MiB:.0f} MiB | {over} | {verified} | {len(group)} |"
+            f"{rss / MiB:.0f} MiB | {over} | "
+            + (f"{statistics.median(g['cpu_us_per_read'] for g in group):.2f} | " if has_cpu else "")
+            + f"{verified} | {len(group)} |"
         )
     return "\n".join(lines)
 
@@ -566,6 +570,27 @@ def engine2_rows(results):
     return out
 
 
+def yardstick_rows(results):
+    """raw-qd32 against fio on the same file, alternated (scripts/run-yardstick.sh)."""
+    folder = os.path.join(results, "yardstick")
+    raw = sorted(glob.glob(os.path.join(folder, "raw-qd32-*.json")))
+    fio = sorted(glob.glob(os.path.join(folder, "fio-*.json")))
+    if not raw or not fio:
+        return []
+    raw_mib = [load(p)["runs"][0]["mib_per_s"] for p in raw]
+    fio_mib = [load(p)["jobs"][0]["read"]["bw_bytes"] / MiB for p in fio]
+    out = ["## The yardstick against fio", "",
+           "`raw-qd32` (libaio, O_DIRECT, depth 32, the gather workload's 4 KiB blocks, every byte "
+           "checked) and fio (libaio, O_DIRECT, depth 32, uniform random 4 KiB reads with repeats, "
+           "`--norandommap`) on the same 1 GiB file, alternated (`scripts/run-yardstick.sh`):", "",
+           "| run | raw-qd32 MiB/s | fio MiB/s | raw-qd32 / fio |", "|---|---:|---:|---:|"]
+    for i, (a, b) in enumerate(zip(raw_mib, fio_mib), 1):
+        out.append(f"| {i} | {a:.1f} | {b:.1f} | {a / b:.2f} |")
+    ra, fb = statistics.median(raw_mib), statistics.median(fio_mib)
+    out += [f"| median | {ra:.1f} | {fb:.1f} | {ra / fb:.2f} |", ""]
+    return out
+
+
 def main():
     results, docs = sys.argv[1], sys.argv[2]
     out = ["# pfio benchmark results", "",
@@ -577,7 +602,8 @@ def main():
            "cache, the others with `O_DIRECT`. Each method runs in its own child process, so peak "
            "RSS is its own. Ratios are only taken within one invocation.", ""]
     named = {}
-    for name in ("gather", "dense-sweep", "strided", "seq"):
+    for name in ("gather", "dense-sweep", "strided", "seq", "out-of-core-gather",
+                 "out-of-core-dense"):
         path = os.path.join(results, f"{name}.json")
         if os.path.exists(path):
             named[name] = load(path)
@@ -590,7 +616,8 @@ def main():
             out += ["What limits the targets that are not met, with measurements: "
                     "[limits.md](limits.md).", ""]
     for name, doc in named.items():
-        out += [f"## {doc['workload']} ({size(doc['file_size'])} file, {size(doc['block'])} blocks)", "",
+        title = ("out-of-core " if name.startswith("out-of-core") else "") + doc["workload"]
+        out += [f"## {title} ({size(doc['file_size'])} file, {size(doc['block'])} blocks)", "",
                 f"Command: `{command(doc)}`", "", table(doc), "",
                 "pfio counters (bytes read / served > 1 is infill and re-reads):", "",
                 pfio_stats_table(doc), ""]
@@ -610,6 +637,7 @@ def main():
         out += [""]
     out += layout_rows(results)
     out += engine2_rows(results)
+    out += yardstick_rows(results)
     with open(os.path.join(docs, "benchmarks.md"), "w") as f:
         f.write("\n".join(out))
     print(f"wrote {os.path.join(docs, 'benchmarks.md')}")
