@@ -1,6 +1,7 @@
 // The engine through the public C API on real files: every byte read is checked against the
 // self-verifying pattern, for every plan shape, window mode and backend.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -474,6 +475,23 @@ TEST(EngineRead, DirectReadsOfAShrunkFileAreErrorsNotUnfilledBuffers) {
         << shape << ": " << pfio_last_error();
     EXPECT_NE(std::string(pfio_last_error()).find(path), std::string::npos) << pfio_last_error();
   }
+}
+
+// Only regular files are read; a FIFO with no writer is refused at once instead of blocking the
+// open forever.
+TEST(EngineRead, FilesThatAreNotRegularAreRefusedWithoutBlocking) {
+  test::ScratchDir dir;
+  const std::string fifo = dir.path() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  Context c(2 * kMiB, "pipelined");
+  int32_t f = -1;
+  EXPECT_EQ(pfio_file_open(c.ctx, fifo.c_str(), &f), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find(fifo + " is a FIFO: expected a regular file"),
+            std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_file_open(c.ctx, dir.path().c_str(), &f), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("is a directory"), std::string::npos)
+      << pfio_last_error();
 }
 
 TEST(EngineRead, StatsJsonIsWrittenAtDestroy) {

@@ -5,17 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "layout/striped_layout.h"
-
+#include "reorder_buffer_fixture.h"
 namespace pfio {
 namespace {
 
 class PieceMapperTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::unique_ptr<BufferPool> pool;
-    ASSERT_TRUE(BufferPool::Create(64 << 20, &pool).ok());
-    buffer_ = std::make_unique<ReorderBuffer>(std::move(pool));
-  }
+  void SetUp() override { buffer_ = test::MakeReorderBuffer(); }
   std::vector<Piece *> Map(const std::map<uint64_t, uint64_t> &ranges, const Layout *layout,
                            uint64_t max_request, uint64_t file_size) {
     std::vector<Piece *> fresh;

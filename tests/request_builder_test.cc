@@ -4,14 +4,13 @@
 
 #include <memory>
 
+#include "reorder_buffer_fixture.h"
 namespace pfio {
 
 class RequestBuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::unique_ptr<BufferPool> pool;
-    ASSERT_TRUE(BufferPool::Create(64 << 20, &pool).ok());
-    buffer_ = std::make_unique<ReorderBuffer>(std::move(pool));
+    buffer_ = test::MakeReorderBuffer();
     handles_[0] = &file_;
     discard_.resize(1 << 20);
     shape_.discard = discard_.data();

@@ -6,16 +6,13 @@
 
 #include <memory>
 
+#include "reorder_buffer_fixture.h"
 namespace pfio {
 namespace {
 
 class SchedulerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::unique_ptr<BufferPool> pool;
-    ASSERT_TRUE(BufferPool::Create(64 << 20, &pool).ok());
-    buffer_ = std::make_unique<ReorderBuffer>(std::move(pool));
-  }
+  void SetUp() override { buffer_ = test::MakeReorderBuffer(); }
   // A read of one referenced 4 KiB piece on `target`, first needed at plan index `use`. Pieces
   // of a file never overlap: each read gets its own offset.
   std::unique_ptr<PendingRead> Read(uint32_t target, uint64_t offset, uint64_t use) {

@@ -6,7 +6,7 @@
 
 #include "memory/memory_governor.h"
 #include "partition/piece_mapper.h"
-
+#include "reorder_buffer_fixture.h"
 namespace pfio {
 namespace {
 
@@ -15,9 +15,7 @@ constexpr uint64_t kKiB = 1024;
 class WindowTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::unique_ptr<BufferPool> pool;
-    ASSERT_TRUE(BufferPool::Create(64 << 20, &pool).ok());
-    buffer_ = std::make_unique<ReorderBuffer>(std::move(pool));
+    buffer_ = test::MakeReorderBuffer();
     FileHandle h;
     h.path = "/f";
     h.size = 64 << 20;

@@ -53,7 +53,8 @@ typedef enum pfio_status {
 typedef struct pfio_config pfio_config;
 
 /* Creates a config holding the defaults, then every PFIO_<KEY> environment variable (and
- * PFIO_STATS, the short name of PFIO_STATS_PATH). *out is NULL only when memory ran out.
+ * PFIO_STATS, the short name of PFIO_STATS_PATH; PFIO_TEST_* and PFIO_BENCH_* are the test
+ * suite's and the benchmark scripts' own, not settings). *out is NULL only when memory ran out.
  * Returns PFIO_OK, or PFIO_EINVAL when a PFIO_* variable is unknown or has a bad value: then
  * *out is still a usable config in which that variable was ignored (its default kept), and
  * pfio_last_error names the variable, its value and what is allowed (MPI's convention for bad

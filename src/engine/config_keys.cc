@@ -32,17 +32,28 @@ bool ParseUnsigned(const std::string &text, uint64_t max, uint64_t *out) {
   return true;
 }
 
+// A key with its name and meaning; the caller fills in the rest.
+ConfigKey Named(const char *name, const char *meaning) {
+  ConfigKey k;
+  k.name = name;
+  k.meaning = meaning;
+  return k;
+}
+
+// "0 (auto) or " when 0 has a meaning of its own, else "".
+std::string ZeroMeans(const char *zero_means) {
+  return zero_means ? Format("0 (%s) or ", zero_means) : std::string();
+}
+
 // A size field: bytes with an optional K/M/G/T suffix, in [lo, hi], a multiple of `multiple`;
 // zero_means (if set) names what 0 stands for, and 0 is then allowed whatever lo is.
 // hi_name (if set) names the upper bound, e.g. "MemTotal".
 ConfigKey SizeKey(const char *name, uint64_t Config::*field, uint64_t lo,
                   std::function<uint64_t()> hi, const char *hi_name, uint64_t multiple,
                   const char *zero_means, const char *meaning) {
-  ConfigKey k;
-  k.name = name;
-  k.meaning = meaning;
+  ConfigKey k = Named(name, meaning);
   k.allowed = [=] {
-    std::string a = zero_means ? Format("0 (%s) or ", zero_means) : std::string();
+    std::string a = ZeroMeans(zero_means);
     if (multiple > 1) a += "a multiple of " + FormatSize(multiple) + " in ";
     a += FormatSize(lo) + " .. ";
     a += hi_name ? std::string(hi_name) + " (" + Bytes(hi()) + ")" : FormatSize(hi());
@@ -66,13 +77,8 @@ ConfigKey SizeKey(const char *name, uint64_t Config::*field, uint64_t lo,
 // A count field in [lo, hi]; zero_means as for SizeKey.
 ConfigKey CountKey(const char *name, uint32_t Config::*field, uint32_t lo, uint32_t hi,
                    const char *zero_means, const char *meaning) {
-  ConfigKey k;
-  k.name = name;
-  k.meaning = meaning;
-  k.allowed = [=] {
-    std::string a = zero_means ? Format("0 (%s) or ", zero_means) : std::string();
-    return a + Format("%u .. %u", lo, hi);
-  };
+  ConfigKey k = Named(name, meaning);
+  k.allowed = [=] { return ZeroMeans(zero_means) + Format("%u .. %u", lo, hi); };
   k.parse = [=](const std::string &v, Config *c) {
     uint64_t n = 0;
     if (!ParseUnsigned(v, UINT32_MAX, &n)) return false;
@@ -92,9 +98,7 @@ ConfigKey CountKey(const char *name, uint32_t Config::*field, uint32_t lo, uint3
 template <class E>
 ConfigKey ChoiceKey(const char *name, E Config::*field, std::vector<std::string> names,
                     std::function<bool(int)> available, const char *note, const char *meaning) {
-  ConfigKey k;
-  k.name = name;
-  k.meaning = meaning;
+  ConfigKey k = Named(name, meaning);
   k.allowed = [=] {
     std::string a;
     for (size_t i = 0; i < names.size(); ++i) {
@@ -127,9 +131,7 @@ ConfigKey ChoiceKey(const char *name, E Config::*field, std::vector<std::string>
 }
 
 ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
-  ConfigKey k;
-  k.name = name;
-  k.meaning = meaning;
+  ConfigKey k = Named(name, meaning);
   k.allowed = [] { return std::string("1, 0 (also on/off, true/false, yes/no, enable/disable)"); };
   k.parse = [=](const std::string &v, Config *c) {
     const std::string l = Lower(v);
@@ -150,9 +152,7 @@ ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
 ConfigKey TextKey(const char *name, std::string Config::*field,
                   std::function<std::string()> allowed,
                   std::function<bool(const std::string &)> valid, const char *meaning) {
-  ConfigKey k;
-  k.name = name;
-  k.meaning = meaning;
+  ConfigKey k = Named(name, meaning);
   k.allowed = std::move(allowed);
   k.parse = [=](const std::string &v, Config *c) {
     c->*field = v;
@@ -343,7 +343,10 @@ Status ApplyEnvironment(Config *c, char **environ) {
   Status first;
   for (char **e = environ; e && *e; ++e) {
     const std::string entry(*e);
-    if (entry.rfind("PFIO_", 0) != 0 || entry.rfind("PFIO_TEST_", 0) == 0) continue;
+    if (entry.rfind("PFIO_", 0) != 0 || entry.rfind("PFIO_TEST_", 0) == 0 ||
+        entry.rfind("PFIO_BENCH_", 0) == 0) {
+      continue;  // the test suite's and the benchmark scripts' own variables
+    }
     const size_t eq = entry.find('=');
     if (eq == std::string::npos) continue;
     const std::string var = entry.substr(0, eq), value = entry.substr(eq + 1);

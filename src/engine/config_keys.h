@@ -43,7 +43,8 @@ Status SetConfig(Config *c, const std::string &key, const std::string &value);
 Status GetConfig(const Config &c, const std::string &key, std::string *value);
 
 // Applies every PFIO_<KEY> variable of `environ` (and PFIO_STATS for stats_path). Variables
-// named PFIO_TEST_* belong to the test suite and are skipped. Good ones are applied even when
+// named PFIO_TEST_* and PFIO_BENCH_* belong to the test suite and the benchmark scripts and are
+// skipped. Good ones are applied even when
 // another is bad; the first bad or unknown one is returned, named `environment PFIO_X = "v"`.
 Status ApplyEnvironment(Config *c, char **environ);
 

@@ -21,18 +21,27 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
                       std::string *refused_reason, const DirectOpener &opener) {
   FileHandle f;
   f.path = path;
-  f.buffered_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer would otherwise block forever; the type is
+  // checked next and only regular files stay open (where the flag means nothing).
+  f.buffered_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (f.buffered_fd < 0) {
     int e = errno;
     return Status(
         e == ENOENT || e == EACCES ? PFIO_EINVAL : PFIO_EIO,
         Format("opening %s for reading failed: %s (errno %d)", path.c_str(), std::strerror(e), e));
   }
-  struct stat st;
+  struct stat st {};
   if (fstat(f.buffered_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(f.buffered_fd);
-    return Status::Invalid(Format("%s: expected a regular file", path.c_str()));
+    const char *kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                       : S_ISDIR(st.st_mode)  ? "a directory"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return Status::Invalid(Format("%s is %s: expected a regular file", path.c_str(), kind));
   }
+  fcntl(f.buffered_fd, F_SETFL, fcntl(f.buffered_fd, F_GETFL) & ~O_NONBLOCK);
   f.size = static_cast<uint64_t>(st.st_size);
   f.on_lustre = OnLustre(f.buffered_fd);
   if (want_direct) {
