@@ -39,7 +39,6 @@ class FileTable {
   // id -> handle of every open file (what BuildRequests needs).
   const std::unordered_map<int32_t, const FileHandle *> &handles() const { return handles_; }
   bool empty() const { return files_.empty(); }
-  size_t opened() const { return files_.size(); }
 
   // Reads in flight per file (a file closes only when it has none).
   void ReadIssued(int32_t id) { ++files_[id]->in_flight; }

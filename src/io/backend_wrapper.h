@@ -14,7 +14,6 @@ namespace pfio {
 class BackendWrapper : public Backend {
  public:
   explicit BackendWrapper(std::unique_ptr<Backend> target) : target_(std::move(target)) {}
-  Backend *target() const { return target_.get(); }
 
   const char *name() const override { return target_->name(); }
   Status Open(const std::string &path, FileHandle *out) override {
