@@ -276,7 +276,8 @@ TEST(Config, StatsIsTheShortNameOfStatsPath) {
 TEST(Config, GetNamesABufferTooSmall) {
   CleanConfig c;
   ASSERT_EQ(pfio_config_set(c.get(), "layout", "stripe=64K,targets=4"), PFIO_OK);
-  char buf[8] = "xxxxxxx";
+  char buf[8];
+  std::memset(buf, '?', sizeof buf);  // must come back as ""
   EXPECT_EQ(pfio_config_get(c.get(), "layout", buf, sizeof buf), PFIO_EINVAL);
   EXPECT_STREQ(buf, "");
   EXPECT_NE(std::string(pfio_last_error()).find("size = 8"), std::string::npos)
