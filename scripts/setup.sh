@@ -9,11 +9,31 @@ packages=(
   nlohmann-json3-dev
   fio
   libopenmpi-dev openmpi-bin
+  libmpich-dev mpich
+  autoconf automake libtool dpkg-dev xz-utils python3
   libhdf5-openmpi-dev
   libgtest-dev googletest
   clang-format
   python3-matplotlib
 )
+
+# ROMIO's sources come from Debian's openmpi and mpich source packages at build time
+# (romio-adio/fetch-romio.sh), so apt needs deb-src entries for the same archive.
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+deb_src=/etc/apt/sources.list.d/pfio-deb-src.sources
+need_update=0
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src ' /etc/apt/sources.list; then
+  $SUDO tee "$deb_src" >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  echo "setup: added deb-src entries ($deb_src)"
+  need_update=1
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,11 +42,10 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages already installed"
+  [ "$need_update" -eq 0 ] || $SUDO apt-get update -q
   exit 0
 fi
 
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 echo "setup: installing ${missing[*]}"
 $SUDO apt-get update -q

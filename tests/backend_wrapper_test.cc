@@ -34,6 +34,11 @@ class CountingBackend : public Backend, public DeviceModel {
     ++calls["Stage"];
     return Status::Ok();
   }
+  Status CurrentSize(const FileHandle &, uint64_t *size) override {
+    ++calls["CurrentSize"];
+    *size = 456;
+    return Status::Ok();
+  }
   const DeviceModel &device() const override { return *this; }
   pfio_stage AutoStage() const override { return PFIO_STAGE_DEVICE; }
   uint32_t TargetDepth(uint32_t, uint32_t) const override { return 5; }
@@ -64,8 +69,12 @@ TEST(BackendWrapper, ForwardsEveryCallTheDoubleDoesNotOverride) {
   ASSERT_TRUE(d.ReadDirect(h, buf, 0, 8, &n).ok());
   EXPECT_EQ(n, 7u);
   ASSERT_TRUE(d.Stage(h, 0, 4096, PFIO_STAGE_POKE).ok());
+  uint64_t size = 0;
+  ASSERT_TRUE(d.CurrentSize(h, &size).ok());
+  EXPECT_EQ(size, 456u);
   d.Close(&h);
-  for (const char *call : {"Open", "Submit", "Reap", "ReadDirect", "Stage", "Close"}) {
+  for (const char *call :
+       {"Open", "Submit", "Reap", "ReadDirect", "Stage", "CurrentSize", "Close"}) {
     EXPECT_EQ(counting->calls[call], 1) << call;
   }
   EXPECT_EQ(d.device().AutoStage(), PFIO_STAGE_DEVICE);

@@ -211,6 +211,49 @@ TEST(EngineRead, ReadsAtAndPastEndOfFile) {
   EXPECT_EQ(n, 0u);
 }
 
+// Rewrites `path` with `size` bytes of the pattern of `seed` (through its own descriptor).
+void Rewrite(const std::string &path, uint64_t size, uint64_t seed) {
+  std::vector<char> buf(size);
+  FillPattern(buf.data(), 0, size, seed);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(buf.data(), static_cast<std::streamsize>(size));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+TEST(EngineRead, RefreshDropsPrefetchedBytesAndRereadsTheSize) {
+  test::ScratchDir dir;
+  const uint64_t size = 4 * kMiB, block = 16384;
+  std::string path = dir.MakeFile("refresh", size, kSeed);
+  Context c(8 * kMiB, "pipelined");
+  int32_t f = c.Open(path);
+  std::vector<pfio_extent> plan = RandomBlocks(f, size, block, 64, 3);
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
+  ReadAll(c, {plan[0]});  // the rest of the plan is being prefetched now
+  ASSERT_GT(c.Stats().requests, 1u);
+
+  Rewrite(path, 5 * kMiB, 7);  // new bytes everywhere, and a longer file
+  ASSERT_EQ(pfio_file_refresh(c.ctx, f), PFIO_OK) << pfio_last_error();
+  uint64_t now = 0;
+  ASSERT_EQ(pfio_file_size(c.ctx, f, &now), PFIO_OK);
+  EXPECT_EQ(now, 5 * kMiB);
+  // The old plan is gone; the same extents planned again come back with the new bytes.
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data() + 1, plan.size() - 1), PFIO_OK);
+  ReadAll(c, std::vector<pfio_extent>(plan.begin() + 1, plan.end()), 7);
+  ReadAll(c, {pfio_extent{f, 0, size + 12345, 20000}}, 7);  // past the old end
+
+  Rewrite(path, kMiB, 9);  // truncated
+  ASSERT_EQ(pfio_file_refresh(c.ctx, f), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_file_size(c.ctx, f, &now), PFIO_OK);
+  EXPECT_EQ(now, kMiB);
+  std::vector<char> buf(block);
+  uint64_t n = 99;
+  ASSERT_EQ(pfio_read(c.ctx, f, buf.data(), 2 * kMiB, block, &n), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(n, 0u);
+  ReadAll(c, {pfio_extent{f, 0, kMiB - block, block}}, 9);
+  EXPECT_EQ(pfio_file_refresh(c.ctx, 999), PFIO_EBADF);
+  EXPECT_EQ(pfio_file_refresh(nullptr, f), PFIO_EINVAL);
+}
+
 TEST(EngineRead, BadPlansAreRejectedWithTheExtentNamed) {
   test::ScratchDir dir;
   const uint64_t size = 100000;

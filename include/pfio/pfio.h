@@ -143,7 +143,13 @@ pfio_status pfio_file_open(pfio_context *ctx, const char *path, int32_t *file);
  * extents from the plan. */
 pfio_status pfio_file_close(pfio_context *ctx, int32_t file);
 
-/* Size in bytes of an open file (as seen at open). */
+/* The file changed on disk (written, truncated or extended, by this process or another): drops
+ * every prefetched byte of it and its extents in the plan, waits (bounded) for its reads in
+ * flight, and reads its size again. The file stays open: no descriptor is closed, so POSIX
+ * record locks the process holds on the file (ROMIO's atomic mode) stay held. */
+pfio_status pfio_file_refresh(pfio_context *ctx, int32_t file);
+
+/* Size in bytes of an open file (as seen at open, or at the last pfio_file_refresh). */
 pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size);
 
 /* Appends extents to the end of the plan. Every extent is checked first (open file, length > 0,

@@ -164,6 +164,10 @@ pfio_status pfio_file_close(pfio_context *ctx, int32_t file) {
   PFIO_CALL("pfio_file_close", return Report(e.CloseFile(file)));
 }
 
+pfio_status pfio_file_refresh(pfio_context *ctx, int32_t file) {
+  PFIO_CALL("pfio_file_refresh", return Report(e.RefreshFile(file)));
+}
+
 pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size) {
   if (size == nullptr) return NullArgument("pfio_file_size", "size");
   PFIO_CALL("pfio_file_size", return Report(e.FileSize(file, size)));

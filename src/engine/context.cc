@@ -194,19 +194,38 @@ Status Context::FileSize(int32_t id, uint64_t *size) {
   return s;
 }
 
-Status Context::CloseFile(int32_t id) {
-  Lock lock(mu_);
-  Status s = files_.Check(id, "file");
-  if (!s.ok()) return s;
+// Every planned and buffered byte of file `id` goes; its reads in flight land and are dropped
+// (bounded by timeout_ms; `doing` names the call in the error).
+Status Context::DropFileLocked(Lock &lock, int32_t id, const char *doing) {
   stats_.bytes_wasted += window_.RemoveIf([id](const Extent &e) { return e.file == id; });
   PruneQueue();
   if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [&] { return files_.in_flight(id) == 0; })) {
     return Status::TimedOut(
-        Format("closing file %d (%s): %u prefetch reads still in flight "
-               "after timeout_ms = %u; the file stays open",
-               id, files_.handle(id).path.c_str(), files_.in_flight(id), cfg_.timeout_ms));
+        Format("%s file %d (%s): %u prefetch reads still in flight after "
+               "timeout_ms = %u; the file stays open",
+               doing, id, files_.handle(id).path.c_str(), files_.in_flight(id), cfg_.timeout_ms));
   }
+  return Status::Ok();
+}
+
+Status Context::CloseFile(int32_t id) {
+  Lock lock(mu_);
+  Status s = files_.Check(id, "file");
+  if (s.ok()) s = DropFileLocked(lock, id, "closing");
+  if (!s.ok()) return s;
   files_.Close(id, backend_.get());
+  Refill(false);
+  return Status::Ok();
+}
+
+Status Context::RefreshFile(int32_t id) {
+  Lock lock(mu_);
+  Status s = files_.Check(id, "file");
+  if (s.ok()) s = DropFileLocked(lock, id, "refreshing");
+  uint64_t size = 0;
+  if (s.ok()) s = backend_->CurrentSize(files_.handle(id), &size);
+  if (!s.ok()) return s;
+  files_.SetSize(id, size);
   Refill(false);
   return Status::Ok();
 }

@@ -64,6 +64,7 @@ class Context : private ReadPath::Host {
 
   Status OpenFile(const std::string &path, int32_t *id);
   Status CloseFile(int32_t id);
+  Status RefreshFile(int32_t id);
   Status FileSize(int32_t id, uint64_t *size);
 
   Status PlanAppend(const pfio_extent *extents, size_t count);
@@ -93,6 +94,7 @@ class Context : private ReadPath::Host {
   void UseLayout(std::unique_ptr<Layout> layout);
   Status ReplaceFrom(const Extent *extents, size_t count);
   pfio_stats SnapshotLocked() const;
+  Status DropFileLocked(Lock &lock, int32_t id, const char *doing);
 
   // ReadPath::Host (lock held).
   void Refill(bool force) override;

@@ -36,6 +36,8 @@ class FileTable {
   // For an id that Check accepted.
   const FileHandle &handle(int32_t id) const { return files_[id]->handle; }
   uint64_t size(int32_t id) const { return files_[id]->handle.size; }
+  // The file's size changed on disk (Context::RefreshFile read it again).
+  void SetSize(int32_t id, uint64_t size) { files_[id]->handle.size = size; }
   // id -> handle of every open file (what BuildRequests needs).
   const std::unordered_map<int32_t, const FileHandle *> &handles() const { return handles_; }
   bool empty() const { return files_.empty(); }

@@ -72,6 +72,11 @@ class Backend {
   // an error naming the build); DEVICE is the simulator's. Never changes any data.
   virtual Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind);
 
+  // The file's size now (it may have changed since Open: written, truncated, extended). The
+  // default asks the buffered descriptor (fstat); nothing is closed or reopened, so POSIX locks
+  // the process holds on the file stay held.
+  virtual Status CurrentSize(const FileHandle &file, uint64_t *size);
+
   // What the scheduler may know of the device (io/device_model.h); the default knows nothing.
   virtual const DeviceModel &device() const;
   // The virtual clock of a simulated device (io/virtual_clock.h); null for real devices.

@@ -27,6 +27,9 @@ class BackendWrapper : public Backend {
                     uint64_t *nread) override {
     return target_->ReadDirect(file, buf, offset, length, nread);
   }
+  Status CurrentSize(const FileHandle &file, uint64_t *size) override {
+    return target_->CurrentSize(file, size);
+  }
   Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind) override {
     return target_->Stage(file, offset, length, kind);
   }

@@ -127,4 +127,14 @@ Status Backend::ReadDirect(const FileHandle &file, void *buf, uint64_t offset, u
   return PreadFully(file.buffered_fd, file.path, buf, offset, length, nread);
 }
 
+Status Backend::CurrentSize(const FileHandle &file, uint64_t *size) {
+  struct stat st;
+  if (fstat(file.buffered_fd, &st) != 0) {
+    return Status::Io(Format("fstat of %s (fd %d) failed: %s", file.path.c_str(), file.buffered_fd,
+                             std::strerror(errno)));
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::Ok();
+}
+
 }  // namespace pfio

@@ -62,6 +62,11 @@ class SimBackend : public Backend, public DeviceModel, public VirtualClock {
                     uint64_t *nread) override;
 
   Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind) override;
+  // Virtual files never change size.
+  Status CurrentSize(const FileHandle &file, uint64_t *size) override {
+    *size = file.size;
+    return Status::Ok();
+  }
   const DeviceModel &device() const override { return *this; }
   VirtualClock *virtual_clock() override { return this; }
 

@@ -1,0 +1,135 @@
+/* ad_prefetch: ROMIO's ADIO driver for pfio.
+ *
+ * Contract. A file reaches this driver when its name starts with "prefetch:", when it is opened
+ * with the info key prefetch=enable (also from a ROMIO_HINTS file), or when
+ * ROMIO_FSTYPE_FORCE=prefetch: is set. It is an ordinary UFS file underneath: opening, writing,
+ * locking, resizing and deleting are ROMIO's generic (UFS) code. Reads of a file opened for
+ * reading go through one pfio context per file (the public C API only, pfio/pfio.h):
+ *   - independent reads: the extents of the request, in file-view order, become the plan when a
+ *     request has several; single extents feed a history predictor (sequential and strided runs)
+ *     that plans ahead of the reader, and is cleared the moment the pattern breaks;
+ *   - collective reads: ROMIO's two-phase algorithm, whose aggregators' reads are the
+ *     contiguous reads above (the cross-rank plan is placed in ad_prefetch_rdcoll.c).
+ * Consistency: every write, MPI_File_sync and MPI_File_set_size drops this rank's prefetched
+ * bytes of the file before it returns; reads under a ROMIO write (data sieving, two-phase
+ * read-modify-write) and in atomic mode use the stock path. pfio never returns bytes older than
+ * what the rank wrote or, after sync-barrier-sync, what another rank wrote.
+ * Errors of pfio become MPI_ERR_IO with pfio's message (which names the thing and its value).
+ */
+#ifndef AD_PREFETCH_H_INCLUDED
+#define AD_PREFETCH_H_INCLUDED
+
+#include <stdint.h>
+
+#include "adio.h"
+#include "pfio/pfio.h"
+
+/* History of one file's single-extent reads: predicts sequential and strided runs. */
+typedef struct ADIOI_PREFETCH_History {
+    ADIO_Offset last_offset; /* previous read, -1 before the first */
+    ADIO_Offset last_length;
+    ADIO_Offset stride;        /* offset difference of the last two reads */
+    int repeats;               /* reads that followed `stride` with the same length */
+    ADIO_Offset next_planned;  /* first offset not yet appended to the plan, -1 when none is */
+    ADIO_Offset planned_ahead; /* extents appended and not yet read */
+} ADIOI_PREFETCH_History;
+
+/* Repetition of whole multi-extent requests: request k+1 = request k shifted by `shift`. */
+typedef struct ADIOI_PREFETCH_Calls {
+    ADIO_Offset *offsets; /* the previous request's extents (copy) */
+    ADIO_Offset *lengths;
+    int count;
+    ADIO_Offset shift; /* shift between the last two requests, 0 when unknown */
+    int repeats;       /* requests that followed `shift` */
+    int planned_calls; /* predicted requests appended to the plan and not yet read */
+} ADIOI_PREFETCH_Calls;
+
+/* Per-file state, in fd->fs_ptr from SetInfo at open to Close. */
+typedef struct ADIOI_PREFETCH_File {
+    pfio_config *config;   /* engine settings from the PFIO_* environment and the hints */
+    MPI_Info open_info;    /* the hints as given at open (MPI_INFO_NULL when none) */
+    pfio_context *ctx;     /* NULL: every read takes the stock path (see `why_stock`) */
+    int32_t file;          /* pfio's id of the file, valid when ctx != NULL */
+    uint64_t size;         /* file size pfio saw when it opened the file */
+    int broken;            /* a refresh failed: stock reads until close */
+    int bypass;            /* > 0 while a ROMIO write reads holes: stock reads */
+    int rank;              /* in fd->comm */
+    int opening;           /* inside OpenColl, whose create step opens and closes once */
+    int internal;          /* ROMIO's own shared-file-pointer file: stock reads, no stats */
+    char mismatch[320];    /* a hint that differs between ranks ("" when none) */
+    int print_hints;       /* prefetch_print_hints */
+    int summary;           /* rank 0 writes the job summary next to the per-rank stats */
+    char stats_path[1024]; /* the hint or PFIO_STATS path as given (before the rank suffix) */
+    char why_stock[160];   /* why reads take the stock path, for prefetch_print_hints */
+    ADIOI_PREFETCH_History history;
+    ADIOI_PREFETCH_Calls calls;
+    uint64_t stock_reads;   /* reads that took the stock path */
+    uint64_t invalidations; /* writes, syncs and resizes that dropped prefetched bytes */
+} ADIOI_PREFETCH_File;
+
+/* ad_prefetch_select.c: nonzero when `filename` with `get(hints, key, value, size)` must go to
+ * this driver (prefix, prefetch=enable in the hints or the ROMIO_HINTS file, or
+ * ROMIO_FSTYPE_FORCE=prefetch:). `get` returns nonzero when the key is present. */
+int ADIOI_PREFETCH_Wanted(const char *filename,
+                          int (*get)(void *hints, const char *key, char *value, int size),
+                          void *hints);
+/* The name ROMIO resolves: "prefetch:" prepended when the file is wanted without the prefix. */
+const char *ADIOI_PREFETCH_Select_name(const char *filename, MPI_Info info);
+
+/* ad_prefetch_hints.c */
+void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
+void ADIOI_PREFETCH_Print_hints(ADIO_File fd);
+
+/* ad_prefetch_open.c */
+void ADIOI_PREFETCH_Open(ADIO_File fd, int *error_code);
+void ADIOI_PREFETCH_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
+void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code);
+void ADIOI_PREFETCH_Flush(ADIO_File fd, int *error_code);
+void ADIOI_PREFETCH_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
+/* Drops every prefetched byte of the file and re-reads its size (bounded wait for reads in
+ * flight). Returns an MPI error code. */
+int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller);
+/* The driver state when reads may use pfio now, else NULL. */
+ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd);
+/* An MPI_ERR_IO error code carrying pfio's last message. */
+int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status);
+
+/* ad_prefetch_read.c */
+void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                               int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                               int *error_code);
+void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                int *error_code);
+void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf);
+
+/* ad_prefetch_rdcoll.c */
+void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                    int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                    int *error_code);
+void ADIOI_PREFETCH_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                     int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
+                                     int *error_code);
+
+/* ad_prefetch_write.c */
+void ADIOI_PREFETCH_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                int *error_code);
+void ADIOI_PREFETCH_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                 int *error_code);
+void ADIOI_PREFETCH_WriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                     MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                     ADIO_Status *status, int *error_code);
+void ADIOI_PREFETCH_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                      MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                      ADIO_Request *request, int *error_code);
+
+/* ad_prefetch_view.c: the request as file extents (in file-view order, zero lengths dropped,
+ * the individual file pointer advanced as ROMIO does) and as read pieces pairing them with the
+ * user's buffer through its memory datatype. *pieces is malloc'ed; free it. */
+int ADIOI_PREFETCH_View_pieces(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                               int file_ptr_type, ADIO_Offset offset, pfio_read_piece **pieces,
+                               int *npieces, pfio_extent **extents, int *nextents, uint64_t *total);
+
+#endif

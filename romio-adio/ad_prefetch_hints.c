@@ -1,0 +1,287 @@
+/* The one place ad_prefetch reads hints: prefetch_<key> for every pfio setting (the names
+ * pfio_config_key lists), prefetch_stats (short for prefetch_stats_path), prefetch_print_hints,
+ * and the standard striping_unit / striping_factor as the layout. At open the hints are checked
+ * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
+ * is reported once on rank 0 with pfio's message and its default is used, and the values in
+ * force are written back to fd->info for MPI_File_get_info. pfio settings are fixed at open. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad_prefetch.h"
+#include "adioi.h"
+
+#define HINT_VALUE_MAX 1024
+#define HINT_NAME_MAX 96
+
+static int hint_get(MPI_Info info, const char *name, char *value)
+{
+    int flag = 0;
+    if (info == MPI_INFO_NULL)
+        return 0;
+    ADIOI_Info_get(info, name, HINT_VALUE_MAX - 1, value, &flag);
+    return flag;
+}
+
+/* FNV-1a of the hint's value, or of a marker when it is absent, for the across-ranks check. */
+static unsigned long long value_hash(int present, const char *value)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    const char *s = present ? value : "\001absent";
+    for (; *s; ++s)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ^ (unsigned long long)present;
+}
+
+static size_t key_count(void)
+{
+    size_t n = 0;
+    while (pfio_config_key(n) != NULL)
+        ++n;
+    return n;
+}
+
+/* Names of the hints checked across ranks, beyond prefetch_<key>. */
+static const char *const kExtraHints[] = {"prefetch", "prefetch_stats", "prefetch_print_hints",
+                                          "striping_unit", "striping_factor"};
+#define EXTRA_HINTS (sizeof kExtraHints / sizeof kExtraHints[0])
+
+static void hint_name(size_t i, char *name)
+{
+    size_t keys = key_count();
+    if (i < keys)
+        snprintf(name, HINT_NAME_MAX, "prefetch_%s", pfio_config_key(i));
+    else
+        snprintf(name, HINT_NAME_MAX, "%s", kExtraHints[i - keys]);
+}
+
+/* Every rank must pass the same prefetch hints; records the first that differs. Collective. */
+static void check_same_everywhere(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+{
+    size_t n = key_count() + EXTRA_HINTS, i;
+    unsigned long long *mine = ADIOI_Malloc(3 * n * sizeof *mine);
+    unsigned long long *lo = mine + n, *hi = mine + 2 * n;
+    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX];
+    for (i = 0; i < n; ++i) {
+        int present;
+        hint_name(i, name);
+        present = hint_get(info, name, value);
+        mine[i] = value_hash(present, value);
+    }
+    MPI_Allreduce(mine, lo, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_MIN, fd->comm);
+    MPI_Allreduce(mine, hi, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_MAX, fd->comm);
+    pf->mismatch[0] = '\0';
+    for (i = 0; i < n; ++i) {
+        if (lo[i] != hi[i]) {
+            int present;
+            hint_name(i, name);
+            present = hint_get(info, name, value);
+            snprintf(pf->mismatch, sizeof pf->mismatch,
+                     "hint %s = \"%.40s\" on rank %d differs between ranks: expected the same "
+                     "value on every rank of the communicator",
+                     name, present ? value : "(not set)", pf->rank);
+            break;
+        }
+    }
+    ADIOI_Free(mine);
+}
+
+static void report(ADIOI_PREFETCH_File *pf, const char *filename, const char *what)
+{
+    if (pf->rank == 0)
+        fprintf(stderr, "pfio: file %s: %s\n", filename, what);
+}
+
+/* prefetch_<key> hints (and the layout from striping hints) into pf->config. */
+static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+{
+    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], msg[3 * HINT_VALUE_MAX];
+    char unit[HINT_VALUE_MAX], factor[HINT_VALUE_MAX];
+    size_t i, keys = key_count();
+    int have_layout = 0;
+    for (i = 0; i < keys; ++i) {
+        const char *key = pfio_config_key(i);
+        char fallback[HINT_VALUE_MAX];
+        snprintf(name, sizeof name, "prefetch_%s", key);
+        if (!hint_get(info, name, value)) {
+            if (strcmp(key, "stats_path") != 0 || !hint_get(info, "prefetch_stats", value))
+                continue;
+            snprintf(name, sizeof name, "prefetch_stats");
+        }
+        if (strcmp(key, "layout") == 0)
+            have_layout = 1;
+        if (pfio_config_set(pf->config, key, value) != PFIO_OK) {
+            pfio_config_get(pf->config, key, fallback, sizeof fallback);
+            snprintf(msg, sizeof msg, "hint %s: %.1000s; using \"%.400s\"", name, pfio_last_error(),
+                     fallback);
+            report(pf, fd->filename, msg);
+        }
+    }
+    /* striping_unit x striping_factor describe how the file is spread over targets. */
+    if (!have_layout && hint_get(info, "striping_unit", unit) &&
+        hint_get(info, "striping_factor", factor)) {
+        snprintf(value, sizeof value, "stripe=%.400s,targets=%.400s", unit, factor);
+        if (pfio_config_set(pf->config, "layout", value) != PFIO_OK) {
+            snprintf(msg, sizeof msg,
+                     "hints striping_unit = \"%.400s\", striping_factor = \"%.400s\" do not make "
+                     "a pfio layout (%.900s); pfio uses one target",
+                     unit, factor, pfio_last_error());
+            report(pf, fd->filename, msg);
+        }
+    }
+    if (hint_get(info, "prefetch_print_hints", value))
+        pf->print_hints =
+            strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "enable") == 0;
+    if (pfio_config_validate(pf->config) != PFIO_OK) {
+        snprintf(msg, sizeof msg, "%s; using pfio's defaults and the PFIO_* environment",
+                 pfio_last_error());
+        report(pf, fd->filename, msg);
+        pfio_config_destroy(pf->config);
+        pf->config = NULL;
+        pfio_config_create(&pf->config);
+    }
+}
+
+/* The values in force, for MPI_File_get_info. */
+static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX];
+    size_t i;
+    ADIOI_Info_set(fd->info, "prefetch", "enable");
+    for (i = 0; pfio_config_key(i) != NULL; ++i) {
+        const char *key = pfio_config_key(i);
+        snprintf(name, sizeof name, "prefetch_%s", key);
+        if (strcmp(key, "stats_path") == 0) {
+            if (pf->stats_path[0])
+                ADIOI_Info_set(fd->info, name, pf->stats_path);
+            continue;
+        }
+        if (pf->config != NULL &&
+            pfio_config_get(pf->config, key, value, sizeof value) == PFIO_OK && value[0] != '\0')
+            ADIOI_Info_set(fd->info, name, value);
+    }
+    ADIOI_Info_set(fd->info, "prefetch_print_hints", pf->print_hints ? "1" : "0");
+}
+
+/* The per-rank stats name: "x.json" -> "x.rank3.json", "x" -> "x.rank3". */
+static void rank_stats_path(ADIOI_PREFETCH_File *pf)
+{
+    char path[sizeof pf->stats_path + 32];
+    const char *dot, *slash;
+    if (pfio_config_get(pf->config, "stats_path", pf->stats_path, sizeof pf->stats_path) !=
+            PFIO_OK ||
+        pf->stats_path[0] == '\0')
+        return;
+    dot = strrchr(pf->stats_path, '.');
+    slash = strrchr(pf->stats_path, '/');
+    if (dot != NULL && (slash == NULL || dot > slash))
+        snprintf(path, sizeof path, "%.*s.rank%d%s", (int)(dot - pf->stats_path), pf->stats_path,
+                 pf->rank, dot);
+    else
+        snprintf(path, sizeof path, "%s.rank%d", pf->stats_path, pf->rank);
+    pfio_config_set(pf->config, "stats_path", path);
+    pf->summary = pf->rank == 0;
+}
+
+/* After open (MPI_File_set_info, MPI_File_set_view): ROMIO's own hints change, pfio's stay.
+ * A prefetch hint asking for another value than the one in force is reported and ignored;
+ * one repeating it (HDF5 passes the open's info to every set_view) is fine. */
+static void warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+{
+    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], in_force[HINT_VALUE_MAX];
+    char msg[2 * HINT_VALUE_MAX + 256];
+    size_t i;
+    if (pf->internal)
+        return;
+    for (i = 0; pfio_config_key(i) != NULL; ++i) {
+        const char *key = pfio_config_key(i);
+        snprintf(name, sizeof name, "prefetch_%s", key);
+        if (!hint_get(info, name, value)) {
+            if (strcmp(key, "stats_path") != 0 || !hint_get(info, "prefetch_stats", value))
+                continue;
+        }
+        if (strcmp(key, "stats_path") == 0)
+            snprintf(in_force, sizeof in_force, "%s", pf->stats_path);
+        else if (pf->config == NULL ||
+                 pfio_config_get(pf->config, key, in_force, sizeof in_force) != PFIO_OK)
+            in_force[0] = '\0';
+        if (strcmp(value, in_force) == 0 ||
+            (hint_get(pf->open_info, name, in_force) && strcmp(value, in_force) == 0))
+            continue; /* the value in force, or the very string given at open */
+        if (strcmp(key, "stats_path") == 0)
+            snprintf(in_force, sizeof in_force, "%s", pf->stats_path);
+        else if (pf->config == NULL ||
+                 pfio_config_get(pf->config, key, in_force, sizeof in_force) != PFIO_OK)
+            in_force[0] = '\0';
+        snprintf(msg, sizeof msg,
+                 "hint %s = \"%.400s\" given after MPI_File_open: pfio settings are fixed at "
+                 "open, \"%.400s\" stays in force",
+                 name, value, in_force);
+        report(pf, fd->filename, msg);
+    }
+}
+
+void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
+{
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    ADIOI_GEN_SetInfo(fd, users_info, error_code);
+    if (*error_code != MPI_SUCCESS)
+        return;
+    if (pf != NULL) {
+        warn_late_hints(fd, pf, users_info);
+        publish(fd, pf);
+        return;
+    }
+    pf = ADIOI_Calloc(1, sizeof *pf);
+    pf->open_info = MPI_INFO_NULL; /* not 0 in every MPI */
+    fd->fs_ptr = pf;
+    MPI_Comm_rank(fd->comm, &pf->rank);
+    pf->history.last_offset = -1;
+    pf->history.next_planned = -1;
+    /* ROMIO's shared file pointer lives in a file of its own, read and written under a lock by
+     * every rank: only the stock path sees the other ranks' updates. */
+    pf->internal =
+        (fd->access_mode & ADIO_DELETE_ON_CLOSE) != 0 && strstr(fd->filename, ".shfp.") != NULL;
+    if (pf->internal) {
+        snprintf(pf->why_stock, sizeof pf->why_stock, "ROMIO's shared file pointer file");
+        return;
+    }
+    if (pfio_config_create(&pf->config) != PFIO_OK) {
+        char msg[HINT_VALUE_MAX];
+        if (pf->config == NULL) {
+            *error_code = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_SetInfo", __LINE__, PFIO_ENOMEM);
+            return;
+        }
+        snprintf(msg, sizeof msg, "%s; the default is used", pfio_last_error());
+        report(pf, fd->filename, msg);
+    }
+    if (users_info != MPI_INFO_NULL)
+        MPI_Info_dup(users_info, &pf->open_info);
+    check_same_everywhere(fd, pf, users_info);
+    apply_engine_hints(fd, pf, users_info);
+    rank_stats_path(pf);
+    publish(fd, pf);
+}
+
+void ADIOI_PREFETCH_Print_hints(ADIO_File fd)
+{
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    char value[HINT_VALUE_MAX];
+    size_t i;
+    if (pf == NULL || !pf->print_hints || pf->rank != 0)
+        return;
+    fprintf(stderr, "pfio: file %s: hints in force:", fd->filename);
+    for (i = 0; pfio_config_key(i) != NULL; ++i) {
+        if (pf->config != NULL &&
+            pfio_config_get(pf->config, pfio_config_key(i), value, sizeof value) == PFIO_OK)
+            fprintf(stderr, " prefetch_%s=%s", pfio_config_key(i), value[0] ? value : "\"\"");
+    }
+    fprintf(stderr, " cb_buffer_size=%d cb_nodes=%d romio_cb_read=%s\n", fd->hints->cb_buffer_size,
+            fd->hints->cb_nodes,
+            fd->hints->cb_read == ADIOI_HINT_ENABLE    ? "enable"
+            : fd->hints->cb_read == ADIOI_HINT_DISABLE ? "disable"
+                                                       : "automatic");
+    if (pf->why_stock[0])
+        fprintf(stderr, "pfio: file %s: reads take the stock path: %s\n", fd->filename,
+                pf->why_stock);
+}

@@ -1,0 +1,209 @@
+/* Open and close a prefetch file, and the consistency points (sync, resize) that drop what was
+ * prefetched. The file itself is opened by UFS; pfio opens it a second time, read-only. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad_prefetch.h"
+#include "adioi.h"
+
+void ADIOI_UFS_Open(ADIO_File fd, int *error_code);
+
+int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status)
+{
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, caller, line, MPI_ERR_IO, "**io",
+                                "**io %s", status == PFIO_OK ? "pfio" : pfio_last_error());
+}
+
+ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
+{
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity) {
+        if (pf != NULL)
+            ++pf->stock_reads;
+        return NULL;
+    }
+    return pf;
+}
+
+static void free_state(ADIO_File fd)
+{
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    if (pf == NULL)
+        return;
+    ADIOI_PREFETCH_Forget_history(pf);
+    pfio_config_destroy(pf->config);
+    if (pf->open_info != MPI_INFO_NULL)
+        MPI_Info_free(&pf->open_info);
+    ADIOI_Free(pf);
+    fd->fs_ptr = NULL;
+}
+
+/* pfio's own handle on the file; a refusal leaves reads on the stock path, with the reason. */
+static void start_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    pfio_status s;
+    if (pf->internal)
+        return;
+    if ((fd->access_mode & ADIO_WRONLY) != 0) {
+        snprintf(pf->why_stock, sizeof pf->why_stock, "opened write-only");
+        return;
+    }
+    s = pfio_context_create(pf->config, &pf->ctx);
+    if (s == PFIO_OK)
+        s = pfio_file_open(pf->ctx, fd->filename, &pf->file);
+    if (s == PFIO_OK)
+        s = pfio_file_size(pf->ctx, pf->file, &pf->size);
+    if (s != PFIO_OK) {
+        snprintf(pf->why_stock, sizeof pf->why_stock, "%s", pfio_last_error());
+        if (pf->rank == 0)
+            fprintf(stderr, "pfio: file %s: prefetching is off, reads use the stock path: %s\n",
+                    fd->filename, pf->why_stock);
+        pfio_context_destroy(pf->ctx);
+        pf->ctx = NULL;
+    }
+}
+
+void ADIOI_PREFETCH_Open(ADIO_File fd, int *error_code)
+{
+    static const char myname[] = "ADIOI_PREFETCH_Open";
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    if (pf == NULL) { /* SetInfo always runs first in ADIO_Open */
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_INTERN, "**io", "**io %s",
+                                           "pfio: the driver state is missing at open");
+        return;
+    }
+    if (pf->mismatch[0]) {
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_INFO_VALUE, "**io", "**io %s", pf->mismatch);
+        if (pf->rank == 0 || getenv("PFIO_VERBOSE") != NULL)
+            fprintf(stderr, "pfio: file %s: %s\n", fd->filename, pf->mismatch);
+        return; /* the state stays: ROMIO may call Open again (access-mode retry) */
+    }
+    ADIOI_UFS_Open(fd, error_code);
+    if (*error_code != MPI_SUCCESS)
+        return; /* as above; a failed ADIO_Open frees fd without Close (a small leak) */
+    start_prefetching(fd, pf);
+    ADIOI_PREFETCH_Print_hints(fd);
+}
+
+/* ROMIO's generic collective open; its create step (rank 0 creates the file, then closes it)
+ * must not free the state the real open needs. */
+void ADIOI_PREFETCH_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
+{
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    if (pf != NULL)
+        pf->opening = 1;
+    ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
+    pf = fd->fs_ptr;
+    if (pf != NULL)
+        pf->opening = 0;
+}
+
+int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
+{
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    pfio_status s;
+    if (pf == NULL || pf->ctx == NULL)
+        return MPI_SUCCESS;
+    ++pf->invalidations;
+    ADIOI_PREFETCH_Forget_history(pf);
+    /* no descriptor is closed: ROMIO may hold fcntl locks on the file (atomic mode, data
+     * sieving), and closing any descriptor of a file drops all of the process's locks on it */
+    s = pfio_file_refresh(pf->ctx, pf->file);
+    if (s == PFIO_OK)
+        s = pfio_file_size(pf->ctx, pf->file, &pf->size);
+    if (s != PFIO_OK) {
+        /* no stale byte may be served: from now on this file reads through the stock path */
+        int code = ADIOI_PREFETCH_Error(caller, __LINE__, s);
+        snprintf(pf->why_stock, sizeof pf->why_stock, "%s", pfio_last_error());
+        pf->broken = 1;
+        return code;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
+static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    enum { kFields = 11 };
+    unsigned long long mine[kFields] = {0}, sum[kFields], peak = 0, peak_max = 0;
+    pfio_stats st;
+    int nprocs;
+    /* with deferred open not every rank reaches Close: no collective summary then */
+    if (pf->stats_path[0] == '\0' || fd->hints->deferred_open)
+        return;
+    memset(&st, 0, sizeof st);
+    if (pf->ctx != NULL && pfio_stats_get(pf->ctx, &st, sizeof st) == PFIO_OK) {
+        mine[0] = st.reads;
+        mine[1] = st.hits;
+        mine[2] = st.misses;
+        mine[3] = st.stalls;
+        mine[4] = st.bytes_served;
+        mine[5] = st.bytes_read;
+        mine[6] = st.bytes_wasted;
+        mine[7] = st.requests;
+        mine[8] = st.io_errors;
+        peak = st.memory_peak;
+    }
+    mine[9] = pf->stock_reads;
+    mine[10] = pf->invalidations;
+    MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
+    MPI_Reduce(&peak, &peak_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
+    MPI_Comm_size(fd->comm, &nprocs);
+    if (pf->rank == 0) {
+        FILE *f = fopen(pf->stats_path, "w");
+        if (f == NULL) {
+            fprintf(stderr, "pfio: file %s: job summary %s not written: %s\n", fd->filename,
+                    pf->stats_path, strerror(errno));
+            return;
+        }
+        fprintf(f,
+                "{\n  \"file\": \"%s\",\n  \"ranks\": %d,\n  \"reads\": %llu,\n"
+                "  \"hits\": %llu,\n  \"misses\": %llu,\n  \"stalls\": %llu,\n"
+                "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
+                "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
+                "  \"invalidations\": %llu,\n  \"memory_peak_max_rank\": %llu\n}\n",
+                fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
+                sum[7], sum[8], sum[9], sum[10], peak_max);
+        fclose(f);
+    }
+}
+
+void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
+{
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    int err = MPI_SUCCESS;
+    if (pf != NULL && pf->opening) { /* the create step of OpenColl: the file stays ours */
+        pfio_context_destroy(pf->ctx);
+        pf->ctx = NULL;
+        ADIOI_GEN_Close(fd, error_code);
+        return;
+    }
+    if (pf != NULL) {
+        write_summary(fd, pf);
+        if (pf->ctx != NULL && pfio_context_destroy(pf->ctx) != PFIO_OK)
+            err = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_Close", __LINE__, PFIO_EIO);
+        pf->ctx = NULL;
+        free_state(fd);
+    }
+    ADIOI_GEN_Close(fd, error_code);
+    if (*error_code == MPI_SUCCESS)
+        *error_code = err;
+}
+
+void ADIOI_PREFETCH_Flush(ADIO_File fd, int *error_code)
+{
+    ADIOI_GEN_Flush(fd, error_code);
+    if (*error_code == MPI_SUCCESS)
+        *error_code = ADIOI_PREFETCH_Invalidate(fd, "ADIOI_PREFETCH_Flush");
+}
+
+void ADIOI_PREFETCH_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
+{
+    ADIOI_GEN_Resize(fd, size, error_code);
+    if (*error_code == MPI_SUCCESS)
+        *error_code = ADIOI_PREFETCH_Invalidate(fd, "ADIOI_PREFETCH_Resize");
+}

@@ -1,0 +1,312 @@
+/* Independent reads through pfio, and the plan that makes them fast before any plan is declared:
+ *  - a request of several extents (a strided file view) is its own plan: its extents replace
+ *    what was planned, so pfio reads them at queue depth in the order the view visits them;
+ *  - requests that repeat shifted by a constant (time steps, segments) are planned ahead;
+ *  - single extents feed a history predictor: after three reads of one length at a constant
+ *    stride (sequential is stride = length) the next ones are planned, and the moment a read
+ *    breaks the pattern the prediction is cleared. A wrong prediction costs reading time, never
+ *    bytes: pfio serves only what the file holds, and reads outside the plan go direct. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ad_prefetch.h"
+#include "adioi.h"
+
+/* How far predictions reach: bytes, extents and whole requests ahead of the reader. */
+#define LOOKAHEAD_BYTES ((ADIO_Offset)64 << 20)
+#define LOOKAHEAD_EXTENTS 4096
+#define LOOKAHEAD_CALLS 8
+
+static void set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes)
+{
+#ifdef HAVE_STATUS_SET_BYTES
+    MPIR_Status_set_bytes(status, datatype, (MPI_Count)bytes);
+#else
+    (void)status;
+    (void)datatype;
+    (void)bytes;
+#endif
+}
+
+void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf)
+{
+    free(pf->calls.offsets);
+    memset(&pf->calls, 0, sizeof pf->calls);
+    memset(&pf->history, 0, sizeof pf->history);
+    pf->history.last_offset = -1;
+    pf->history.next_planned = -1;
+}
+
+/* Nothing predicted stays in the plan. */
+static void clear_predictions(ADIOI_PREFETCH_File *pf)
+{
+    pfio_extent none;
+    if (pf->history.next_planned >= 0 || pf->calls.planned_calls > 0)
+        pfio_plan_replace(pf->ctx, &none, 0);
+    pf->history.next_planned = -1;
+    pf->history.planned_ahead = 0;
+    pf->calls.planned_calls = 0;
+}
+
+/* [offset, offset+length) cut to the file as pfio saw it; 0 when nothing is left. */
+static int clip(const ADIOI_PREFETCH_File *pf, pfio_extent *e, ADIO_Offset offset,
+                ADIO_Offset length)
+{
+    if (offset < 0 || (uint64_t)offset >= pf->size || length <= 0)
+        return 0;
+    e->file = pf->file;
+    e->marked = 0;
+    e->offset = (uint64_t)offset;
+    e->length = (uint64_t)length;
+    if (e->offset + e->length > pf->size)
+        e->length = pf->size - e->offset;
+    return 1;
+}
+
+/* Appends the next predicted single extents until LOOKAHEAD is reached again. */
+static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
+{
+    ADIOI_PREFETCH_History *h = &pf->history;
+    ADIO_Offset want = LOOKAHEAD_BYTES / length, n = 0, next;
+    pfio_extent *plan;
+    if (want < 8)
+        want = 8;
+    if (want > LOOKAHEAD_EXTENTS)
+        want = LOOKAHEAD_EXTENTS;
+    if (h->next_planned >= 0 && h->planned_ahead > want / 2)
+        return;
+    next = h->next_planned >= 0 ? h->next_planned : offset + h->stride;
+    plan = malloc((size_t)(want - h->planned_ahead) * sizeof *plan);
+    if (plan == NULL)
+        return; /* no prediction: reads still work, directly */
+    while (h->planned_ahead + n < want && clip(pf, &plan[n], next, length)) {
+        ++n;
+        next += h->stride;
+    }
+    if (n > 0 && pfio_plan_append(pf->ctx, plan, (size_t)n) == PFIO_OK) {
+        h->next_planned = next;
+        h->planned_ahead += n;
+    }
+    free(plan);
+}
+
+/* One single-extent read seen: keep, extend or clear the prediction. */
+static void observe_extent(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
+{
+    ADIOI_PREFETCH_History *h = &pf->history;
+    ADIO_Offset delta = offset - h->last_offset;
+    if (pf->calls.count > 0) { /* the multi-extent pattern ended */
+        clear_predictions(pf);
+        free(pf->calls.offsets);
+        memset(&pf->calls, 0, sizeof pf->calls);
+    }
+    if (h->last_offset >= 0 && length == h->last_length && delta == h->stride && delta != 0) {
+        ++h->repeats;
+        if (h->planned_ahead > 0)
+            --h->planned_ahead;
+    } else {
+        clear_predictions(pf);
+        h->stride = h->last_offset >= 0 ? delta : 0;
+        h->repeats = h->last_offset >= 0 && length == h->last_length && delta != 0;
+    }
+    h->last_offset = offset;
+    h->last_length = length;
+    if (h->repeats >= 2)
+        plan_run_ahead(pf, offset, length);
+}
+
+/* Whether `e` is the previous request shifted by one constant (returned in *shift). */
+static int shifted_copy(const ADIOI_PREFETCH_Calls *c, const pfio_extent *e, int n,
+                        ADIO_Offset *shift)
+{
+    int i;
+    if (c->count != n || n == 0)
+        return 0;
+    *shift = (ADIO_Offset)e[0].offset - c->offsets[0];
+    for (i = 0; i < n; ++i) {
+        if ((ADIO_Offset)e[i].offset - c->offsets[i] != *shift ||
+            (ADIO_Offset)e[i].length != c->lengths[i])
+            return 0;
+    }
+    return *shift != 0;
+}
+
+/* Appends copies of `e` shifted by k * shift for the calls not yet planned. */
+static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int n, uint64_t bytes)
+{
+    ADIOI_PREFETCH_Calls *c = &pf->calls;
+    int want = (int)(LOOKAHEAD_BYTES / (ADIO_Offset)(bytes ? bytes : 1)), k, i;
+    pfio_extent *plan = malloc((size_t)n * sizeof *plan);
+    if (want < 1)
+        want = 1;
+    if (want > LOOKAHEAD_CALLS)
+        want = LOOKAHEAD_CALLS;
+    if (plan == NULL)
+        return;
+    for (k = c->planned_calls + 1; k <= want; ++k) {
+        int m = 0;
+        for (i = 0; i < n; ++i)
+            m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset + k * c->shift,
+                      (ADIO_Offset)e[i].length);
+        if (m == 0 || pfio_plan_append(pf->ctx, plan, (size_t)m) != PFIO_OK)
+            break;
+        c->planned_calls = k;
+    }
+    free(plan);
+}
+
+/* A multi-extent request seen: it becomes the plan, unless it was predicted and is already. */
+static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint64_t bytes)
+{
+    ADIOI_PREFETCH_Calls *c = &pf->calls;
+    ADIO_Offset shift = 0;
+    int i, m = 0, match = shifted_copy(c, e, n, &shift);
+    if (pf->history.last_offset >= 0) { /* the single-extent pattern ended */
+        clear_predictions(pf);
+        memset(&pf->history, 0, sizeof pf->history);
+        pf->history.last_offset = -1;
+        pf->history.next_planned = -1;
+    }
+    if (match && shift == c->shift) {
+        ++c->repeats;
+    } else {
+        c->shift = match ? shift : 0;
+        c->repeats = match;
+    }
+    if (match && shift == c->shift && c->planned_calls > 0) {
+        --c->planned_calls; /* this request was predicted: its extents are in the plan */
+    } else {
+        pfio_extent *plan = malloc(((size_t)n + 1) * sizeof *plan);
+        if (plan != NULL) {
+            for (i = 0; i < n; ++i)
+                m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset, (ADIO_Offset)e[i].length);
+            if (pfio_plan_replace(pf->ctx, plan, (size_t)m) != PFIO_OK)
+                pfio_plan_replace(pf->ctx, plan, 0);
+            free(plan);
+        }
+        c->planned_calls = 0;
+    }
+    if (c->repeats >= 2)
+        plan_calls_ahead(pf, e, n, bytes);
+    if (c->count != n) {
+        free(c->offsets);
+        c->offsets = malloc(2 * ((size_t)n + 1) * sizeof *c->offsets);
+        c->count = c->offsets != NULL ? n : 0;
+    }
+    c->lengths = c->offsets + n;
+    for (i = 0; i < c->count; ++i) {
+        c->offsets[i] = (ADIO_Offset)e[i].offset;
+        c->lengths[i] = (ADIO_Offset)e[i].length;
+    }
+}
+
+/* Bytes past the size pfio saw at open (the file grew since): read with pread until EOF. */
+static int read_past_known_end(ADIO_File fd, char *buf, ADIO_Offset offset, uint64_t length,
+                               uint64_t *got)
+{
+    *got = 0;
+    while (*got < length) {
+        ssize_t r = pread(fd->fd_sys, buf + *got, length - *got, offset + (ADIO_Offset)*got);
+        if (r < 0)
+            return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_Read",
+                                        __LINE__, MPI_ERR_IO, "**io", "**io %s", strerror(errno));
+        if (r == 0)
+            break;
+        *got += (uint64_t)r;
+    }
+    return MPI_SUCCESS;
+}
+
+void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                               int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                               int *error_code)
+{
+    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Active(fd);
+    MPI_Count type_size = 0;
+    uint64_t length, nread = 0, more = 0;
+    pfio_status s;
+    if (pf == NULL) {
+        ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+        return;
+    }
+    MPI_Type_size_x(datatype, &type_size);
+    length = (uint64_t)count * (uint64_t)type_size;
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        offset = fd->fp_ind;
+    if (length > 0) {
+        observe_extent(pf, offset, (ADIO_Offset)length);
+        s = pfio_read(pf->ctx, pf->file, buf, (uint64_t)offset, length, &nread);
+        if (s != PFIO_OK) {
+            *error_code = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_ReadContig", __LINE__, s);
+            return;
+        }
+        if (nread < length) {
+            *error_code = read_past_known_end(fd, (char *)buf + nread, offset + (ADIO_Offset)nread,
+                                              length - nread, &more);
+            if (*error_code != MPI_SUCCESS)
+                return;
+            nread += more;
+        }
+    }
+    fd->fp_sys_posn = -1; /* pfio reads with its own handle */
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        fd->fp_ind += (ADIO_Offset)nread;
+    set_status(status, datatype, nread);
+    *error_code = MPI_SUCCESS;
+}
+
+void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
+                                int *error_code)
+{
+    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Active(fd);
+    pfio_read_piece *pieces = NULL;
+    pfio_extent *extents = NULL;
+    int npieces = 0, nextents = 0, i;
+    uint64_t total = 0, nread = 0;
+    pfio_status s;
+    if (pf == NULL) {
+        ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+        return;
+    }
+    if (!ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
+                                    &npieces, &extents, &nextents, &total)) {
+        *error_code =
+            MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_ReadStrided",
+                                 __LINE__, MPI_ERR_NO_MEM, "**nomem", 0);
+        return;
+    }
+    for (i = 0; i < nextents; ++i)
+        extents[i].file = pf->file;
+    if (nextents == 1)
+        observe_extent(pf, (ADIO_Offset)extents[0].offset, (ADIO_Offset)extents[0].length);
+    else if (nextents > 1)
+        observe_request(pf, extents, nextents, total);
+    s = pfio_readv(pf->ctx, pf->file, pieces, (size_t)npieces, &nread);
+    *error_code = MPI_SUCCESS;
+    if (s != PFIO_OK) {
+        *error_code = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_ReadStrided", __LINE__, s);
+    } else if (nread < total) {
+        /* pfio stopped at the size it saw at open: the rest, if the file grew, directly */
+        uint64_t served = nread, seen = 0, got = 0;
+        for (i = 0; i < npieces && *error_code == MPI_SUCCESS; ++i) {
+            uint64_t skip = served > seen ? served - seen : 0;
+            seen += pieces[i].length;
+            if (skip >= pieces[i].length)
+                continue;
+            *error_code = read_past_known_end(fd, (char *)pieces[i].buf + skip,
+                                              (ADIO_Offset)(pieces[i].offset + skip),
+                                              pieces[i].length - skip, &got);
+            nread += got;
+            if (got < pieces[i].length - skip)
+                break; /* end of file */
+        }
+    }
+    fd->fp_sys_posn = -1;
+    if (*error_code == MPI_SUCCESS)
+        set_status(status, datatype, nread);
+    free(pieces);
+    free(extents);
+}

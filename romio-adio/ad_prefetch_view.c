@@ -1,0 +1,134 @@
+/* A request through the file view, as pfio sees it: the file extents in the order the view
+ * visits them (ROMIO's own flattening of the view), and read pieces that pair each stretch of
+ * the file with its place in the user's buffer (ROMIO's flattening of the memory type). */
+#include <stdlib.h>
+
+#include "ad_prefetch.h"
+#include "ad_prefetch_romio.h"
+#include "adioi.h"
+
+/* One contiguous block of the user's buffer. */
+typedef struct {
+    char *addr;
+    ADIO_Offset length;
+} MemBlock;
+
+/* The buffer's blocks for `count` elements of `datatype`, zero lengths dropped. */
+static int memory_blocks(void *buf, int count, MPI_Datatype datatype, ADIO_Offset total,
+                         MemBlock **out, int *nout)
+{
+    int contig = 0, j;
+    MPI_Count b;
+    ADIOI_Flatlist_node *flat;
+    MPI_Aint lb, extent;
+    MemBlock *blocks;
+    int n = 0;
+    ADIOI_Datatype_iscontig(datatype, &contig);
+    if (contig) {
+        blocks = malloc(sizeof *blocks);
+        if (blocks == NULL)
+            return 0;
+        blocks[0].addr = buf;
+        blocks[0].length = total;
+        *out = blocks;
+        *nout = 1;
+        return 1;
+    }
+    flat = ADIOI_Flatten_and_find(datatype);
+    MPI_Type_get_extent(datatype, &lb, &extent);
+    blocks = malloc(((size_t)count * (size_t)flat->count + 1) * sizeof *blocks);
+    if (blocks == NULL)
+        return 0;
+    for (j = 0; j < count; ++j) {
+        for (b = 0; b < flat->count; ++b) {
+            if (flat->blocklens[b] == 0)
+                continue;
+            blocks[n].addr = (char *)buf + (ADIO_Offset)j * extent + flat->indices[b];
+            blocks[n].length = flat->blocklens[b];
+            ++n;
+        }
+    }
+#if PFIO_ROMIO_MAJOR < 4
+    ADIOI_Delete_flattened(datatype); /* 3.2.1 keeps one global list; 4.x caches per type */
+#endif
+    *out = blocks;
+    *nout = n;
+    return 1;
+}
+
+int ADIOI_PREFETCH_View_pieces(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                               int file_ptr_type, ADIO_Offset offset, pfio_read_piece **pieces,
+                               int *npieces, pfio_extent **extents, int *nextents, uint64_t *total)
+{
+    ADIO_Offset *off_list = NULL, *len_list = NULL, start = 0, end = 0;
+    MPI_Count type_size = 0;
+    MemBlock *mem = NULL;
+    int nfile = 0, nmem = 0, i, m, k;
+    ADIO_Offset file_used = 0, mem_used = 0;
+
+    *pieces = NULL;
+    *extents = NULL;
+    *npieces = *nextents = 0;
+    MPI_Type_size_x(datatype, &type_size);
+    *total = (uint64_t)count * (uint64_t)type_size;
+    if (*total == 0)
+        return 1;
+    ADIOI_Calc_my_off_len(fd, count, datatype, file_ptr_type, offset, &off_list, &len_list, &start,
+                          &end, &nfile);
+    if (!memory_blocks(buf, count, datatype, (ADIO_Offset)*total, &mem, &nmem))
+        goto fail;
+    *extents = malloc(((size_t)nfile + 1) * sizeof **extents);
+    *pieces = malloc(((size_t)nfile + (size_t)nmem + 1) * sizeof **pieces);
+    if (*extents == NULL || *pieces == NULL)
+        goto fail;
+    for (i = 0; i < nfile; ++i) {
+        if (len_list[i] <= 0)
+            continue;
+        (*extents)[*nextents].file = 0;
+        (*extents)[*nextents].marked = 0;
+        (*extents)[*nextents].offset = (uint64_t)off_list[i];
+        (*extents)[*nextents].length = (uint64_t)len_list[i];
+        ++*nextents;
+    }
+    /* walk the file extents and the memory blocks together */
+    for (i = 0, m = 0, k = 0; i < *nextents && m < nmem;) {
+        ADIO_Offset f_left = (ADIO_Offset)(*extents)[i].length - file_used;
+        ADIO_Offset m_left = mem[m].length - mem_used;
+        ADIO_Offset n = f_left < m_left ? f_left : m_left;
+        (*pieces)[k].buf = mem[m].addr + mem_used;
+        (*pieces)[k].offset = (*extents)[i].offset + (uint64_t)file_used;
+        (*pieces)[k].length = (uint64_t)n;
+        ++k;
+        file_used += n;
+        mem_used += n;
+        if (file_used == (ADIO_Offset)(*extents)[i].length) {
+            ++i;
+            file_used = 0;
+        }
+        if (mem_used == mem[m].length) {
+            ++m;
+            mem_used = 0;
+        }
+    }
+    *npieces = k;
+    free(mem);
+    ADIOI_Free(off_list);
+#if PFIO_ROMIO_MAJOR < 4
+    ADIOI_Free(len_list); /* 4.x allocates both lists in one block */
+#endif
+    return 1;
+
+fail:
+    free(mem);
+    free(*extents);
+    free(*pieces);
+    *extents = NULL;
+    *pieces = NULL;
+    if (off_list != NULL) {
+        ADIOI_Free(off_list);
+#if PFIO_ROMIO_MAJOR < 4
+        ADIOI_Free(len_list);
+#endif
+    }
+    return 0;
+}

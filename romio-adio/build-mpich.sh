@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds MPICH 4.0's standalone libromio.so: ROMIO from Debian's mpich source with ad_prefetch
+# added, configured against the installed libmpich; it overrides MPI_File_* when linked before
+# -lmpich or LD_PRELOADed, and exports only the MPI-IO symbols.
+# usage: build-mpich.sh SOURCE_CACHE BUILD_DIR PFIO_INCLUDE_DIR PFIO_LIBRARY_DIR [INSTALL_LIBDIR]
+#   INSTALL_LIBDIR  where libpfio.so will be installed (a second run path next to the build's)
+# Idempotent: ROMIO is configured once per build dir; later runs recompile what changed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${1:?source cache}; build=${2:?build dir}; pfio_inc=${3:?pfio include}; pfio_lib=${4:?pfio lib}
+rpath=$pfio_lib${5:+:$5}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+romio=$(bash "$here/fetch-romio.sh" mpich "$cache" "$build/src" --standalone)
+log="$build/romio-build.log"
+if [ ! -f "$romio/Makefile" ]; then
+  echo "build-mpich: autogen + configure ROMIO (log: $log)"
+  (cd "$romio" && ./autogen.sh) >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+  (cd "$romio" && ./configure CC=mpicc.mpich --with-mpi-impl=generic \
+      --disable-f77 --disable-f90 --enable-shared --disable-static --prefix="$build/install" \
+      CFLAGS="-g -O2 -fstack-protector-strong -Wformat -Werror=format-security" \
+      CPPFLAGS="-I$pfio_inc" \
+      LDFLAGS="-L$pfio_lib -Wl,-rpath,$rpath -Wl,--version-script=$here/mpich/exports.map" \
+      LIBS="-lpfio") >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
+fi
+make_log="$build/romio-make.log"
+echo "build-mpich: make ROMIO (log: $make_log)"
+(make -C "$romio" -j2 && make -C "$romio" install) >"$make_log" 2>&1 ||
+  { grep -B2 -A6 'error' "$make_log" | tail -40; exit 1; }
+grep -A3 'ad_prefetch.*warning' "$make_log" || true   # the driver's own warnings, shown
+echo "build-mpich: $build/install/lib/libromio.so"
