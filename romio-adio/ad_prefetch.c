@@ -12,7 +12,7 @@ struct ADIOI_Fns_struct ADIO_PREFETCH_operations = {
     ADIOI_PREFETCH_ReadStridedColl,  /* ReadStridedColl */
     ADIOI_PREFETCH_WriteStridedColl, /* WriteStridedColl */
     ADIOI_GEN_SeekIndividual,        /* SeekIndividual */
-    ADIOI_GEN_Fcntl,                 /* Fcntl */
+    ADIOI_PREFETCH_Fcntl,            /* Fcntl: preallocate reads the file itself */
     ADIOI_PREFETCH_SetInfo,          /* SetInfo */
     ADIOI_PREFETCH_ReadStrided,      /* ReadStrided */
     ADIOI_PREFETCH_WriteStrided,     /* WriteStrided */

@@ -125,6 +125,8 @@ void ADIOI_PREFETCH_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                       MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                       ADIO_Request *request, int *error_code);
 
+void ADIOI_PREFETCH_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, int *error_code);
+
 /* ad_prefetch_view.c: the request as file extents (in file-view order, zero lengths dropped,
  * the individual file pointer advanced as ROMIO does) and as read pieces pairing them with the
  * user's buffer through its memory datatype. *pieces is malloc'ed; free it. */

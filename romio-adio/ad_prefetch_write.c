@@ -70,3 +70,16 @@ void ADIOI_PREFETCH_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
     }
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
 }
+
+/* MPI_File_preallocate reads what the file holds and writes it back (ADIOI_GEN_Prealloc): the
+ * reads must see the file, not what pfio fetched. Everything else is ROMIO's generic Fcntl. */
+void ADIOI_PREFETCH_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, int *error_code)
+{
+    if (flag != ADIO_FCNTL_SET_DISKSPACE) {
+        ADIOI_GEN_Fcntl(fd, flag, fcntl_struct, error_code);
+        return;
+    }
+    begin(fd);
+    ADIOI_GEN_Fcntl(fd, flag, fcntl_struct, error_code);
+    end(fd, "ADIOI_PREFETCH_Fcntl", error_code);
+}

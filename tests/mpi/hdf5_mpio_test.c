@@ -29,7 +29,7 @@ static void fail(const char *what)
 /* The value stored at (row, col): the pattern word of its element index. */
 static unsigned long long value_at(size_t row, size_t col, size_t cols)
 {
-    return (unsigned long long) pattern_word((uint64_t) (row * cols + col) * 8, SEED);
+    return (unsigned long long)pattern_word((uint64_t)(row * cols + col) * 8, SEED);
 }
 
 static hid_t file_access(const char *stats)
@@ -64,11 +64,11 @@ int main(int argc, char **argv)
     }
     snprintf(path, sizeof path, "%s/matrix.h5", argv[1]);
     snprintf(stats, sizeof stats, "%s/h5stats.json", argv[1]);
-    cols = (size_t) COLS_PER_RANK * nprocs;
+    cols = (size_t)COLS_PER_RANK * nprocs;
     dims[0] = ROWS;
     dims[1] = cols;
     start[0] = 0;
-    start[1] = (hsize_t) COLS_PER_RANK * rank;
+    start[1] = (hsize_t)COLS_PER_RANK * rank;
     count[0] = ROWS;
     count[1] = COLS_PER_RANK;
     buf = malloc(sizeof *buf * ROWS * COLS_PER_RANK);
@@ -79,8 +79,8 @@ int main(int argc, char **argv)
         file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         H5Pclose(fapl);
         space = H5Screate_simple(2, dims, NULL);
-        dset = H5Dcreate2(file, "m", H5T_NATIVE_ULLONG, space, H5P_DEFAULT, H5P_DEFAULT,
-                          H5P_DEFAULT);
+        dset =
+            H5Dcreate2(file, "m", H5T_NATIVE_ULLONG, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         for (r = 0; r < ROWS; ++r)
             for (c = 0; c < COLS_PER_RANK; ++c)
                 buf[r * COLS_PER_RANK + c] = value_at(r, start[1] + c, cols);
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     /* read back: the right neighbour's block, collectively then independently */
     for (pass = 0; pass < 2; ++pass) {
         hid_t fapl = file_access(stats);
-        size_t other = (size_t) ((rank + 1) % nprocs) * COLS_PER_RANK;
+        size_t other = (size_t)((rank + 1) % nprocs) * COLS_PER_RANK;
         memset(buf, 0, sizeof *buf * ROWS * COLS_PER_RANK);
         file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
         H5Pclose(fapl);

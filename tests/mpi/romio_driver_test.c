@@ -560,7 +560,31 @@ static void test_size_changes(void)
     MPI_File_read_at(fh, 4000, buf, 20000, MPI_BYTE, &st);
     check_count(test, &st, MPI_BYTE, 1000);
     check_range(test, buf, 4000, 1000, SEED);
+    /* preallocate keeps the bytes there and the size grows; the new bytes read as zeros */
+    MPI_File_preallocate(fh, 70000);
+    MPI_File_read_at(fh, 0, buf, 80000, MPI_BYTE, &st);
+    check_count(test, &st, MPI_BYTE, 70000);
+    check_range(test, buf, 0, 5000, SEED);
+    {
+        int k;
+        for (k = 5000; k < 70000; ++k)
+            if (buf[k] != 0) {
+                fail(test, "byte %d after MPI_File_preallocate is 0x%02x, expected 0", k, buf[k]);
+                break;
+            }
+    }
     MPI_File_close(&fh);
+    /* MPI_File_delete of a prefetch file removes it */
+    if (rank == 0) {
+        char name[1100];
+        struct stat sb;
+        snprintf(name, sizeof name, "%s%s", strcmp(mode, "prefix") == 0 ? "prefetch:" : "", path);
+        if (MPI_File_delete(name, MPI_INFO_NULL) != MPI_SUCCESS)
+            fail(test, "MPI_File_delete(%s) failed", name);
+        else if (stat(path, &sb) == 0)
+            fail(test, "%s still exists after MPI_File_delete", path);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     free(buf);
     report(test, before);
 }
