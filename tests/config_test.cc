@@ -81,6 +81,7 @@ const std::vector<KeyCase> &Cases() {
       {"aimd",
        {{"0", "0"}, {"1", "1"}, {"off", "0"}, {"enable", "1"}, {"TRUE", "1"}},
        {"2", "maybe", ""}},
+      {"reserve_percent", {{"1", "1"}, {"8", "8"}, {"50", "50"}}, {"0", "51", "ten"}},
       {"stats_path", {{"/tmp/s.json", "/tmp/s.json"}, {"", ""}}, {}},
       {"layout",
        {{"", ""}, {"stripe=64K,targets=4", "stripe=64K,targets=4"}, {"lustre", "lustre"}},
@@ -122,6 +123,7 @@ TEST(Config, DefaultsAreValidAndReadBack) {
   EXPECT_EQ(c.Get("stage"), "auto");
   EXPECT_EQ(c.Get("target_stages"), "1");
   EXPECT_EQ(c.Get("aimd"), "1");
+  EXPECT_EQ(c.Get("reserve_percent"), "8");
   EXPECT_EQ(c.Get("layout"), "");
 }
 

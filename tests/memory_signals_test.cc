@@ -1,14 +1,18 @@
 #include "memory/memory_signals.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
+#include "memory/aimd_controller.h"
 #include "test_util.h"
 
 namespace pfio {
 
 namespace {
+constexpr uint64_t kKiB = 1024, kGiB = 1024 * 1024 * 1024;
+
 void Write(const std::string &path, const std::string &text) {
   std::ofstream(path) << text;
 }
@@ -16,39 +20,195 @@ std::string Psi(unsigned long long total) {
   return "some avg10=0.00 avg60=0.00 avg300=0.00 total=" + std::to_string(total) +
          "\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
 }
-const char *kPlentyMeminfo = "MemTotal:       24000000 kB\nMemAvailable:   20000000 kB\n";
+// A 24,000,000 kB machine (about 22.9 GiB) with `avail_kb` available.
+std::string Meminfo(uint64_t avail_kb) {
+  return "MemTotal:       24000000 kB\nMemFree:        1000 kB\nMemAvailable:   " +
+         std::to_string(avail_kb) + " kB\n";
+}
+
+// Scripted /proc and cgroup files in a scratch directory, and a scripted clock.
+struct Machine {
+  test::ScratchDir dir;
+  MemorySignalSources src;
+  double now = 100.0;
+  Machine() {
+    src.psi = dir.path() + "/psi";
+    src.meminfo = dir.path() + "/meminfo";
+    Write(src.psi, Psi(1000));
+    Write(src.meminfo, Meminfo(20000000));
+  }
+  void CgroupV2(const std::string &max, uint64_t current) {
+    src.cgroup_v2_dir = dir.path() + "/v2";
+    mkdir(src.cgroup_v2_dir.c_str(), 0755);
+    Write(src.cgroup_v2_dir + "/memory.max", max + "\n");
+    Write(src.cgroup_v2_dir + "/memory.current", std::to_string(current) + "\n");
+    Write(src.cgroup_v2_dir + "/memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+  }
+  void CgroupV1(uint64_t limit, uint64_t usage, int under_oom = 0, int kills = 0) {
+    src.cgroup_v1_dir = dir.path() + "/v1";
+    mkdir(src.cgroup_v1_dir.c_str(), 0755);
+    Write(src.cgroup_v1_dir + "/memory.limit_in_bytes", std::to_string(limit) + "\n");
+    Write(src.cgroup_v1_dir + "/memory.usage_in_bytes", std::to_string(usage) + "\n");
+    Write(src.cgroup_v1_dir + "/memory.oom_control", "oom_kill_disable 0\nunder_oom " +
+                                                         std::to_string(under_oom) + "\noom_kill " +
+                                                         std::to_string(kills) + "\n");
+  }
+  ProcMemorySignals Signals(uint32_t reserve_percent = 8) {
+    return ProcMemorySignals(src, reserve_percent, [this] { return now; });
+  }
+};
 }  // namespace
 
-TEST(ProcMemorySignals, EachSourceRaisesContention) {
-  test::ScratchDir dir;
-  const std::string psi = dir.path() + "/psi", mem = dir.path() + "/meminfo",
-                    cg = dir.path() + "/memory.events";
-  Write(psi, Psi(1000));
-  Write(mem, kPlentyMeminfo);
-  Write(cg, "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
-  ProcMemorySignals s(psi, mem, cg);
+TEST(ProcMemorySignals, PsiStallAndCgroupV2EventsRaiseContention) {
+  Machine m;
+  m.CgroupV2("max", 1000);
+  ProcMemorySignals s = m.Signals();
   EXPECT_FALSE(s.Sample().contention);
 
-  Write(psi, Psi(1000 + 50000));  // 50 ms more stall
+  Write(m.src.psi, Psi(1000 + 50000));  // 50 ms more stall
   MemorySample a = s.Sample();
   EXPECT_TRUE(a.contention);
+  EXPECT_FALSE(a.hard);
   EXPECT_NE(a.reason.find("psi"), std::string::npos);
   EXPECT_FALSE(s.Sample().contention);  // no new stall since
 
-  Write(cg, "low 0\nhigh 3\nmax 0\noom 0\noom_kill 0\n");
+  Write(m.src.cgroup_v2_dir + "/memory.events", "low 0\nhigh 3\nmax 0\noom 0\noom_kill 0\n");
   MemorySample b = s.Sample();
   EXPECT_TRUE(b.contention);
+  EXPECT_TRUE(b.hard);
   EXPECT_NE(b.reason.find("memory.events"), std::string::npos);
+}
 
-  Write(mem, "MemTotal:       24000000 kB\nMemAvailable:   100000 kB\n");
-  MemorySample c = s.Sample();
-  EXPECT_TRUE(c.contention);
-  EXPECT_NE(c.reason.find("MemAvailable"), std::string::npos);
+TEST(ProcMemorySignals, TheReserveIsHeldBeforeMemoryRunsOut) {
+  Machine m;
+  ProcMemorySignals s = m.Signals(8);
+  const uint64_t total = 24000000 * kKiB, reserve = total / 100 * 8;
+  MemorySample plenty = s.Sample();
+  EXPECT_FALSE(plenty.contention);
+  EXPECT_EQ(plenty.headroom, 20000000 * kKiB - reserve);  // what growth may still take
+
+  // 2.5 GB available is far from empty, but inside the 8 % reserve (1.83 GiB is the reserve;
+  // 1.5 GB is below it): contention, hard, and no headroom. Minutes apart: not a fall.
+  m.now += 60;
+  Write(m.src.meminfo, Meminfo(1500000));
+  MemorySample low = s.Sample();
+  EXPECT_TRUE(low.contention);
+  EXPECT_TRUE(low.hard);
+  EXPECT_EQ(low.headroom, 0u);
+  EXPECT_NE(low.reason.find("reserve"), std::string::npos) << low.reason;
+
+  // the old rule (below max(256 MiB, 2 %)) would have waited until 480 MB were left
+  m.now += 60;
+  Write(m.src.meminfo, Meminfo(3000000));  // above the reserve again
+  MemorySample back = s.Sample();
+  EXPECT_FALSE(back.contention) << back.reason;
+  EXPECT_EQ(back.headroom, 3000000 * kKiB - reserve);
+}
+
+TEST(ProcMemorySignals, AFastFallIsContentionBeforeAnyStall) {
+  Machine m;
+  ProcMemorySignals s = m.Signals();
+  EXPECT_FALSE(s.Sample().contention);
+  // 2.4 GB (10 % of MemTotal) gone in 200 ms: 12 GB/s, far above 10 % of MemTotal per second
+  m.now += 0.2;
+  Write(m.src.meminfo, Meminfo(17600000));
+  MemorySample fall = s.Sample();
+  EXPECT_TRUE(fall.contention);
+  EXPECT_FALSE(fall.hard);
+  EXPECT_NE(fall.reason.find("fell"), std::string::npos) << fall.reason;
+  // the same amount over 5 seconds is ordinary use
+  m.now += 5;
+  Write(m.src.meminfo, Meminfo(15200000));
+  EXPECT_FALSE(s.Sample().contention);
+  // a small fall, even a fast one, is noise: 0.5 % of MemTotal in 10 ms
+  m.now += 0.01;
+  Write(m.src.meminfo, Meminfo(15080000));
+  EXPECT_FALSE(s.Sample().contention);
+}
+
+TEST(ProcMemorySignals, CgroupV1LimitUsageAndOomControl) {
+  Machine m;
+  m.CgroupV1(4 * kGiB, 1 * kGiB);
+  ProcMemorySignals s = m.Signals(10);
+  MemorySample ok = s.Sample();
+  EXPECT_FALSE(ok.contention);
+  EXPECT_EQ(ok.headroom, 3 * kGiB - 4 * kGiB / 100 * 10);  // the cgroup is tighter than the node
+
+  m.now += 10;
+  m.CgroupV1(4 * kGiB, 4 * kGiB - 100 * 1024 * 1024);  // within 10 % of the limit
+  MemorySample full = s.Sample();
+  EXPECT_TRUE(full.contention);
+  EXPECT_TRUE(full.hard);
+  EXPECT_EQ(full.headroom, 0u);
+  EXPECT_NE(full.reason.find("cgroup usage"), std::string::npos) << full.reason;
+
+  m.now += 10;
+  m.CgroupV1(4 * kGiB, 1 * kGiB, /*under_oom=*/1);
+  EXPECT_TRUE(s.Sample().hard);
+  m.now += 10;
+  m.CgroupV1(4 * kGiB, 1 * kGiB, 0, /*kills=*/2);
+  MemorySample killed = s.Sample();
+  EXPECT_TRUE(killed.contention);
+  EXPECT_NE(killed.reason.find("OOM kills"), std::string::npos) << killed.reason;
+  m.now += 10;
+  EXPECT_FALSE(s.Sample().contention);  // no new kill since
+
+  // v1's "no limit" (a number near 2^63) is no limit
+  m.CgroupV1(9223372036854771712ull, 1 * kGiB);
+  EXPECT_FALSE(ReadCgroupMemory(m.src).has_limit);
+}
+
+TEST(ProcMemorySignals, CgroupV2LimitWinsOverV1AndMaxMeansNoLimit) {
+  Machine m;
+  m.CgroupV2("max", 1 * kGiB);
+  m.CgroupV1(2 * kGiB, 1 * kGiB);
+  // v2 says "max": v1's files are read instead
+  CgroupMemory cg = ReadCgroupMemory(m.src);
+  EXPECT_TRUE(cg.has_limit);
+  EXPECT_EQ(cg.limit, 2 * kGiB);
+  m.CgroupV2(std::to_string(3 * kGiB), 1 * kGiB);
+  cg = ReadCgroupMemory(m.src);
+  EXPECT_EQ(cg.limit, 3 * kGiB);
+}
+
+TEST(ProcMemorySignals, AutoBudgetStopsAboveTheReserveAndTheCgroupLimit) {
+  Machine m;
+  const uint64_t total = 24000000 * kKiB;
+  EXPECT_EQ(MemoryTheRankMayUse(8, m.src), 20000000 * kKiB - total / 100 * 8);
+  m.CgroupV1(4 * kGiB, 1 * kGiB);
+  EXPECT_EQ(MemoryTheRankMayUse(8, m.src), 3 * kGiB - 4 * kGiB / 100 * 8);
+  Write(m.src.meminfo, Meminfo(1000000));  // below the reserve: nothing
+  EXPECT_EQ(MemoryTheRankMayUse(8, m.src), 0u);
 }
 
 TEST(ProcMemorySignals, RealProcFilesAreReadable) {
   EXPECT_GT(ReadMeminfoBytes("/proc/meminfo", "MemTotal"), 0u);
   EXPECT_GT(MemoryTheRankMayUse(), 0u);
+  ProcMemorySignals own;  // this machine's own files, whatever its cgroup version
+  (void)own.Sample();
+}
+
+TEST(AimdHeadroom, GrowthStopsAtTheHeadroomAndHardSignalsCutAgain) {
+  double now = 0;
+  AimdController aimd(10 * kGiB, 64 * 1024 * 1024, true, [&] { return now; });
+  const uint64_t cap = aimd.cap();
+  EXPECT_TRUE(aimd.OnContention("first"));
+  EXPECT_EQ(aimd.budget(), PageAlignDown(cap / 2));
+  // within the same round a soft signal does nothing, a hard one only after kHardCutGap
+  EXPECT_FALSE(aimd.OnContention("soft again"));
+  now += AimdController::kHardCutGap / 2;
+  EXPECT_FALSE(aimd.OnContention("hard, too soon", true));
+  now += AimdController::kHardCutGap;
+  EXPECT_TRUE(aimd.OnContention("hard", true));
+  EXPECT_EQ(aimd.budget(), PageAlignDown(PageAlignDown(cap / 2) / 2));
+  aimd.OnRoundEnd(false);  // the round with the cuts ends
+  const uint64_t before = aimd.budget();
+  aimd.OnRoundEnd(true, 0);  // clean, but nothing above the reserve: hold
+  EXPECT_EQ(aimd.budget(), before);
+  aimd.OnRoundEnd(true, 100 * 4096);  // a little room: grow by that only
+  EXPECT_EQ(aimd.budget(), before + 100 * 4096);
+  aimd.OnRoundEnd(true);  // plenty: 10 % of the cap
+  EXPECT_EQ(aimd.budget(), PageAlignDown(before + 100 * 4096 + PageAlignDown(cap / 10)));
 }
 
 }  // namespace pfio

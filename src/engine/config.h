@@ -22,8 +22,9 @@ struct Config {
   uint32_t window_percent = 100;
   uint32_t timeout_ms = 60000;
   bool aimd = true;
-  std::string stats_path;  // empty: no stats file
-  std::string layout;      // empty: one target
+  uint32_t reserve_percent = 8;  // of MemTotal (and of a cgroup limit) kept free
+  std::string stats_path;        // empty: no stats file
+  std::string layout;            // empty: one target
   pfio_policy policy = PFIO_POLICY_AGGRESSIVE;
   uint32_t horizon = 0;
   uint32_t forestall_factor = 0;

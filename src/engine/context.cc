@@ -44,8 +44,11 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
                "auto, none or device",
                backend->name()));
   }
-  if (!signals) signals = std::make_unique<ProcMemorySignals>();
-  uint64_t limit = config.budget ? config.budget : MemoryTheRankMayUse();
+  if (!signals) {
+    signals =
+        std::make_unique<ProcMemorySignals>(MemorySignalSources::Own(), config.reserve_percent);
+  }
+  uint64_t limit = config.budget ? config.budget : MemoryTheRankMayUse(config.reserve_percent);
   if (limit < 2 * kMiB) {
     return Status::NoMem(
         Format("memory available to this rank is %s: expected at least 2 MiB "

@@ -170,9 +170,10 @@ void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCal
   // for goes out even above a budget that was just cut (it then only exceeds the budget the
   // window was planned with, never the pool), so a cut never stalls progress.
   auto admit = [&](PendingRead *pr) {
+    // Memory is taken read by read, so the signals are checked before each (at most every
+    // 10 ms of the context's clock): a cut between windows applies to the next read.
+    if (memory_.SampleIfDue(Now())) buffer_->ReleaseFreeMemory();
     const bool fits = memory_.Fits(Held(), pr->piece_bytes);
-    // Blocked on memory: is it pressure? (Windows sample too; this catches a cut in between.)
-    if (!fits && memory_.SampleIfDue(Now())) buffer_->ReleaseFreeMemory();
     if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {
       memory_.Wait(pr->piece_bytes);
       return false;

@@ -1,11 +1,14 @@
 // AimdController: the per-rank prefetch memory budget (libprefetch §4.6), adjusted like TCP's
-// congestion window. Starts at the cap; halves on a contention signal (at most once per round);
-// adds 10 % of the cap after a round consumed without one; never above the cap (90 % of what the
+// congestion window. Starts at the cap; halves on a contention signal (at most once per round,
+// except that a hard signal -- memory below a reserve, an OOM condition -- may halve again every
+// half second); after a round consumed without contention adds 10 % of the cap, but never more
+// than the headroom the signals report above the reserve; never above the cap (90 % of what the
 // rank may use) nor below the floor. Every change is kept in the history for the stats.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,8 +24,12 @@ struct AimdEvent {
 
 class AimdController {
  public:
+  using Clock = std::function<double()>;  // seconds, monotonic (tests script it)
   // limit: bytes the rank may use. floor: smallest budget (at least one large request).
-  AimdController(uint64_t limit, uint64_t floor, bool enabled);
+  AimdController(uint64_t limit, uint64_t floor, bool enabled, Clock clock = nullptr);
+
+  // A hard signal may halve again this long after the last cut, within one round.
+  static constexpr double kHardCutGap = 0.5;
 
   // The cap for `limit`: 90 % of it, whole pages (libprefetch §4.6).
   static uint64_t Cap(uint64_t limit) { return PageAlignDown(limit / 10 * 9); }
@@ -32,10 +39,12 @@ class AimdController {
   uint64_t cuts() const { return cuts_; }
   const std::vector<AimdEvent> &history() const { return history_; }
 
-  // A contention signal: halve, unless already halved in this round. Returns true if it halved.
-  bool OnContention(const std::string &reason);
-  // A round was consumed; `clean` when no contention was seen in it.
-  void OnRoundEnd(bool clean);
+  // A contention signal: halve, unless already halved in this round (a hard one: unless halved
+  // less than kHardCutGap ago). Returns true if it halved.
+  bool OnContention(const std::string &reason, bool hard = false);
+  // A round was consumed; `clean` when no contention was seen in it. Growth is at most
+  // `headroom` bytes (what may still be taken above the memory reserve).
+  void OnRoundEnd(bool clean, uint64_t headroom = UINT64_MAX);
 
  private:
   void Record(const std::string &reason);
@@ -44,7 +53,8 @@ class AimdController {
   uint64_t cap_, floor_, budget_;
   uint64_t cuts_ = 0;
   bool cut_this_round_ = false;
-  std::chrono::steady_clock::time_point start_;
+  Clock clock_;
+  double start_ = 0, last_cut_ = -1;
   std::vector<AimdEvent> history_;
 };
 

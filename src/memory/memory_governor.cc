@@ -8,9 +8,10 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
 
 bool MemoryGovernor::Sample() {
   MemorySample s = signals_->Sample();
+  headroom_ = s.headroom;
   if (!s.contention) return false;
   round_contention_ = true;
-  return aimd_.OnContention(s.reason);
+  return aimd_.OnContention(s.reason, s.hard);
 }
 
 bool MemoryGovernor::SampleIfDue(double now) {
@@ -28,7 +29,7 @@ bool MemoryGovernor::WaitOver(uint64_t held) {
 void MemoryGovernor::Consumed(uint64_t bytes) {
   round_consumed_ += bytes;
   if (round_consumed_ < aimd_.budget()) return;
-  aimd_.OnRoundEnd(!round_contention_);
+  aimd_.OnRoundEnd(!round_contention_, headroom_);
   round_contention_ = false;
   round_consumed_ = 0;
 }

@@ -24,7 +24,7 @@ class MemoryGovernor {
   // rounded up from their sizes with malloc overhead; charged against the budget.
   static constexpr uint64_t kEntryMeta = 96;
   static constexpr uint64_t kPieceMeta = 224;
-  // While issuing is blocked on memory, the signals are sampled at most this often (seconds).
+  // Before each read is issued, the signals are sampled at most this often (seconds).
   static constexpr double kSampleEvery = 0.01;
 
   // limit: bytes the rank may use; floor: the smallest budget; aimd: adapt (else fixed).
@@ -45,7 +45,7 @@ class MemoryGovernor {
   // Reads the pressure signals; on contention halves the budget (once per round). True when it
   // cut: the caller gives free pool memory back to the system.
   bool Sample();
-  // The same, at most every kSampleEvery seconds of `now` (issuing is blocked on memory).
+  // The same, at most every kSampleEvery seconds of `now` (before a read is issued).
   bool SampleIfDue(double now);
 
   // Issuing stopped: a read needs `bytes` that are not free.
@@ -66,6 +66,7 @@ class MemoryGovernor {
   uint64_t wanted_ = 0;  // > 0: issuing waits for this much free budget
   uint64_t round_consumed_ = 0;
   bool round_contention_ = false;
+  uint64_t headroom_ = UINT64_MAX;  // above the memory reserve, at the last sample
   double last_sample_ = 0;
 };
 

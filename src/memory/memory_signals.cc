@@ -1,6 +1,9 @@
 #include "memory/memory_signals.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -11,13 +14,40 @@ namespace pfio {
 
 namespace {
 constexpr uint64_t kPsiStallUs = 10000;  // 10 ms of new stall between samples
-constexpr uint64_t kMiB = 1024 * 1024;
+// A fall of MemAvailable counts when it is at least 1 % of MemTotal, at 10 % of MemTotal per
+// second or faster, between samples at most a second apart.
+constexpr uint64_t kFallMinPercent = 1;
+constexpr double kFallRatePercentPerSecond = 10;
+constexpr double kFallWindowSeconds = 1.0;
+// cgroup v1 writes "no limit" as a number near 2^63.
+constexpr uint64_t kUnlimited = 1ull << 60;
 
 uint64_t ReadNumberFile(const std::string &path, bool *ok) {
   std::ifstream in(path);
   std::string s;
-  *ok = static_cast<bool>(in >> s) && s != "max";
+  *ok = static_cast<bool>(in >> s) && s != "max" && !s.empty() &&
+        s.find_first_not_of("0123456789") == std::string::npos;
   return *ok ? std::stoull(s) : 0;
+}
+
+// "key value" lines (memory.events, memory.oom_control): the value of `key`, 0 when missing.
+uint64_t ReadKeyedValue(const std::string &path, const char *key) {
+  std::ifstream in(path);
+  std::string k;
+  uint64_t v;
+  while (in >> k >> v) {
+    if (k == key) return v;
+  }
+  return 0;
+}
+
+bool IsDir(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 }  // namespace
 
@@ -33,42 +63,85 @@ uint64_t ReadMeminfoBytes(const std::string &path, const char *field) {
   return 0;
 }
 
-std::string OwnCgroupDir() {
+MemorySignalSources MemorySignalSources::Own() {
+  MemorySignalSources src;
   std::ifstream in("/proc/self/cgroup");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("0::", 0) == 0) return "/sys/fs/cgroup" + line.substr(3);
+    // "0::/path" is cgroup v2; "N:a,memory,b:/path" is v1's memory controller.
+    const size_t c1 = line.find(':'), c2 = c1 == std::string::npos ? c1 : line.find(':', c1 + 1);
+    if (c2 == std::string::npos) continue;
+    const std::string controllers = line.substr(c1 + 1, c2 - c1 - 1), path = line.substr(c2 + 1);
+    if (line.compare(0, 3, "0::") == 0) {
+      // unified hierarchy at /sys/fs/cgroup, or (hybrid) at /sys/fs/cgroup/unified
+      for (const char *root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+        std::ifstream probe(std::string(root) + "/cgroup.controllers");
+        if (probe && IsDir(root + path)) {
+          src.cgroup_v2_dir = root + path;
+          break;
+        }
+      }
+      continue;
+    }
+    std::stringstream names(controllers);
+    std::string name;
+    while (std::getline(names, name, ',')) {
+      if (name != "memory") continue;
+      // inside a container the path may not be visible: its root is the process's cgroup
+      const std::string full = "/sys/fs/cgroup/memory" + path;
+      src.cgroup_v1_dir = IsDir(full) ? full : "/sys/fs/cgroup/memory";
+    }
   }
-  return "";
+  return src;
 }
 
-uint64_t MemoryTheRankMayUse() {
-  uint64_t avail = ReadMeminfoBytes("/proc/meminfo", "MemAvailable");
-  std::string dir = OwnCgroupDir();
-  if (!dir.empty()) {
-    bool has_max = false, has_cur = false;
-    uint64_t max = ReadNumberFile(dir + "/memory.max", &has_max);
-    uint64_t cur = ReadNumberFile(dir + "/memory.current", &has_cur);
-    if (has_max && has_cur) avail = std::min(avail, max > cur ? max - cur : 0);
+CgroupMemory ReadCgroupMemory(const MemorySignalSources &src) {
+  CgroupMemory m;
+  bool has_limit = false, has_usage = false;
+  if (!src.cgroup_v2_dir.empty()) {
+    m.limit = ReadNumberFile(src.cgroup_v2_dir + "/memory.max", &has_limit);
+    m.usage = ReadNumberFile(src.cgroup_v2_dir + "/memory.current", &has_usage);
   }
-  return avail;
+  if (!(has_limit && has_usage) && !src.cgroup_v1_dir.empty()) {
+    m.limit = ReadNumberFile(src.cgroup_v1_dir + "/memory.limit_in_bytes", &has_limit);
+    m.usage = ReadNumberFile(src.cgroup_v1_dir + "/memory.usage_in_bytes", &has_usage);
+  }
+  m.has_limit = has_limit && has_usage && m.limit < kUnlimited;
+  return m;
 }
 
-ProcMemorySignals::ProcMemorySignals(std::string psi_path, std::string meminfo_path,
-                                     std::string cgroup_events_path)
-    : psi_path_(std::move(psi_path)),
-      meminfo_path_(std::move(meminfo_path)),
-      cgroup_events_path_(std::move(cgroup_events_path)) {
-  if (cgroup_events_path_.empty()) {
-    std::string dir = OwnCgroupDir();
-    if (!dir.empty()) cgroup_events_path_ = dir + "/memory.events";
+uint64_t MemoryTheRankMayUse(uint32_t reserve_percent, const MemorySignalSources &src) {
+  const uint64_t total = ReadMeminfoBytes(src.meminfo, "MemTotal");
+  const uint64_t avail = ReadMeminfoBytes(src.meminfo, "MemAvailable");
+  const uint64_t reserve = Reserve(total, reserve_percent);
+  uint64_t may = avail > reserve ? avail - reserve : 0;
+  const CgroupMemory cg = ReadCgroupMemory(src);
+  if (cg.has_limit) {
+    const uint64_t room = cg.limit > cg.usage ? cg.limit - cg.usage : 0;
+    const uint64_t cg_reserve = Reserve(cg.limit, reserve_percent);
+    may = std::min(may, room > cg_reserve ? room - cg_reserve : 0);
   }
+  return may;
+}
+
+ProcMemorySignals::ProcMemorySignals(MemorySignalSources sources, uint32_t reserve_percent,
+                                     Clock clock)
+    : src_(std::move(sources)),
+      reserve_percent_(reserve_percent),
+      clock_(clock ? std::move(clock) : Clock(SteadySeconds)) {
   last_psi_total_ = ReadPsiSomeTotal();
-  last_cgroup_events_ = ReadCgroupEvents();
+  if (!src_.cgroup_v2_dir.empty()) {
+    for (const char *k : {"high", "max", "oom", "oom_kill"}) {
+      last_v2_events_ += ReadKeyedValue(src_.cgroup_v2_dir + "/memory.events", k);
+    }
+  }
+  if (!src_.cgroup_v1_dir.empty()) {
+    last_v1_oom_kills_ = ReadKeyedValue(src_.cgroup_v1_dir + "/memory.oom_control", "oom_kill");
+  }
 }
 
 uint64_t ProcMemorySignals::ReadPsiSomeTotal() const {
-  std::ifstream in(psi_path_);
+  std::ifstream in(src_.psi);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("some", 0) != 0) continue;
@@ -78,40 +151,79 @@ uint64_t ProcMemorySignals::ReadPsiSomeTotal() const {
   return 0;
 }
 
-uint64_t ProcMemorySignals::ReadCgroupEvents() const {
-  if (cgroup_events_path_.empty()) return 0;
-  std::ifstream in(cgroup_events_path_);
-  std::string key;
-  uint64_t value, sum = 0;
-  while (in >> key >> value) {
-    if (key == "high" || key == "max" || key == "oom" || key == "oom_kill") sum += value;
+void ProcMemorySignals::SampleCgroup(MemorySample *s) {
+  if (!src_.cgroup_v2_dir.empty()) {
+    uint64_t events = 0;
+    for (const char *k : {"high", "max", "oom", "oom_kill"}) {
+      events += ReadKeyedValue(src_.cgroup_v2_dir + "/memory.events", k);
+    }
+    if (events > last_v2_events_) {
+      s->contention = s->hard = true;
+      s->reason = Format("cgroup memory.events: %llu new high/max/oom events",
+                         (unsigned long long)(events - last_v2_events_));
+    }
+    last_v2_events_ = events;
   }
-  return sum;
+  if (!src_.cgroup_v1_dir.empty()) {
+    const std::string oom = src_.cgroup_v1_dir + "/memory.oom_control";
+    const uint64_t kills = ReadKeyedValue(oom, "oom_kill");
+    if (ReadKeyedValue(oom, "under_oom") > 0 || kills > last_v1_oom_kills_) {
+      s->contention = s->hard = true;
+      s->reason = Format("cgroup v1 memory.oom_control: under_oom, or %llu new OOM kills",
+                         (unsigned long long)(kills - std::min(kills, last_v1_oom_kills_)));
+    }
+    last_v1_oom_kills_ = kills;
+  }
+  const CgroupMemory cg = ReadCgroupMemory(src_);
+  if (!cg.has_limit) return;
+  const uint64_t room = cg.limit > cg.usage ? cg.limit - cg.usage : 0;
+  const uint64_t reserve = Reserve(cg.limit, reserve_percent_);
+  s->headroom = std::min(s->headroom, room > reserve ? room - reserve : 0);
+  if (room < reserve) {
+    s->contention = s->hard = true;
+    s->reason = Format("cgroup usage %s of its limit %s leaves less than the reserve %s (%u %%)",
+                       Bytes(cg.usage).c_str(), Bytes(cg.limit).c_str(), Bytes(reserve).c_str(),
+                       reserve_percent_);
+  }
 }
 
 MemorySample ProcMemorySignals::Sample() {
   MemorySample s;
-  uint64_t psi = ReadPsiSomeTotal();
+  const double now = clock_();
+  const uint64_t psi = ReadPsiSomeTotal();
   if (psi > last_psi_total_ + kPsiStallUs) {
     s.contention = true;
     s.reason =
         Format("psi: memory stall grew %llu us", (unsigned long long)(psi - last_psi_total_));
   }
   last_psi_total_ = psi;
-  uint64_t events = ReadCgroupEvents();
-  if (events > last_cgroup_events_) {
-    s.contention = true;
-    s.reason = Format("cgroup memory.events: %llu new high/max/oom events",
-                      (unsigned long long)(events - last_cgroup_events_));
+
+  const uint64_t total = ReadMeminfoBytes(src_.meminfo, "MemTotal");
+  const uint64_t avail = ReadMeminfoBytes(src_.meminfo, "MemAvailable");
+  if (total > 0) {
+    const uint64_t reserve = Reserve(total, reserve_percent_);
+    s.headroom = avail > reserve ? avail - reserve : 0;
+    const double dt = now - last_time_;
+    if (last_time_ >= 0 && dt > 0 && dt <= kFallWindowSeconds && last_available_ > avail) {
+      const uint64_t fall = last_available_ - avail;
+      const double rate = static_cast<double>(fall) / dt;
+      if (fall >= total / 100 * kFallMinPercent &&
+          rate >= static_cast<double>(total) / 100 * kFallRatePercentPerSecond) {
+        s.contention = true;
+        s.reason =
+            Format("MemAvailable fell %s in %.0f ms (%s/s): memory is being taken",
+                   Bytes(fall).c_str(), dt * 1000, Bytes(static_cast<uint64_t>(rate)).c_str());
+      }
+    }
+    if (avail < reserve) {
+      s.contention = s.hard = true;
+      s.reason = Format("MemAvailable %s is below the reserve %s (%u %% of MemTotal)",
+                        Bytes(avail).c_str(), Bytes(reserve).c_str(), reserve_percent_);
+    }
+    last_available_ = avail;
+    last_time_ = now;
   }
-  last_cgroup_events_ = events;
-  uint64_t total = ReadMeminfoBytes(meminfo_path_, "MemTotal");
-  uint64_t avail = ReadMeminfoBytes(meminfo_path_, "MemAvailable");
-  if (total > 0 && avail < std::max<uint64_t>(256 * kMiB, total / 50)) {
-    s.contention = true;
-    s.reason =
-        Format("MemAvailable %s is below max(256 MiB, 2 %% of MemTotal)", Bytes(avail).c_str());
-  }
+  SampleCgroup(&s);
   return s;
 }
 

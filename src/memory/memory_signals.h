@@ -1,11 +1,19 @@
-// MemorySignals: is the machine short of memory right now? The AIMD controller asks at every
-// refill and round end. The interface lets tests drive contention; ProcMemorySignals reads Linux:
+// MemorySignals: is the machine short of memory right now, and how much more may prefetching
+// take before it would be? The MemoryGovernor asks before issuing reads (at most every 10 ms) and
+// at every refill. The interface lets tests drive contention; ProcMemorySignals reads Linux:
+//  - the reserve: MemAvailable below `reserve_percent` of MemTotal (default 8 %), the memory the
+//    kernel needs to stay away from reclaim storms and the OOM killer. Acted on before it is
+//    gone, unlike a stall: growth is allowed only into the headroom above the reserve;
+//  - a fast fall: MemAvailable dropping by at least 1 % of MemTotal at a rate of 10 % of
+//    MemTotal per second or more (another process is taking memory; act before PSI stalls);
 //  - PSI /proc/pressure/memory: "some" stall time grew by more than 10 ms since the last sample;
-//  - /proc/meminfo MemAvailable below max(256 MiB, 2 % of MemTotal);
-//  - cgroup v2 memory.events: the high, max, oom or oom_kill counters grew.
+//  - the process's memory cgroup: v2 (memory.max, memory.current, memory.events high/max/oom/
+//    oom_kill growing) and v1 (memory.limit_in_bytes, memory.usage_in_bytes, memory.oom_control
+//    under_oom or a growing oom_kill); usage within the reserve of the limit is contention too.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -13,7 +21,9 @@ namespace pfio {
 
 struct MemorySample {
   bool contention = false;
+  bool hard = false;   // below a reserve or an OOM condition, not just a stall or a fall
   std::string reason;  // which signal fired, for the AIMD history
+  uint64_t headroom = UINT64_MAX;  // bytes that may still be taken before reaching a reserve
 };
 
 class MemorySignals {
@@ -22,30 +32,58 @@ class MemorySignals {
   virtual MemorySample Sample() = 0;
 };
 
+// Where ProcMemorySignals reads; tests point these at files of their own.
+struct MemorySignalSources {
+  std::string psi = "/proc/pressure/memory";
+  std::string meminfo = "/proc/meminfo";
+  std::string cgroup_v2_dir;  // "" = not on cgroup v2
+  std::string cgroup_v1_dir;  // the memory controller's directory; "" = none
+  // The process's own cgroups (from /proc/self/cgroup).
+  static MemorySignalSources Own();
+};
+
+constexpr uint32_t kDefaultReservePercent = 8;
+
 class ProcMemorySignals : public MemorySignals {
  public:
-  // Paths are parameters so tests can point them at files of their own.
-  ProcMemorySignals(std::string psi_path = "/proc/pressure/memory",
-                    std::string meminfo_path = "/proc/meminfo",
-                    std::string cgroup_events_path = "");
+  using Clock = std::function<double()>;  // seconds, monotonic
+  explicit ProcMemorySignals(MemorySignalSources sources = MemorySignalSources::Own(),
+                             uint32_t reserve_percent = kDefaultReservePercent,
+                             Clock clock = nullptr);
   MemorySample Sample() override;
 
  private:
   uint64_t ReadPsiSomeTotal() const;
-  uint64_t ReadCgroupEvents() const;
+  void SampleCgroup(MemorySample *s);
 
-  std::string psi_path_, meminfo_path_, cgroup_events_path_;
+  MemorySignalSources src_;
+  uint32_t reserve_percent_;
+  Clock clock_;
   uint64_t last_psi_total_ = 0;
-  uint64_t last_cgroup_events_ = 0;
+  uint64_t last_v2_events_ = 0;
+  uint64_t last_v1_oom_kills_ = 0;
+  uint64_t last_available_ = 0;
+  double last_time_ = -1;
 };
 
 // /proc/meminfo fields in bytes (0 when missing).
 uint64_t ReadMeminfoBytes(const std::string &path, const char *field);
 
-// The cgroup v2 directory of this process ("" when not on cgroup v2).
-std::string OwnCgroupDir();
+// What a cgroup allows: limit and usage in bytes (has_limit false when unlimited or unknown).
+struct CgroupMemory {
+  bool has_limit = false;
+  uint64_t limit = 0, usage = 0;
+};
+CgroupMemory ReadCgroupMemory(const MemorySignalSources &src);
 
-// Bytes this process may still use: MemAvailable, lowered by cgroup memory.max - memory.current.
-uint64_t MemoryTheRankMayUse();
+// The reserve for `total` bytes of memory: reserve_percent of it.
+inline uint64_t Reserve(uint64_t total, uint32_t reserve_percent) {
+  return total / 100 * reserve_percent;
+}
+
+// Bytes this process may use with an auto budget: MemAvailable above the reserve, lowered by
+// the cgroup's limit less its usage and its own reserve.
+uint64_t MemoryTheRankMayUse(uint32_t reserve_percent = kDefaultReservePercent,
+                             const MemorySignalSources &src = MemorySignalSources::Own());
 
 }  // namespace pfio
