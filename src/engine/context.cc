@@ -44,9 +44,11 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
                "auto, none or device",
                backend->name()));
   }
+  std::unique_ptr<NodeShare> node;  // the real machine: the node's other pfio processes too
   if (!signals) {
     signals =
         std::make_unique<ProcMemorySignals>(MemorySignalSources::Own(), config.reserve_percent);
+    node = std::make_unique<NodeRegistry>();
   }
   uint64_t limit = config.budget ? config.budget : MemoryTheRankMayUse(config.reserve_percent);
   if (limit < 2 * kMiB) {
@@ -59,19 +61,20 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
   s = BufferPool::Create(AimdController::Cap(limit), &pool);
   if (!s.ok()) return s;
   auto buffer = std::make_unique<ReorderBuffer>(std::move(pool));
-  out->reset(new Context(config, std::move(backend), std::move(signals), std::move(buffer), limit));
+  out->reset(new Context(config, std::move(backend), std::move(signals), std::move(node),
+                         std::move(buffer), limit));
   return Status::Ok();
 }
 
 Context::Context(const Config &config, std::unique_ptr<Backend> backend,
-                 std::unique_ptr<MemorySignals> signals, std::unique_ptr<ReorderBuffer> buffer,
-                 uint64_t limit)
+                 std::unique_ptr<MemorySignals> signals, std::unique_ptr<NodeShare> node,
+                 std::unique_ptr<ReorderBuffer> buffer, uint64_t limit)
     : cfg_(config),
       backend_(std::move(backend)),
       clock_(backend_->virtual_clock()),
       buffer_(std::move(buffer)),
       memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
-              std::move(signals)),
+              std::move(signals), std::move(node), /*share_node=*/config.budget == 0),
       window_(&files_, buffer_.get()),
       read_path_(&cfg_, &files_, &window_, buffer_.get(), backend_.get(), &stats_, this),
       stager_(config.stage, backend_->device().AutoStage(), config.target_stages) {

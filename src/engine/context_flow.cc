@@ -21,7 +21,7 @@ void Context::PruneQueue() {
 }
 
 void Context::SampleSignals() {
-  if (memory_.Sample()) buffer_->ReleaseFreeMemory();
+  if (memory_.Sample(Held())) buffer_->ReleaseFreeMemory();
 }
 
 void Context::Refill(bool force) {
@@ -172,7 +172,7 @@ void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCal
   auto admit = [&](PendingRead *pr) {
     // Memory is taken read by read, so the signals are checked before each (at most every
     // 10 ms of the context's clock): a cut between windows applies to the next read.
-    if (memory_.SampleIfDue(Now())) buffer_->ReleaseFreeMemory();
+    if (memory_.SampleIfDue(Now(), Held())) buffer_->ReleaseFreeMemory();
     const bool fits = memory_.Fits(Held(), pr->piece_bytes);
     if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {
       memory_.Wait(pr->piece_bytes);

@@ -38,6 +38,16 @@ bool AimdController::OnContention(const std::string &reason, bool hard) {
   return true;
 }
 
+bool AimdController::ClampTo(uint64_t bytes, const std::string &reason) {
+  const uint64_t next = PageAlignDown(std::max(floor_, bytes));
+  if (!enabled_ || next >= budget_) return false;
+  budget_ = next;
+  ++cuts_;
+  last_cut_ = clock_();
+  Record("clamp: " + reason);
+  return true;
+}
+
 void AimdController::OnRoundEnd(bool clean, uint64_t headroom) {
   const bool was_cut = cut_this_round_;
   cut_this_round_ = false;

@@ -42,6 +42,9 @@ class AimdController {
   // A contention signal: halve, unless already halved in this round (a hard one: unless halved
   // less than kHardCutGap ago). Returns true if it halved.
   bool OnContention(const std::string &reason, bool hard = false);
+  // Lowers the budget to `bytes` (not below the floor) when it is above: the node's fair share
+  // while another process is short. Returns true if it lowered it.
+  bool ClampTo(uint64_t bytes, const std::string &reason);
   // A round was consumed; `clean` when no contention was seen in it. Growth is at most
   // `headroom` bytes (what may still be taken above the memory reserve).
   void OnRoundEnd(bool clean, uint64_t headroom = UINT64_MAX);

@@ -1,23 +1,47 @@
 #include "memory/memory_governor.h"
 
+#include <algorithm>
+
+#include "common/status.h"
+
 namespace pfio {
 
 MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
-                               std::unique_ptr<MemorySignals> signals)
-    : aimd_(limit, floor, aimd), signals_(std::move(signals)) {}
+                               std::unique_ptr<MemorySignals> signals,
+                               std::unique_ptr<NodeShare> node, bool share_node)
+    : aimd_(limit, floor, aimd),
+      signals_(std::move(signals)),
+      node_(node ? std::move(node) : std::make_unique<AloneOnNode>()),
+      share_node_(share_node) {}
 
-bool MemoryGovernor::Sample() {
+bool MemoryGovernor::Sample(uint64_t held) {
   MemorySample s = signals_->Sample();
   headroom_ = s.headroom;
-  if (!s.contention) return false;
-  round_contention_ = true;
-  return aimd_.OnContention(s.reason, s.hard);
+  bool cut = false;
+  if (s.contention) {
+    round_contention_ = true;
+    cut = aimd_.OnContention(s.reason, s.hard);
+  }
+  // What the node could give to prefetching (free above the reserve, plus what every pfio
+  // process holds), shared by the processes on it.
+  const NodeView v = node_->Update(aimd_.budget(), held, wanted_ > 0);
+  peer_short_ = v.peer_short;
+  fair_share_ = UINT64_MAX;
+  if (v.processes > 1 && headroom_ != UINT64_MAX) {
+    fair_share_ = (headroom_ + v.held_by_all) / v.processes;
+    if (share_node_ && v.peer_short && aimd_.budget() > fair_share_) {
+      cut = aimd_.ClampTo(fair_share_, Format("fair share %s of %u pfio processes, one is short",
+                                              Bytes(fair_share_).c_str(), v.processes)) ||
+            cut;
+    }
+  }
+  return cut;
 }
 
-bool MemoryGovernor::SampleIfDue(double now) {
+bool MemoryGovernor::SampleIfDue(double now, uint64_t held) {
   if (now - last_sample_ < kSampleEvery) return false;
   last_sample_ = now;
-  return Sample();
+  return Sample(held);
 }
 
 bool MemoryGovernor::WaitOver(uint64_t held) {
@@ -29,7 +53,12 @@ bool MemoryGovernor::WaitOver(uint64_t held) {
 void MemoryGovernor::Consumed(uint64_t bytes) {
   round_consumed_ += bytes;
   if (round_consumed_ < aimd_.budget()) return;
-  aimd_.OnRoundEnd(!round_contention_, headroom_);
+  // growth stops at the fair share while a peer is short
+  uint64_t room = headroom_;
+  if (share_node_ && peer_short_ && fair_share_ != UINT64_MAX) {
+    room = std::min(room, fair_share_ > aimd_.budget() ? fair_share_ - aimd_.budget() : 0);
+  }
+  aimd_.OnRoundEnd(!round_contention_, room);
   round_contention_ = false;
   round_consumed_ = 0;
 }

@@ -15,6 +15,7 @@
 #include "buffer/reorder_buffer.h"
 #include "memory/aimd_controller.h"
 #include "memory/memory_signals.h"
+#include "memory/node_registry.h"
 
 namespace pfio {
 
@@ -28,7 +29,10 @@ class MemoryGovernor {
   static constexpr double kSampleEvery = 0.01;
 
   // limit: bytes the rank may use; floor: the smallest budget; aimd: adapt (else fixed).
-  MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd, std::unique_ptr<MemorySignals> signals);
+  // node: the other pfio processes of the node; with share_node (an auto budget) the budget is
+  // held to the fair share while a peer is short (null: alone).
+  MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd, std::unique_ptr<MemorySignals> signals,
+                 std::unique_ptr<NodeShare> node = nullptr, bool share_node = false);
 
   uint64_t budget() const { return aimd_.budget(); }
   uint64_t cap() const { return aimd_.cap(); }
@@ -42,11 +46,14 @@ class MemoryGovernor {
   // Whether `bytes` more fit with `held` bytes (data and bookkeeping) already held.
   bool Fits(uint64_t held, uint64_t bytes) const { return held + bytes <= aimd_.budget(); }
 
-  // Reads the pressure signals; on contention halves the budget (once per round). True when it
-  // cut: the caller gives free pool memory back to the system.
-  bool Sample();
+  // Reads the pressure signals; on contention halves the budget (once per round). Then records
+  // `held` (bytes held now) in the node registry and, sharing the node, holds the budget to the
+  // fair share while a peer is short. True when it cut: the caller gives free pool memory back.
+  bool Sample(uint64_t held = 0);
   // The same, at most every kSampleEvery seconds of `now` (before a read is issued).
-  bool SampleIfDue(double now);
+  bool SampleIfDue(double now, uint64_t held = 0);
+  // The node's fair share at the last sample (UINT64_MAX when unknown or alone).
+  uint64_t fair_share() const { return fair_share_; }
 
   // Issuing stopped: a read needs `bytes` that are not free.
   void Wait(uint64_t bytes) { wanted_ = bytes; }
@@ -67,6 +74,10 @@ class MemoryGovernor {
   uint64_t round_consumed_ = 0;
   bool round_contention_ = false;
   uint64_t headroom_ = UINT64_MAX;  // above the memory reserve, at the last sample
+  std::unique_ptr<NodeShare> node_;
+  bool share_node_ = false;
+  uint64_t fair_share_ = UINT64_MAX;
+  bool peer_short_ = false;
   double last_sample_ = 0;
 };
 

@@ -1,0 +1,150 @@
+#include "memory/node_registry.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "common/status.h"
+
+namespace pfio {
+
+namespace {
+constexpr uint64_t kMagic = 0x70666e6f64653031ull;  // "pfnode01"
+
+// The start time of process `pid` in clock ticks since boot (field 22 of /proc/pid/stat), 0
+// when the process does not exist. With the pid it names one process, even after pid reuse.
+uint64_t StartTime(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(in, text)) return 0;
+  const size_t close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i) {
+    if (i == 22) return std::stoull(field);
+  }
+  return 0;
+}
+
+bool Alive(pid_t pid, uint64_t start) {
+  if (pid <= 0) return false;
+  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
+  return StartTime(pid) == start;
+}
+}  // namespace
+
+struct NodeRegistry::Slot {
+  int32_t pid;
+  uint32_t short_of_memory;
+  uint64_t start_time;
+  uint64_t budget;
+  uint64_t held;
+};
+
+struct NodeRegistry::Table {
+  uint64_t magic;
+  uint64_t slots;
+  Slot slot[kSlots];
+};
+
+NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) path_ = "/dev/shm/pfio-node-" + std::to_string(getuid());
+  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    why_ = Format("node registry %s: open failed: %s", path_.c_str(), std::strerror(errno));
+    return;
+  }
+  Lock();
+  struct stat st;
+  if (fstat(fd_, &st) == 0 && static_cast<size_t>(st.st_size) < sizeof(Table) &&
+      ftruncate(fd_, sizeof(Table)) != 0) {
+    why_ = Format("node registry %s: cannot size it: %s", path_.c_str(), std::strerror(errno));
+    Unlock();
+    return;
+  }
+  void *p = mmap(nullptr, sizeof(Table), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) {
+    why_ = Format("node registry %s: mmap failed: %s", path_.c_str(), std::strerror(errno));
+    Unlock();
+    return;
+  }
+  table_ = static_cast<Table *>(p);
+  if (table_->magic != kMagic) {  // new (zero-filled) or foreign: start clean
+    std::memset(table_, 0, sizeof(Table));
+    table_->magic = kMagic;
+    table_->slots = kSlots;
+  }
+  const pid_t me = getpid();
+  const uint64_t start = StartTime(me);
+  for (uint32_t i = 0; i < kSlots && slot_ < 0; ++i) {
+    Slot &s = table_->slot[i];
+    if (s.pid != 0 && Alive(s.pid, s.start_time)) continue;
+    s = Slot{me, 0, start, 0, 0};
+    slot_ = static_cast<int>(i);
+  }
+  if (slot_ < 0) why_ = Format("node registry %s: all %u slots taken", path_.c_str(), kSlots);
+  Unlock();
+}
+
+NodeRegistry::~NodeRegistry() {
+  if (table_ != nullptr) {
+    if (slot_ >= 0) {
+      Lock();
+      table_->slot[slot_] = Slot{};
+      Unlock();
+    }
+    munmap(table_, sizeof(Table));
+  }
+  if (fd_ >= 0) close(fd_);
+}
+
+void NodeRegistry::Lock() const {
+  while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+void NodeRegistry::Unlock() const {
+  flock(fd_, LOCK_UN);
+}
+
+NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, bool short_of_memory) {
+  NodeView v;
+  v.held_by_all = held;
+  if (slot_ < 0) return v;
+  // kill(pid, 0) every time; the start time (pid reuse) at most once a second
+  const int64_t now = static_cast<int64_t>(time(nullptr));
+  const bool full = now != last_full_check_;
+  last_full_check_ = now;
+  Lock();
+  Slot &mine = table_->slot[slot_];
+  mine.budget = budget;
+  mine.held = held;
+  mine.short_of_memory = short_of_memory ? 1 : 0;
+  for (uint32_t i = 0; i < kSlots; ++i) {
+    Slot &s = table_->slot[i];
+    if (static_cast<int>(i) == slot_ || s.pid == 0) continue;
+    const bool gone =
+        (kill(s.pid, 0) != 0 && errno == ESRCH) || (full && StartTime(s.pid) != s.start_time);
+    if (gone) {  // died without leaving: its memory went with it
+      s = Slot{};
+      continue;
+    }
+    ++v.processes;
+    v.held_by_all += s.held;
+    v.peer_short = v.peer_short || s.short_of_memory != 0;
+  }
+  Unlock();
+  return v;
+}
+
+}  // namespace pfio

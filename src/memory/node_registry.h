@@ -1,0 +1,71 @@
+// NodeRegistry: the pfio processes of one node (MPI ranks of a job, and separate jobs) share what
+// the node can give. Each process has a slot in a small shared file (by default
+// /dev/shm/pfio-node-<uid>) where it records its budget, the memory it holds and whether it is
+// short (waiting for memory). A process's fair share is the memory the node could give to
+// prefetching -- MemAvailable above the reserve, plus what every pfio process holds -- divided by
+// the live processes. The MemoryGovernor clamps its budget to its fair share while a peer is
+// short, and grows no further than it.
+//
+// Robust to processes that die: updates take flock(2), which the kernel drops with the process;
+// a slot whose process is gone (kill(pid, 0) fails, or its start time changed) is reused.
+// Without a usable shared file (no /dev/shm, a full registry) every call reports "alone".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace pfio {
+
+struct NodeView {
+  uint32_t processes = 1;    // live pfio processes on the node, this one included
+  uint64_t held_by_all = 0;  // bytes every one of them holds, this one included
+  bool peer_short = false;   // another process is waiting for memory
+};
+
+class NodeShare {
+ public:
+  virtual ~NodeShare() = default;
+  // Records this process's state and reads everyone's.
+  virtual NodeView Update(uint64_t budget, uint64_t held, bool short_of_memory) = 0;
+};
+
+// Every process alone (tests, the simulator, budget fixed by hand).
+class AloneOnNode : public NodeShare {
+ public:
+  NodeView Update(uint64_t, uint64_t held, bool) override {
+    NodeView v;
+    v.held_by_all = held;
+    return v;
+  }
+};
+
+class NodeRegistry : public NodeShare {
+ public:
+  static constexpr uint32_t kSlots = 256;
+  // Opens (creating) the registry at `path` ("" = /dev/shm/pfio-node-<uid>) and takes a slot.
+  // On failure the registry is inert (every Update says "alone") and why() tells.
+  explicit NodeRegistry(std::string path = "");
+  ~NodeRegistry() override;  // frees the slot
+  NodeRegistry(const NodeRegistry &) = delete;
+  NodeRegistry &operator=(const NodeRegistry &) = delete;
+
+  NodeView Update(uint64_t budget, uint64_t held, bool short_of_memory) override;
+  bool active() const { return slot_ >= 0; }
+  const std::string &why() const { return why_; }
+  const std::string &path() const { return path_; }
+
+ private:
+  struct Slot;
+  struct Table;
+  void Lock() const;
+  void Unlock() const;
+
+  std::string path_, why_;
+  int fd_ = -1;
+  Table *table_ = nullptr;
+  int slot_ = -1;
+  int64_t last_full_check_ = 0;  // seconds; start times are compared at most once a second
+};
+
+}  // namespace pfio

@@ -1,0 +1,172 @@
+#include "memory/node_registry.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <memory>
+#include <vector>
+
+#include "memory/memory_governor.h"
+#include "test_util.h"
+
+namespace pfio {
+
+namespace {
+constexpr uint64_t kMiB = 1024 * 1024;
+
+// A child process that takes a slot, records `held` (short of memory), tells the parent, and
+// waits for one byte: 'q' leaves (frees its slot), 'k' dies without a word (_exit: no
+// destructor runs, its slot stays as it was).
+struct Child {
+  pid_t pid = -1;
+  int to_child = -1;
+  Child(const std::string &path, uint64_t held) {
+    int up[2], down[2];
+    EXPECT_EQ(pipe(up), 0);
+    EXPECT_EQ(pipe(down), 0);
+    pid = fork();
+    if (pid == 0) {
+      close(up[0]);
+      close(down[1]);
+      {
+        NodeRegistry r(path);
+        r.Update(2 * held, held, true);
+        char c = r.active() ? 'r' : 'x';
+        if (write(up[1], &c, 1) != 1) _exit(3);
+        if (read(down[0], &c, 1) != 1) _exit(4);
+        if (c == 'k') _exit(0);
+      }
+      _exit(0);
+    }
+    close(up[1]);
+    close(down[0]);
+    to_child = down[1];
+    char c = 0;
+    EXPECT_EQ(read(up[0], &c, 1), 1);
+    EXPECT_EQ(c, 'r') << "the child could not take a slot";
+    close(up[0]);
+  }
+  void Finish(char how) {
+    ASSERT_EQ(write(to_child, &how, 1), 1);
+    close(to_child);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+};
+}  // namespace
+
+TEST(NodeRegistry, ProcessesComeGoAndDie) {
+  test::ScratchDir dir;
+  const std::string path = dir.path() + "/registry";
+  NodeRegistry me(path);
+  ASSERT_TRUE(me.active()) << me.why();
+  NodeView alone = me.Update(64 * kMiB, 10 * kMiB, false);
+  EXPECT_EQ(alone.processes, 1u);
+  EXPECT_EQ(alone.held_by_all, 10 * kMiB);
+  EXPECT_FALSE(alone.peer_short);
+
+  Child a(path, 100 * kMiB), b(path, 300 * kMiB);
+  NodeView three = me.Update(64 * kMiB, 10 * kMiB, false);
+  EXPECT_EQ(three.processes, 3u);
+  EXPECT_EQ(three.held_by_all, 410 * kMiB);
+  EXPECT_TRUE(three.peer_short);
+
+  a.Finish('q');  // leaves properly
+  NodeView two = me.Update(64 * kMiB, 10 * kMiB, false);
+  EXPECT_EQ(two.processes, 2u);
+  EXPECT_EQ(two.held_by_all, 310 * kMiB);
+
+  b.Finish('k');  // dies holding its slot; once reaped, the slot is found dead and freed
+  NodeView back = me.Update(64 * kMiB, 10 * kMiB, false);
+  EXPECT_EQ(back.processes, 1u);
+  EXPECT_EQ(back.held_by_all, 10 * kMiB);
+  EXPECT_FALSE(back.peer_short);
+
+  Child c(path, 5 * kMiB);  // the freed slots are taken again
+  EXPECT_EQ(me.Update(0, 0, false).processes, 2u);
+  c.Finish('q');
+}
+
+TEST(NodeRegistry, AFullRegistryIsInertAndSaysWhy) {
+  test::ScratchDir dir;
+  const std::string path = dir.path() + "/registry";
+  std::vector<std::unique_ptr<NodeRegistry>> all;
+  for (uint32_t i = 0; i < NodeRegistry::kSlots; ++i) {
+    all.push_back(std::make_unique<NodeRegistry>(path));
+    ASSERT_TRUE(all.back()->active()) << i << ": " << all.back()->why();
+  }
+  NodeRegistry extra(path);
+  EXPECT_FALSE(extra.active());
+  EXPECT_NE(extra.why().find("slots taken"), std::string::npos) << extra.why();
+  EXPECT_EQ(extra.Update(1, 7, true).processes, 1u);  // inert: alone
+  all.pop_back();
+  NodeRegistry again(path);
+  EXPECT_TRUE(again.active()) << again.why();
+  EXPECT_EQ(again.Update(0, 0, false).processes, NodeRegistry::kSlots);
+}
+
+TEST(NodeRegistry, AnUnusablePathIsInert) {
+  NodeRegistry r("/nonexistent-dir/pfio-registry");
+  EXPECT_FALSE(r.active());
+  EXPECT_NE(r.why().find("/nonexistent-dir/pfio-registry"), std::string::npos) << r.why();
+}
+
+namespace {
+// Signals with plenty of headroom and no contention.
+class Headroom : public MemorySignals {
+ public:
+  explicit Headroom(uint64_t bytes) : bytes_(bytes) {}
+  MemorySample Sample() override {
+    MemorySample s;
+    s.headroom = bytes_;
+    return s;
+  }
+
+ private:
+  uint64_t bytes_;
+};
+
+// A node as the registry would report it.
+class ScriptedNode : public NodeShare {
+ public:
+  NodeView view;
+  NodeView Update(uint64_t, uint64_t, bool) override { return view; }
+};
+}  // namespace
+
+TEST(NodeShareInGovernor, AnAutoBudgetIsHeldToTheFairShareWhileAPeerIsShort) {
+  auto node = std::make_unique<ScriptedNode>();
+  ScriptedNode *n = node.get();
+  // 4 processes; 1 GiB free above the reserve, and they hold 3 GiB between them: 1 GiB each
+  n->view.processes = 4;
+  n->view.held_by_all = 3072 * kMiB;
+  MemoryGovernor g(8192 * kMiB, 4 * kMiB, true, std::make_unique<Headroom>(1024 * kMiB),
+                   std::move(node), /*share_node=*/true);
+  const uint64_t cap = g.budget();
+  EXPECT_FALSE(g.Sample(500 * kMiB));  // nobody is short: no reason to give up memory
+  EXPECT_EQ(g.budget(), cap);
+  EXPECT_EQ(g.fair_share(), 1024 * kMiB);
+  n->view.peer_short = true;
+  EXPECT_TRUE(g.Sample(500 * kMiB));
+  EXPECT_EQ(g.budget(), 1024 * kMiB);
+  EXPECT_NE(g.history().back().reason.find("fair share"), std::string::npos);
+  // a clean round does not grow past the fair share while the peer is short
+  g.Consumed(g.budget());
+  EXPECT_EQ(g.budget(), 1024 * kMiB);
+}
+
+TEST(NodeShareInGovernor, AFixedBudgetIsNotShared) {
+  auto node = std::make_unique<ScriptedNode>();
+  node->view.processes = 4;
+  node->view.held_by_all = 3072 * kMiB;
+  node->view.peer_short = true;
+  MemoryGovernor g(8192 * kMiB, 4 * kMiB, true, std::make_unique<Headroom>(1024 * kMiB),
+                   std::move(node), /*share_node=*/false);
+  const uint64_t cap = g.budget();
+  EXPECT_FALSE(g.Sample(500 * kMiB));
+  EXPECT_EQ(g.budget(), cap);
+}
+
+}  // namespace pfio
