@@ -662,6 +662,73 @@ def mpi_bench_rows(results):
     return out
 
 
+def memory_rows(results, docs):
+    """Three jobs at once on one node (scripts/run-memory-contention.sh)."""
+    folder = os.path.join(results, "memory")
+    summaries = sorted(glob.glob(os.path.join(folder, "*-summary.json")))
+    if not summaries:
+        return []
+    out = ["## Three jobs on one node: memory control", "",
+           "`scripts/run-memory-contention.sh`: three `pfio-bench` runs started together, each "
+           "reading every 64 KiB block of the same file once in random order (dense, "
+           "pfio-pipelined, every byte checked, page cache dropped before each case), with the "
+           "budgets of the case. MemAvailable sampled every 100 ms; the reserve is "
+           "`reserve_percent` (8 %) of MemTotal.", "",
+           "| case | file | exit statuses (137 = killed) | seconds per job | total s | peak RSS per job (GiB) | budget cuts per job | least MemAvailable (GiB) | reserve (GiB) |",
+           "|---|---|---|---|---:|---|---|---:|---:|"]
+    fig, axes = plt.subplots(len(summaries), 1, figsize=(8, 2.6 * len(summaries)), squeeze=False)
+    for ax, path in zip(axes[:, 0], summaries):
+        sm = json.load(open(path))
+        case = sm["case"]
+        mem = [tuple(map(float, line.split())) for line in open(os.path.join(folder, f"{case}-memavailable.txt"))
+               if len(line.split()) == 2]
+        least = min(v for _, v in mem) * 1024 / GiB if mem else float("nan")
+        reserve = sm["mem_total_kb"] * 1024 / 100 * 8 / GiB
+        secs, rss, cuts = [], [], []
+        starts = {}
+        sp = os.path.join(folder, f"{case}-starts.txt")
+        if os.path.exists(sp):
+            for line in open(sp):
+                j, t = line.split()
+                starts[int(j)] = float(t)
+        for j in (1, 2, 3):
+            bp = os.path.join(folder, f"{case}-bench{j}.json")
+            sp_ = os.path.join(folder, f"{case}-job{j}.json")
+            if os.path.exists(bp):
+                run = load(bp)["runs"][0]
+                secs.append(f"{run['seconds']:.0f}" + ("" if run["verified"] else " (wrong bytes)"))
+                rss.append(f"{run['peak_rss_bytes'] / GiB:.1f}")
+            else:
+                secs.append("–")
+                rss.append("–")
+            if os.path.exists(sp_):
+                st = load(sp_)
+                cuts.append(str(st["budget_cuts"]))
+                hist = st.get("aimd_history", [])
+                t0 = starts.get(j, sm["t0"]) - sm["t0"]
+                ax.step([t0 + h["seconds"] for h in hist] + ([sm["t1"] - sm["t0"]] if hist else []),
+                        [h["budget"] / GiB for h in hist] + ([hist[-1]["budget"] / GiB] if hist else []),
+                        where="post", label=f"job {j} budget")
+            else:
+                cuts.append("–")
+        if mem:
+            ax.plot([t - sm["t0"] for t, _ in mem], [v * 1024 / GiB for _, v in mem], "k-",
+                    linewidth=1, label="MemAvailable")
+        ax.axhline(reserve, color="r", linestyle=":", label="reserve")
+        ax.set_title(f"{case}: budget {sm['budget']} each")
+        ax.set_ylabel("GiB")
+        ax.legend(fontsize=7, loc="upper right")
+        out.append(f"| {case} | {sm['file_size']} | {', '.join(map(str, sm['exit']))} | "
+                   f"{', '.join(secs)} | {sm['t1'] - sm['t0']:.0f} | {', '.join(rss)} | "
+                   f"{', '.join(cuts)} | {least:.2f} | {reserve:.2f} |")
+    axes[-1, 0].set_xlabel("seconds since the three jobs started")
+    fig.tight_layout()
+    fig.savefig(os.path.join(docs, "memory-contention.png"), dpi=110)
+    plt.close(fig)
+    out += ["", "![AIMD budgets of the three jobs and MemAvailable](memory-contention.png)", ""]
+    return out
+
+
 def main():
     results, docs = sys.argv[1], sys.argv[2]
     out = ["# pfio benchmark results", "",
@@ -710,6 +777,7 @@ def main():
     out += engine2_rows(results)
     out += yardstick_rows(results)
     out += mpi_bench_rows(results)
+    out += memory_rows(results, docs)
     with open(os.path.join(docs, "benchmarks.md"), "w") as f:
         f.write("\n".join(out))
     print(f"wrote {os.path.join(docs, 'benchmarks.md')}")

@@ -41,7 +41,9 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --block S         read size; a multiple of 4K for the O_DIRECT methods     (default 4K)
   --budget LIST     memory for prefetching (pfio) and the fadvise window; with several
                     budgets the budget-dependent methods run once per budget and the
-                    others once                                (default file size / 4)
+                    others once; "auto" leaves pfio's budget to pfio (MemAvailable above
+                    the reserve, shared by the pfio processes of the node)
+                                                               (default file size / 4)
   --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined,
                     pfio-uring                                              (default all)
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
@@ -134,6 +136,10 @@ int ParseArgs(int argc, char **argv, Options *o) {
       o->budgets.clear();
       for (const auto &item : SplitList(v)) {
         uint64_t b = 0;
+        if (item == "auto") {  // pfio's own auto budget (the node's share); fadvise: 1/4 file
+          o->budgets.push_back(0);
+          continue;
+        }
         s = ParseSize(item, "--budget", &b);
         if (!s.ok()) break;
         if (b < (1 << 20)) return Usage("--budget = " + item + ": expected at least 1M");

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Three jobs on one node that want more memory than it has (issue: memory control). Three
+# pfio-bench runs at once, each reading every 64 KiB block of the same FILE_SIZE file once in
+# random order (dense, pfio-pipelined), with the budgets of each CASE:
+#   fixed-9G  3 x 9 GiB, more than this 23.5 GiB machine has (the run that once met the OOM
+#             killer), fixed-6G  3 x 6 GiB (fits), auto  pfio's own budgets (the node's share)
+# MemAvailable is sampled every 100 ms; each job's counters and AIMD history go to
+# docs/results/memory/<case>-job<N>.json; a job the kernel kills shows as exit status 137.
+# Re-renders docs (scripts/render_docs.py) with the table and the plot.
+#   scripts/run-memory-contention.sh     (CASES="fixed-9G auto fixed-6G" FILE_SIZE=12G;
+#                                         PFIO_BENCH_DIR for the data file)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh release
+cases=${CASES:-fixed-9G auto fixed-6G}
+size=${FILE_SIZE:-12G}
+dir=${PFIO_BENCH_DIR:-build}
+mkdir -p "$dir"
+data=$(cd "$dir" && pwd)/pfio-contention-$size.data
+out=docs/results/memory
+mkdir -p "$out"
+bench=build/examples/pfio-bench
+common=(--workload dense --block 64K --methods pfio-pipelined --file "$data" --file-size "$size"
+        --keep-file --quiet)
+echo "== making the $size file once"
+$bench --workload seq --block 1M --methods naive --file "$data" --file-size "$size" --keep-file --quiet \
+  >/dev/null
+for c in $cases; do
+  case "$c" in
+    fixed-*) budget=${c#fixed-} ;;
+    auto) budget=auto ;;
+    *) echo "run-memory-contention: case = '$c': expected fixed-<size> or auto" >&2; exit 2 ;;
+  esac
+  rm -f "$out/$c"-*
+  echo "== $c: 3 jobs at once, budget $budget each"
+  sync
+  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
+  t0=$(date +%s.%N)
+  ( while :; do
+      printf '%s %s\n' "$(date +%s.%N)" "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)"
+      sleep 0.1
+    done ) >"$out/$c-memavailable.txt" &
+  sampler=$!
+  pids=()
+  for j in 1 2 3; do
+    PFIO_STATS="$out/$c-job$j.json" $bench "${common[@]}" --budget "$budget" \
+      --json "$out/$c-bench$j.json" >"$out/$c-job$j.log" 2>&1 &
+    pids+=($!)
+    echo "$j $(date +%s.%N)" >>"$out/$c-starts.txt"
+  done
+  status=()
+  for p in "${pids[@]}"; do
+    if wait "$p"; then status+=(0); else status+=($?); fi
+  done
+  kill "$sampler" 2>/dev/null || true
+  wait "$sampler" 2>/dev/null || true
+  t1=$(date +%s.%N)
+  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "t0": %s, "t1": %s, "exit": [%s], "mem_total_kb": %s}\n' \
+    "$c" "$budget" "$size" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" \
+    "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" >"$out/$c-summary.json"
+  echo "   exit statuses: ${status[*]} (137 = killed); $(awk '{print $2}' "$out/$c-memavailable.txt" | sort -n | head -1) kB least MemAvailable"
+done
+/usr/bin/python3 scripts/render_docs.py docs/results docs
