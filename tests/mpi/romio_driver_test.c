@@ -11,6 +11,7 @@
  * Each check prints "ok NAME" or "FAIL NAME: what"; the exit status is the number of failures
  * (on any rank), so ctest fails when one check does.
  */
+#include <fcntl.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -604,7 +605,40 @@ static void test_hints(void)
     MPI_Info_set(info, "prefetch_budget", "64M");
     MPI_Info_set(info, "prefetch_queue_depth", "not-a-number");
     MPI_Info_set(info, "prefetch_policy", "forestall");
+    MPI_Info_set(info, "prefetch_print_hints", "1");
+    /* rank 0 prints the hints in force at open: catch its stderr to check them */
+    char printed[8192] = "";
+    int saved = -1;
+    char capture[1100];
+    snprintf(capture, sizeof capture, "%s/print-hints.txt", dir);
+    if (rank == 0) {
+        int fd = open(capture, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        fflush(stderr);
+        saved = dup(2);
+        dup2(fd, 2);
+        close(fd);
+    }
     must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    if (rank == 0) {
+        FILE *f;
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        f = fopen(capture, "r");
+        if (f != NULL) {
+            size_t n = fread(printed, 1, sizeof printed - 1, f);
+            printed[n] = '\0';
+            fclose(f);
+        }
+        if (strstr(printed, "hints in force:") == NULL ||
+            strstr(printed, "prefetch_budget=64M") == NULL ||
+            strstr(printed, "prefetch_policy=forestall") == NULL)
+            fail(test, "prefetch_print_hints=1 printed \"%.300s\", expected the hints in force",
+                 printed);
+        if (strstr(printed, "queue_depth = \"not-a-number\"") == NULL)
+            fail(test, "the bad prefetch_queue_depth was not reported on rank 0: \"%.300s\"",
+                 printed);
+    }
     if (!info_value(fh, "prefetch_budget", value, sizeof value) || strcmp(value, "64M") != 0)
         fail(test, "prefetch_budget in force = \"%s\", expected \"64M\"", value);
     if (!info_value(fh, "prefetch_policy", value, sizeof value) || strcmp(value, "forestall") != 0)
