@@ -669,13 +669,14 @@ def memory_rows(results, docs):
     if not summaries:
         return []
     out = ["## Three jobs on one node: memory control", "",
-           "`scripts/run-memory-contention.sh`: three `pfio-bench` runs started together, each "
+           "`scripts/run-memory-contention.sh`: three (or, `auto-8`, eight) `pfio-bench` runs "
+           "started together, each "
            "reading every 64 KiB block of the same file once in random order (dense, "
            "pfio-pipelined, every byte checked, page cache dropped before each case), with the "
            "budgets of the case. MemAvailable sampled every 100 ms; the reserve is "
            "`reserve_percent` (8 %) of MemTotal.", "",
-           "| case | file | exit statuses (137 = killed) | seconds per job | total s | peak RSS per job (GiB) | budget cuts per job | least MemAvailable (GiB) | reserve (GiB) |",
-           "|---|---|---|---|---:|---|---|---:|---:|"]
+           "| case | file | exit statuses (137 = killed) | seconds per job | total s | peak RSS per job (GiB) | sum of peak RSS (GiB) | peak RSS − highest budget, worst job (MiB) | budget cuts per job | least MemAvailable (GiB) | reserve (GiB) |",
+           "|---|---|---|---|---:|---|---:|---:|---|---:|---:|"]
     fig, axes = plt.subplots(len(summaries), 1, figsize=(8, 2.6 * len(summaries)), squeeze=False)
     for ax, path in zip(axes[:, 0], summaries):
         sm = json.load(open(path))
@@ -685,19 +686,29 @@ def memory_rows(results, docs):
         least = min(v for _, v in mem) * 1024 / GiB if mem else float("nan")
         reserve = sm["mem_total_kb"] * 1024 / 100 * 8 / GiB
         secs, rss, cuts = [], [], []
+        rss_sum, over = 0.0, None
+        jobs = sm.get("jobs", 3)
         starts = {}
         sp = os.path.join(folder, f"{case}-starts.txt")
         if os.path.exists(sp):
             for line in open(sp):
                 j, t = line.split()
                 starts[int(j)] = float(t)
-        for j in (1, 2, 3):
+        for j in range(1, jobs + 1):
             bp = os.path.join(folder, f"{case}-bench{j}.json")
             sp_ = os.path.join(folder, f"{case}-job{j}.json")
             if os.path.exists(bp):
                 run = load(bp)["runs"][0]
                 secs.append(f"{run['seconds']:.0f}" + ("" if run["verified"] else " (wrong bytes)"))
                 rss.append(f"{run['peak_rss_bytes'] / GiB:.1f}")
+                rss_sum += run["peak_rss_bytes"] / GiB
+                if os.path.exists(sp_):
+                    hist_ = load(sp_).get("aimd_history", [{"budget": 0}])
+                    if len(hist_) > 1 and "start at the fair share" in hist_[1]["reason"]:
+                        hist_ = hist_[1:]  # the cap before the start share was never in force
+                    top = max(h["budget"] for h in hist_)
+                    d = (run["peak_rss_bytes"] - top) / MiB
+                    over = d if over is None else max(over, d)
             else:
                 secs.append("–")
                 rss.append("–")
@@ -708,18 +719,19 @@ def memory_rows(results, docs):
                 t0 = starts.get(j, sm["t0"]) - sm["t0"]
                 ax.step([t0 + h["seconds"] for h in hist] + ([sm["t1"] - sm["t0"]] if hist else []),
                         [h["budget"] / GiB for h in hist] + ([hist[-1]["budget"] / GiB] if hist else []),
-                        where="post", label=f"job {j} budget")
+                        where="post", label=f"job {j} budget" if jobs <= 3 else None)
             else:
                 cuts.append("–")
         if mem:
             ax.plot([t - sm["t0"] for t, _ in mem], [v * 1024 / GiB for _, v in mem], "k-",
                     linewidth=1, label="MemAvailable")
         ax.axhline(reserve, color="r", linestyle=":", label="reserve")
-        ax.set_title(f"{case}: budget {sm['budget']} each")
+        ax.set_title(f"{case}: {jobs} jobs, budget {sm['budget']} each")
         ax.set_ylabel("GiB")
         ax.legend(fontsize=7, loc="upper right")
         out.append(f"| {case} | {sm['file_size']} | {', '.join(map(str, sm['exit']))} | "
                    f"{', '.join(secs)} | {sm['t1'] - sm['t0']:.0f} | {', '.join(rss)} | "
+                   f"{rss_sum:.1f} | {over:.0f} | "
                    f"{', '.join(cuts)} | {least:.2f} | {reserve:.2f} |")
     axes[-1, 0].set_xlabel("seconds since the three jobs started")
     fig.tight_layout()

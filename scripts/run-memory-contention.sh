@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Three jobs on one node that want more memory than it has (issue: memory control). Three
-# pfio-bench runs at once, each reading every 64 KiB block of the same FILE_SIZE file once in
-# random order (dense, pfio-pipelined), with the budgets of each CASE:
+# Jobs on one node that want more memory than it has (issue: memory control). Several
+# pfio-bench runs at once (3, or N for a case written CASE:N), each reading every 64 KiB block of
+# the same FILE_SIZE file once in random order (dense, pfio-pipelined), with the budgets of the
+# case:
 #   fixed-9G  3 x 9 GiB, more than this 23.5 GiB machine has (the run that once met the OOM
-#             killer), fixed-6G  3 x 6 GiB (fits), auto  pfio's own budgets (the node's share)
+#             killer), fixed-6G  3 x 6 GiB (fits), auto  pfio's own budgets (the node's share),
+#   auto:8    8 jobs with auto budgets (as 8 ranks of one job on one node)
 # MemAvailable is sampled every 100 ms; each job's counters and AIMD history go to
 # docs/results/memory/<case>-job<N>.json; a job the kernel kills shows as exit status 137.
 # Re-renders docs (scripts/render_docs.py) with the table and the plot.
@@ -13,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
-cases=${CASES:-fixed-9G auto fixed-6G}
+cases=${CASES:-fixed-9G auto fixed-6G auto:8}
 size=${FILE_SIZE:-12G}
 dir=${PFIO_BENCH_DIR:-build}
 mkdir -p "$dir"
@@ -26,14 +28,19 @@ common=(--workload dense --block 64K --methods pfio-pipelined --file "$data" --f
 echo "== making the $size file once"
 $bench --workload seq --block 1M --methods naive --file "$data" --file-size "$size" --keep-file --quiet \
   >/dev/null
-for c in $cases; do
-  case "$c" in
-    fixed-*) budget=${c#fixed-} ;;
+for spec in $cases; do
+  base=${spec%%:*}
+  jobs=3
+  c=$base
+  if [ "$spec" != "$base" ]; then jobs=${spec#*:}; c=$base-$jobs; fi
+  case "$base" in
+    fixed-*) budget=${base#fixed-} ;;
     auto) budget=auto ;;
-    *) echo "run-memory-contention: case = '$c': expected fixed-<size> or auto" >&2; exit 2 ;;
+    *) echo "run-memory-contention: case = '$spec': expected fixed-<size> or auto, and :N" >&2
+       exit 2 ;;
   esac
   rm -f "$out/$c"-*
-  echo "== $c: 3 jobs at once, budget $budget each"
+  echo "== $c: $jobs jobs at once, budget $budget each"
   sync
   echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
   t0=$(date +%s.%N)
@@ -43,7 +50,7 @@ for c in $cases; do
     done ) >"$out/$c-memavailable.txt" &
   sampler=$!
   pids=()
-  for j in 1 2 3; do
+  for j in $(seq 1 "$jobs"); do
     PFIO_STATS="$out/$c-job$j.json" $bench "${common[@]}" --budget "$budget" \
       --json "$out/$c-bench$j.json" >"$out/$c-job$j.log" 2>&1 &
     pids+=($!)
@@ -56,8 +63,8 @@ for c in $cases; do
   kill "$sampler" 2>/dev/null || true
   wait "$sampler" 2>/dev/null || true
   t1=$(date +%s.%N)
-  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "t0": %s, "t1": %s, "exit": [%s], "mem_total_kb": %s}\n' \
-    "$c" "$budget" "$size" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" \
+  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "mem_total_kb": %s}\n' \
+    "$c" "$budget" "$size" "$jobs" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" \
     "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" >"$out/$c-summary.json"
   echo "   exit statuses: ${status[*]} (137 = killed); $(awk '{print $2}' "$out/$c-memavailable.txt" | sort -n | head -1) kB least MemAvailable"
 done

@@ -139,12 +139,12 @@ class ScriptedNode : public NodeShare {
 TEST(NodeShareInGovernor, AnAutoBudgetIsHeldToTheFairShareWhileAPeerIsShort) {
   auto node = std::make_unique<ScriptedNode>();
   ScriptedNode *n = node.get();
-  // 4 processes; 1 GiB free above the reserve, and they hold 3 GiB between them: 1 GiB each
-  n->view.processes = 4;
-  n->view.held_by_all = 3072 * kMiB;
   MemoryGovernor g(8192 * kMiB, 4 * kMiB, true, std::make_unique<Headroom>(1024 * kMiB),
                    std::move(node), /*share_node=*/true);
-  const uint64_t cap = g.budget();
+  const uint64_t cap = g.budget();  // alone at the start: the whole cap
+  // then 4 processes; 1 GiB free above the reserve, and they hold 3 GiB between them: 1 GiB each
+  n->view.processes = 4;
+  n->view.held_by_all = 3072 * kMiB;
   EXPECT_FALSE(g.Sample(500 * kMiB));  // nobody is short: no reason to give up memory
   EXPECT_EQ(g.budget(), cap);
   EXPECT_EQ(g.fair_share(), 1024 * kMiB);
@@ -155,6 +155,17 @@ TEST(NodeShareInGovernor, AnAutoBudgetIsHeldToTheFairShareWhileAPeerIsShort) {
   // a clean round does not grow past the fair share while the peer is short
   g.Consumed(g.budget());
   EXPECT_EQ(g.budget(), 1024 * kMiB);
+}
+
+TEST(NodeShareInGovernor, AnAutoBudgetStartsAtItsShareOfTheProcessesPresent) {
+  auto node = std::make_unique<ScriptedNode>();
+  node->view.processes = 3;  // two others, holding 2 GiB; 1 GiB free above the reserve
+  node->view.held_by_all = 2048 * kMiB;
+  MemoryGovernor g(8192 * kMiB, 4 * kMiB, true, std::make_unique<Headroom>(1024 * kMiB),
+                   std::move(node), /*share_node=*/true);
+  EXPECT_EQ(g.budget(), 1024 * kMiB);
+  EXPECT_NE(g.history().back().reason.find("start at the fair share"), std::string::npos);
+  EXPECT_GT(g.cap(), g.budget());  // room to grow when the others leave
 }
 
 TEST(NodeShareInGovernor, AFixedBudgetIsNotShared) {

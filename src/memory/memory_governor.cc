@@ -12,7 +12,18 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
     : aimd_(limit, floor, aimd),
       signals_(std::move(signals)),
       node_(node ? std::move(node) : std::make_unique<AloneOnNode>()),
-      share_node_(share_node) {}
+      share_node_(share_node) {
+  if (!share_node_) return;
+  // An auto budget starts at its share of what the node can give the processes present.
+  const MemorySample s = signals_->Sample();
+  headroom_ = s.headroom;
+  const NodeView v = node_->Update(aimd_.budget(), 0, false);
+  if (v.processes > 1 && headroom_ != UINT64_MAX) {
+    fair_share_ = (headroom_ + v.held_by_all) / v.processes;
+    aimd_.ClampTo(fair_share_, Format("start at the fair share %s of %u pfio processes",
+                                      Bytes(fair_share_).c_str(), v.processes));
+  }
+}
 
 bool MemoryGovernor::Sample(uint64_t held) {
   MemorySample s = signals_->Sample();

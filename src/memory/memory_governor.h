@@ -29,8 +29,9 @@ class MemoryGovernor {
   static constexpr double kSampleEvery = 0.01;
 
   // limit: bytes the rank may use; floor: the smallest budget; aimd: adapt (else fixed).
-  // node: the other pfio processes of the node; with share_node (an auto budget) the budget is
-  // held to the fair share while a peer is short (null: alone).
+  // node: the other pfio processes of the node; with share_node (an auto budget) the budget
+  // starts at the fair share of the processes present and is held to it while a peer is short
+  // (null: alone).
   MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd, std::unique_ptr<MemorySignals> signals,
                  std::unique_ptr<NodeShare> node = nullptr, bool share_node = false);
 
