@@ -677,6 +677,7 @@ def memory_rows(results, docs):
            "`reserve_percent` (8 %) of MemTotal.", "",
            "| case | file | exit statuses (137 = killed) | seconds per job | total s | peak RSS per job (GiB) | sum of peak RSS (GiB) | peak RSS − highest budget, worst job (MiB) | budget cuts per job | least MemAvailable (GiB) | reserve (GiB) |",
            "|---|---|---|---|---:|---|---:|---:|---|---:|---:|"]
+    hog_lines = []
     fig, axes = plt.subplots(len(summaries), 1, figsize=(8, 2.6 * len(summaries)), squeeze=False)
     for ax, path in zip(axes[:, 0], summaries):
         sm = json.load(open(path))
@@ -726,9 +727,26 @@ def memory_rows(results, docs):
             ax.plot([t - sm["t0"] for t, _ in mem], [v * 1024 / GiB for _, v in mem], "k-",
                     linewidth=1, label="MemAvailable")
         ax.axhline(reserve, color="r", linestyle=":", label="reserve")
+        hog_notes = []
+        if sm.get("hog_start"):
+            th = sm["hog_start"] - sm["t0"]
+            ax.axvline(th, color="m", linestyle="--", label="memory-hog starts (80 %)")
+            first = None
+            st1 = os.path.join(folder, f"{case}-job1.json")
+            if os.path.exists(st1):
+                tj = starts.get(1, sm["t0"]) - sm["t0"]
+                cuts_after = [tj + h["seconds"] for h in load(st1).get("aimd_history", [])
+                              if h["reason"].startswith(("halve", "clamp")) and
+                              tj + h["seconds"] >= th]
+                first = min(cuts_after) - th if cuts_after else None
+            hog_notes.append(f"{case}: memory-hog (80 % of MemTotal for 10 s) started {th:.1f} s "
+                             f"in and exited with status {sm['hog_exit']} (137 = killed); pfio's "
+                             f"first cut after it came " +
+                             (f"{first:.2f} s later." if first is not None else "never."))
         ax.set_title(f"{case}: {jobs} jobs, budget {sm['budget']} each")
         ax.set_ylabel("GiB")
         ax.legend(fontsize=7, loc="upper right")
+        hog_lines += hog_notes
         out.append(f"| {case} | {sm['file_size']} | {', '.join(map(str, sm['exit']))} | "
                    f"{', '.join(secs)} | {sm['t1'] - sm['t0']:.0f} | {', '.join(rss)} | "
                    f"{rss_sum:.1f} | {over:.0f} | "
@@ -737,6 +755,7 @@ def memory_rows(results, docs):
     fig.tight_layout()
     fig.savefig(os.path.join(docs, "memory-contention.png"), dpi=110)
     plt.close(fig)
+    out += [""] + hog_lines
     out += ["", "![AIMD budgets of the three jobs and MemAvailable](memory-contention.png)", ""]
     return out
 

@@ -6,6 +6,8 @@
 #   fixed-9G  3 x 9 GiB, more than this 23.5 GiB machine has (the run that once met the OOM
 #             killer), fixed-6G  3 x 6 GiB (fits), auto  pfio's own budgets (the node's share),
 #   auto:8    8 jobs with auto budgets (as 8 ranks of one job on one node)
+#   hog-9G    one job with a 9 GiB budget; HOG_AFTER (8) seconds in, memory-hog takes 80 % of
+#             MemTotal for 10 s: pfio must give memory back, and nobody may be killed
 # MemAvailable is sampled every 100 ms; each job's counters and AIMD history go to
 # docs/results/memory/<case>-job<N>.json; a job the kernel kills shows as exit status 137.
 # Re-renders docs (scripts/render_docs.py) with the table and the plot.
@@ -15,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
-cases=${CASES:-fixed-9G auto fixed-6G auto:8}
+cases=${CASES:-fixed-9G auto fixed-6G auto:8 hog-9G}
 size=${FILE_SIZE:-12G}
 dir=${PFIO_BENCH_DIR:-build}
 mkdir -p "$dir"
@@ -33,8 +35,10 @@ for spec in $cases; do
   jobs=3
   c=$base
   if [ "$spec" != "$base" ]; then jobs=${spec#*:}; c=$base-$jobs; fi
+  hog=0
   case "$base" in
     fixed-*) budget=${base#fixed-} ;;
+    hog-*) budget=${base#hog-}; hog=1; jobs=1 ;;
     auto) budget=auto ;;
     *) echo "run-memory-contention: case = '$spec': expected fixed-<size> or auto, and :N" >&2
        exit 2 ;;
@@ -56,6 +60,12 @@ for spec in $cases; do
     pids+=($!)
     echo "$j $(date +%s.%N)" >>"$out/$c-starts.txt"
   done
+  hog_start=null hog_exit=null
+  if [ "$hog" -eq 1 ]; then
+    sleep "${HOG_AFTER:-8}"
+    hog_start=$(date +%s.%N)
+    if build/examples/memory-hog 80 10 >"$out/$c-hog.log" 2>&1; then hog_exit=0; else hog_exit=$?; fi
+  fi
   status=()
   for p in "${pids[@]}"; do
     if wait "$p"; then status+=(0); else status+=($?); fi
@@ -63,8 +73,8 @@ for spec in $cases; do
   kill "$sampler" 2>/dev/null || true
   wait "$sampler" 2>/dev/null || true
   t1=$(date +%s.%N)
-  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "mem_total_kb": %s}\n' \
-    "$c" "$budget" "$size" "$jobs" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" \
+  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "hog_start": %s, "hog_exit": %s, "mem_total_kb": %s}\n' \
+    "$c" "$budget" "$size" "$jobs" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" "$hog_start" "$hog_exit" \
     "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" >"$out/$c-summary.json"
   echo "   exit statuses: ${status[*]} (137 = killed); $(awk '{print $2}' "$out/$c-memavailable.txt" | sort -n | head -1) kB least MemAvailable"
 done
