@@ -58,7 +58,6 @@ typedef struct ADIOI_PREFETCH_File {
     int internal;          /* ROMIO's own shared-file-pointer file: stock reads, no stats */
     char mismatch[320];    /* a hint that differs between ranks ("" when none) */
     int print_hints;       /* prefetch_print_hints */
-    int summary;           /* rank 0 writes the job summary next to the per-rank stats */
     char stats_path[1024]; /* the hint or PFIO_STATS path as given (before the rank suffix) */
     char why_stock[160];   /* why reads take the stock path, for prefetch_print_hints */
     ADIOI_PREFETCH_History history;

@@ -180,7 +180,6 @@ static void rank_stats_path(ADIOI_PREFETCH_File *pf)
     else
         snprintf(path, sizeof path, "%s.rank%d", pf->stats_path, pf->rank);
     pfio_config_set(pf->config, "stats_path", path);
-    pf->summary = pf->rank == 0;
 }
 
 /* After open (MPI_File_set_info, MPI_File_set_view): ROMIO's own hints change, pfio's stay.

@@ -195,7 +195,7 @@ static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint
         c->offsets = malloc(2 * ((size_t)n + 1) * sizeof *c->offsets);
         c->count = c->offsets != NULL ? n : 0;
     }
-    c->lengths = c->offsets + n;
+    c->lengths = c->offsets != NULL ? c->offsets + n : NULL;
     for (i = 0; i < c->count; ++i) {
         c->offsets[i] = (ADIO_Offset)e[i].offset;
         c->lengths[i] = (ADIO_Offset)e[i].length;
