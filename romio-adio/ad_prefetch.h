@@ -8,8 +8,11 @@
  *   - independent reads: the extents of the request, in file-view order, become the plan when a
  *     request has several; single extents feed a history predictor (sequential and strided runs)
  *     that plans ahead of the reader, and is cleared the moment the pattern breaks;
- *   - collective reads: ROMIO's two-phase algorithm, whose aggregators' reads are the
- *     contiguous reads above (the cross-rank plan is placed in ad_prefetch_rdcoll.c).
+ *   - collective reads: pfio's collective layer (pfio_coll.h): every rank's extents are
+ *     exchanged, aggregator ranks read the stripes they own through their pfio context, with
+ *     the calls that repeat shifted by a constant planned ahead, and ship the bytes to the ranks
+ *     that asked; ROMIO's two-phase when the layer is off (hint prefetch_collective=disable,
+ *     romio_cb_read=disable) or a rank cannot use pfio for the call.
  * Consistency: every write, MPI_File_sync and MPI_File_set_size drops this rank's prefetched
  * bytes of the file before it returns; reads under a ROMIO write (data sieving, two-phase
  * read-modify-write) and in atomic mode use the stock path. pfio never returns bytes older than
@@ -23,6 +26,7 @@
 
 #include "adio.h"
 #include "pfio/pfio.h"
+#include "pfio_coll.h"
 
 /* History of one file's single-extent reads: predicts sequential and strided runs. */
 typedef struct ADIOI_PREFETCH_History {
@@ -62,6 +66,13 @@ typedef struct ADIOI_PREFETCH_File {
     char why_stock[160];   /* why reads take the stock path, for prefetch_print_hints */
     ADIOI_PREFETCH_History history;
     ADIOI_PREFETCH_Calls calls;
+    /* Collective reads through pfio's collective layer (ad_prefetch_rdcoll.c) */
+    int coll_enabled;       /* prefetch_collective */
+    int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */
+    int coll_timeout_s;     /* prefetch_coll_timeout: bound of waits for other ranks */
+    int coll_state;         /* 0 before the first collective read, 1 on, -1 off (all ranks) */
+    char coll_why_off[160]; /* why collective reads take ROMIO's two-phase path */
+    pfio_coll *coll;        /* when coll_state == 1 */
     uint64_t stock_reads;   /* reads that took the stock path */
     uint64_t invalidations; /* writes, syncs and resizes that dropped prefetched bytes */
 } ADIOI_PREFETCH_File;
@@ -101,8 +112,11 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code);
 void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf);
+/* The byte count a read status reports (where this ROMIO can set one). */
+void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes);
 
 /* ad_prefetch_rdcoll.c */
+void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf);
 void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                     int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                     int *error_code);

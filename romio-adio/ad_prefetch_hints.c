@@ -1,6 +1,8 @@
 /* The one place ad_prefetch reads hints: prefetch_<key> for every pfio setting (the names
  * pfio_config_key lists), prefetch_stats (short for prefetch_stats_path), prefetch_print_hints,
- * and the standard striping_unit / striping_factor as the layout. At open the hints are checked
+ * the collective layer's prefetch_collective, prefetch_coll_lookahead and prefetch_coll_timeout
+ * (Open MPI limits info keys to 27 characters), and the standard striping_unit /
+ * striping_factor as the layout. At open the hints are checked
  * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
  * is reported once on rank 0 with pfio's message and its default is used, and the values in
  * force are written back to fd->info for MPI_File_get_info. pfio settings are fixed at open. */
@@ -42,8 +44,14 @@ static size_t key_count(void)
 }
 
 /* Names of the hints checked across ranks, beyond prefetch_<key>. */
-static const char *const kExtraHints[] = {"prefetch", "prefetch_stats", "prefetch_print_hints",
-                                          "striping_unit", "striping_factor"};
+static const char *const kExtraHints[] = {"prefetch",
+                                          "prefetch_stats",
+                                          "prefetch_print_hints",
+                                          "prefetch_collective",
+                                          "prefetch_coll_lookahead",
+                                          "prefetch_coll_timeout",
+                                          "striping_unit",
+                                          "striping_factor"};
 #define EXTRA_HINTS (sizeof kExtraHints / sizeof kExtraHints[0])
 
 static void hint_name(size_t i, char *name)
@@ -142,6 +150,49 @@ static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info i
     }
 }
 
+/* An integer hint in [lo, hi]; a bad value is reported and *out keeps its default. */
+static void int_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, const char *name,
+                     long lo, long hi, const char *unit, int *out)
+{
+    char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX], *end = NULL;
+    long v;
+    if (!hint_get(info, name, value))
+        return;
+    v = strtol(value, &end, 10);
+    if (end == value || *end != '\0' || v < lo || v > hi) {
+        snprintf(msg, sizeof msg, "hint %s = \"%.400s\": expected %s from %ld to %ld; using %d",
+                 name, value, unit, lo, hi, *out);
+        report(pf, fd->filename, msg);
+        return;
+    }
+    *out = (int)v;
+}
+
+/* The collective layer's hints (ad_prefetch_rdcoll.c). */
+static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+{
+    char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX];
+    pf->coll_enabled = 1;
+    pf->coll_lookahead = 8;
+    pf->coll_timeout_s = 600;
+    if (hint_get(info, "prefetch_collective", value)) {
+        if (strcmp(value, "enable") == 0)
+            pf->coll_enabled = 1;
+        else if (strcmp(value, "disable") == 0)
+            pf->coll_enabled = 0;
+        else {
+            snprintf(msg, sizeof msg,
+                     "hint prefetch_collective = \"%.400s\": expected enable or disable; using "
+                     "enable",
+                     value);
+            report(pf, fd->filename, msg);
+        }
+    }
+    int_hint(fd, pf, info, "prefetch_coll_lookahead", 0, 64, "a number of calls",
+             &pf->coll_lookahead);
+    int_hint(fd, pf, info, "prefetch_coll_timeout", 1, 86400, "seconds", &pf->coll_timeout_s);
+}
+
 /* The values in force, for MPI_File_get_info. */
 static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
@@ -161,6 +212,11 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
             ADIOI_Info_set(fd->info, name, value);
     }
     ADIOI_Info_set(fd->info, "prefetch_print_hints", pf->print_hints ? "1" : "0");
+    ADIOI_Info_set(fd->info, "prefetch_collective", pf->coll_enabled ? "enable" : "disable");
+    snprintf(value, sizeof value, "%d", pf->coll_lookahead);
+    ADIOI_Info_set(fd->info, "prefetch_coll_lookahead", value);
+    snprintf(value, sizeof value, "%d", pf->coll_timeout_s);
+    ADIOI_Info_set(fd->info, "prefetch_coll_timeout", value);
 }
 
 /* The per-rank stats name: "x.json" -> "x.rank3.json", "x" -> "x.rank3". */
@@ -258,6 +314,7 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         MPI_Info_dup(users_info, &pf->open_info);
     check_same_everywhere(fd, pf, users_info);
     apply_engine_hints(fd, pf, users_info);
+    apply_collective_hints(fd, pf, users_info);
     rank_stats_path(pf);
     publish(fd, pf);
 }
@@ -275,6 +332,10 @@ void ADIOI_PREFETCH_Print_hints(ADIO_File fd)
             pfio_config_get(pf->config, pfio_config_key(i), value, sizeof value) == PFIO_OK)
             fprintf(stderr, " prefetch_%s=%s", pfio_config_key(i), value[0] ? value : "\"\"");
     }
+    fprintf(stderr,
+            " prefetch_collective=%s prefetch_coll_lookahead=%d"
+            " prefetch_coll_timeout=%d",
+            pf->coll_enabled ? "enable" : "disable", pf->coll_lookahead, pf->coll_timeout_s);
     fprintf(stderr, " cb_buffer_size=%d cb_nodes=%d romio_cb_read=%s\n", fd->hints->cb_buffer_size,
             fd->hints->cb_nodes,
             fd->hints->cb_read == ADIOI_HINT_ENABLE    ? "enable"

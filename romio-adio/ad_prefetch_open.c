@@ -128,7 +128,7 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 11 };
+    enum { kFields = 18 };
     unsigned long long mine[kFields] = {0}, sum[kFields], peak = 0, peak_max = 0;
     pfio_stats st;
     int nprocs;
@@ -150,6 +150,17 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     }
     mine[9] = pf->stock_reads;
     mine[10] = pf->invalidations;
+    if (pf->coll != NULL) {
+        pfio_coll_stats cs;
+        pfio_coll_get_stats(pf->coll, &cs);
+        mine[11] = cs.calls;
+        mine[12] = cs.stock_calls;
+        mine[13] = cs.rounds;
+        mine[14] = cs.plan_extents;
+        mine[15] = cs.plan_bytes;
+        mine[16] = cs.predicted_hits;
+        mine[17] = cs.predicted_misses;
+    }
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
     MPI_Reduce(&peak, &peak_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
     MPI_Comm_size(fd->comm, &nprocs);
@@ -165,9 +176,14 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "  \"hits\": %llu,\n  \"misses\": %llu,\n  \"stalls\": %llu,\n"
                 "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
                 "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
-                "  \"invalidations\": %llu,\n  \"memory_peak_max_rank\": %llu\n}\n",
+                "  \"invalidations\": %llu,\n  \"memory_peak_max_rank\": %llu,\n"
+                "  \"collective\": {\"calls\": %llu, \"stock_calls\": %llu, \"rounds\": %llu, "
+                "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
+                "\"predicted_misses\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
-                sum[7], sum[8], sum[9], sum[10], peak_max);
+                sum[7], sum[8], sum[9], sum[10], peak_max, sum[11] / (unsigned)nprocs,
+                sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
+                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs);
         fclose(f);
     }
 }
@@ -184,6 +200,7 @@ void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
     }
     if (pf != NULL) {
         write_summary(fd, pf);
+        ADIOI_PREFETCH_Coll_close(pf);
         if (pf->ctx != NULL && pfio_context_destroy(pf->ctx) != PFIO_OK)
             err = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_Close", __LINE__, PFIO_EIO);
         pf->ctx = NULL;

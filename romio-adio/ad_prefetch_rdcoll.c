@@ -1,32 +1,186 @@
-/* Collective reads. Today: ROMIO's two-phase algorithm, unchanged; the aggregators' reads of
- * their file domains are contiguous reads of this driver (ad_prefetch_read.c), so they go
- * through pfio and its sequential-run prediction, and non-interleaved requests that ROMIO
- * turns into independent reads go through pfio's strided path.
- * This is where the cross-rank plan (the collective layer) will enter: before two-phase starts,
- * every aggregator can learn the extents of its file domain for this call and the next ones. */
+/* Collective reads through pfio's collective layer (src/collective, pfio_coll.h).
+ *
+ * Each MPI_File_read_all (read_at_all, read_ordered) hands the layer this rank's request as
+ * read pieces (file extents paired with the memory type, ad_prefetch_view.c); the layer
+ * exchanges every rank's extents, lets the aggregator ranks read the stripe units they own
+ * through their pfio context, with the calls predicted from repetition planned ahead so the
+ * engine reads across calls, and ships the bytes to the ranks that asked.
+ * The first collective read of a file decides, with one MPI_Allreduce, whether the layer is
+ * used: every rank must have a pfio context and the hints must allow it (prefetch_collective,
+ * romio_cb_read). After that every call votes inside the layer: a rank that cannot use pfio for
+ * this call (atomic mode, a refresh that failed, a file grown past the size pfio knows, no
+ * memory for its pieces) sends every rank to ROMIO's two-phase for the call. Requests past the
+ * end of the file get the bytes up to it, and the status counts those (ROMIO's two-phase
+ * counts the whole request). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include "ad_prefetch.h"
+#include "ad_prefetch_romio.h"
 #include "adioi.h"
+
+/* Whether this rank can use the layer, and if so its pfio_coll (why_off says why not). */
+static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    pfio_coll_options o;
+    char err[512];
+    int flag = 0;
+    char value[32];
+    if (!pf->coll_enabled) {
+        snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "hint prefetch_collective=disable");
+        return 0;
+    }
+    if (fd->hints->cb_read == ADIOI_HINT_DISABLE) {
+        snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "hint romio_cb_read=disable");
+        return 0;
+    }
+    if (pf->ctx == NULL) {
+        snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d has no pfio context (%.100s)",
+                 pf->rank, pf->why_stock);
+        return 0;
+    }
+    o.round_bytes = fd->hints->cb_buffer_size > 0 ? (uint64_t)fd->hints->cb_buffer_size : 16 << 20;
+    o.unit = fd->hints->striping_unit > 0 ? (uint64_t)fd->hints->striping_unit : 1 << 20;
+    o.targets = fd->hints->striping_factor > 0 ? (uint32_t)fd->hints->striping_factor : 0;
+    o.aggregators = 0; /* every rank, unless the application chose cb_nodes */
+    if (pf->open_info != MPI_INFO_NULL)
+        ADIOI_Info_get(pf->open_info, "cb_nodes", (int)sizeof value - 1, value, &flag);
+    if (flag)
+        o.aggregators = fd->hints->cb_nodes;
+    o.lookahead_calls = (uint32_t)pf->coll_lookahead;
+    o.timeout_ms = pf->coll_timeout_s * 1000;
+    o.bound_name = "hint prefetch_coll_timeout (seconds)";
+    if (pfio_coll_create(fd->comm, pf->ctx, pf->file, &o, &pf->coll, err, sizeof err) != 0) {
+        snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d: %.140s", pf->rank, err);
+        return 0;
+    }
+    return 1;
+}
+
+/* At the first collective read: every rank on, or every rank off. Collective. */
+static void coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    int mine = coll_local_setup(fd, pf), all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, fd->comm);
+    if (!all && pf->coll != NULL) {
+        pfio_coll_destroy(pf->coll);
+        pf->coll = NULL;
+        if (pf->coll_why_off[0] == '\0')
+            snprintf(pf->coll_why_off, sizeof pf->coll_why_off,
+                     "another rank cannot use pfio's collective layer");
+    }
+    pf->coll_state = all ? 1 : -1;
+    if (pf->print_hints && pf->rank == 0)
+        fprintf(
+            stderr, "pfio: file %s: collective reads: %s%s\n", fd->filename,
+            all ? "pfio's collective layer" : "ROMIO's two-phase: ", all ? "" : pf->coll_why_off);
+}
+
+/* Pieces past the end of the file are cut there (MPI reads return the bytes up to the end),
+ * when the file really ends where pfio saw it; 0 when it grew since (the stock path reads it). */
+static int clip_to_file(ADIO_File fd, ADIOI_PREFETCH_File *pf, pfio_read_piece *pieces, int n,
+                        uint64_t *total)
+{
+    struct stat sb;
+    int i, crosses = 0;
+    for (i = 0; i < n; ++i)
+        if (pieces[i].offset + pieces[i].length > pf->size)
+            crosses = 1;
+    if (!crosses)
+        return 1;
+    if (fd->fd_sys < 0 || fstat(fd->fd_sys, &sb) != 0 || (uint64_t)sb.st_size > pf->size)
+        return 0;
+    *total = 0;
+    for (i = 0; i < n; ++i) {
+        if (pieces[i].offset >= pf->size)
+            pieces[i].length = 0;
+        else if (pieces[i].offset + pieces[i].length > pf->size)
+            pieces[i].length = pf->size - pieces[i].offset;
+        *total += pieces[i].length;
+    }
+    return 1;
+}
+
+void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf)
+{
+    if (pf->coll != NULL)
+        pfio_coll_destroy(pf->coll);
+    pf->coll = NULL;
+}
 
 void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                     int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                     int *error_code)
 {
-    ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    pfio_read_piece *pieces = NULL;
+    pfio_extent *extents = NULL;
+    int npieces = 0, nextents = 0, have_pieces, want_stock, rc;
+    uint64_t total = 0, nread = 0;
+    ADIO_Offset fp_ind = fd->fp_ind;
+    char err[1024];
+    if (pf == NULL || pf->internal) {
+        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                  error_code);
+        return;
+    }
+    if (pf->coll_state == 0)
+        coll_decide(fd, pf);
+    if (pf->coll_state < 0) {
+        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                  error_code);
+        return;
+    }
+    have_pieces = ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset,
+                                             &pieces, &npieces, &extents, &nextents, &total);
+    want_stock = !have_pieces || ADIOI_PREFETCH_Active(fd) == NULL ||
+                 !clip_to_file(fd, pf, pieces, npieces, &total);
+    rc = pfio_coll_read(pf->coll, pieces, have_pieces ? (size_t)npieces : 0, want_stock, &nread,
+                        err, sizeof err);
+    free(pieces);
+    free(extents);
+    if (rc == PFIO_COLL_STOCK) {
+        fd->fp_ind = fp_ind; /* two-phase walks the view again from the same place */
+        ++pf->stock_reads;
+        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                  error_code);
+        return;
+    }
+    if (rc != PFIO_COLL_READ) {
+#if PFIO_ROMIO_MAJOR < 4
+        /* Open MPI's ROMIO glue keeps only the error class: the reason goes to stderr. */
+        fprintf(stderr, "pfio: file %s: rank %d: collective read failed: %s\n", fd->filename,
+                pf->rank, err);
+#endif
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                           "ADIOI_PREFETCH_ReadStridedColl", __LINE__, MPI_ERR_IO,
+                                           "**io", "**io %s", err);
+        return;
+    }
+    fd->fp_sys_posn = -1;
+    ADIOI_PREFETCH_Set_status(status, datatype, nread);
+    *error_code = MPI_SUCCESS;
 }
 
-/* MPI_File_iread_all: ROMIO's nonblocking two-phase where ROMIO has it (MPICH); Open MPI's
- * ROMIO 3.2.1 is built without generalized-request extensions and has none (its stock
- * romio321 crashes on a NULL slot there), so the read completes inside the call. */
+/* MPI_File_iread_all: ROMIO's nonblocking two-phase where ROMIO has it (MPICH) and pfio's
+ * collective layer is off; otherwise the read completes inside the call (Open MPI's ROMIO 3.2.1
+ * is built without generalized-request extensions, and its stock romio321 crashes on a NULL
+ * slot there). */
 void ADIOI_PREFETCH_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                      int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
                                      int *error_code)
 {
-#ifdef HAVE_MPI_GREQUEST_EXTENSIONS
-    ADIOI_GEN_IreadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, request,
-                               error_code);
-#else
     ADIO_Status status;
     MPI_Offset nbytes = 0;
+#ifdef HAVE_MPI_GREQUEST_EXTENSIONS
+    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    if (pf == NULL || pf->internal || pf->coll_state < 0) {
+        ADIOI_GEN_IreadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, request,
+                                   error_code);
+        return;
+    }
+#endif
     ADIOI_PREFETCH_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
                                    error_code);
     if (*error_code == MPI_SUCCESS) {
@@ -35,5 +189,4 @@ void ADIOI_PREFETCH_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dat
         nbytes = got;
     }
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
-#endif
 }

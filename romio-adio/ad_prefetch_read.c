@@ -19,7 +19,7 @@
 #define LOOKAHEAD_EXTENTS 4096
 #define LOOKAHEAD_CALLS 8
 
-static void set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes)
+void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes)
 {
 #ifdef HAVE_STATUS_SET_BYTES
     MPIR_Status_set_bytes(status, datatype, (MPI_Count)bytes);
@@ -253,7 +253,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     fd->fp_sys_posn = -1; /* pfio reads with its own handle */
     if (file_ptr_type == ADIO_INDIVIDUAL)
         fd->fp_ind += (ADIO_Offset)nread;
-    set_status(status, datatype, nread);
+    ADIOI_PREFETCH_Set_status(status, datatype, nread);
     *error_code = MPI_SUCCESS;
 }
 
@@ -306,7 +306,7 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     }
     fd->fp_sys_posn = -1;
     if (*error_code == MPI_SUCCESS)
-        set_status(status, datatype, nread);
+        ADIOI_PREFETCH_Set_status(status, datatype, nread);
     free(pieces);
     free(extents);
 }

@@ -2,13 +2,16 @@
 # Builds Open MPI 4.1's io component mca_io_prefetch.so: ROMIO 3.2.1 from Debian's openmpi
 # source with ad_prefetch added, and the romio321 glue renamed to "prefetch" (claims only
 # prefetch files), compiled against the installed Open MPI headers; exports one symbol.
-# usage: build-openmpi.sh SOURCE_CACHE BUILD_DIR PFIO_INCLUDE_DIR PFIO_LIBRARY_DIR [INSTALL_LIBDIR]
-#   INSTALL_LIBDIR  where libpfio.so will be installed (a second run path next to the build's)
+# usage: build-openmpi.sh SOURCE_CACHE BUILD_DIR PFIO_INCLUDE_DIR PFIO_LIBRARY_DIR INSTALL_LIBDIR
+#                         COLLECTIVE_LIBS
+#   INSTALL_LIBDIR   where libpfio.so will be installed (a second run path next to the build's)
+#   COLLECTIVE_LIBS  the collective layer's static libraries built for Open MPI (';'-separated)
 # Idempotent: ROMIO is configured once per build dir; later runs recompile what changed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:?source cache}; build=${2:?build dir}; pfio_inc=${3:?pfio include}; pfio_lib=${4:?pfio lib}
 rpath=$pfio_lib${5:+:$5}
+IFS=';' read -r -a coll_libs <<<"${6:?collective layer libraries}"
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 ompi_inc=$(mpicc.openmpi --showme:incdirs | awk '{print $1}')   # the directory with mpi.h
@@ -40,7 +43,7 @@ for c in "$build"/component/*.c; do
 done
 gcc -shared -o "$build/mca_io_prefetch.so" "${objs[@]}" \
     -Wl,--whole-archive "$romio/.libs/libromio_dist.a" -Wl,--no-whole-archive \
-    -L"$pfio_lib" -lpfio -Wl,-rpath,"$rpath" \
+    "${coll_libs[@]}" -lstdc++ -L"$pfio_lib" -lpfio -Wl,-rpath,"$rpath" \
     -Wl,--version-script="$here/openmpi/exports.map" -Wl,-z,relro -Wl,--no-undefined \
     -L"$ompi_libdir" -lmpi -lopen-pal -lopen-rte
 # Open MPI scans a component directory for mca_*.so: one holding only ours, for the tests

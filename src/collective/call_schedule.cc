@@ -1,0 +1,62 @@
+#include "collective/call_schedule.h"
+
+#include <algorithm>
+
+namespace pfio::collective {
+
+CallSchedule::CallSchedule(const std::vector<FileRanges> &plans, const Aggregation &aggregation,
+                           uint64_t round_bytes)
+    : round_bytes_(round_bytes ? round_bytes : 1),
+      ranks_(static_cast<int>(plans.size())),
+      shares_(aggregation.aggregators().size()),
+      starts_(aggregation.aggregators().size()),
+      totals_(aggregation.aggregators().size(), 0) {
+  for (int rank = 0; rank < ranks_; ++rank) {
+    uint64_t stream = 0;
+    for (const FileRange &e : plans[static_cast<size_t>(rank)]) {
+      uint64_t offset = e.offset, left = e.length;
+      while (left > 0) {
+        const uint64_t cut = std::min(left, aggregation.UnitEnd(offset) - offset);
+        const size_t a = aggregation.AggregatorOf(offset);
+        std::vector<Share> &list = shares_[a];
+        if (!list.empty() && list.back().rank == rank && list.back().range.end() == offset &&
+            list.back().stream + list.back().range.length == stream) {
+          list.back().range.length += cut;  // contiguous in the file and in the stream
+        } else {
+          starts_[a].push_back(totals_[a]);
+          list.push_back({{offset, cut}, rank, stream});
+        }
+        totals_[a] += cut;
+        offset += cut;
+        stream += cut;
+        left -= cut;
+      }
+    }
+  }
+  for (uint64_t total : totals_)
+    rounds_ =
+        std::max<size_t>(rounds_, static_cast<size_t>((total + round_bytes_ - 1) / round_bytes_));
+}
+
+std::vector<Share> CallSchedule::RoundShares(size_t a, size_t k,
+                                             std::vector<uint64_t> *send_counts) const {
+  send_counts->assign(static_cast<size_t>(ranks_), 0);
+  std::vector<Share> out;
+  const uint64_t begin = k * round_bytes_, end = begin + round_bytes_;
+  const std::vector<uint64_t> &starts = starts_[a];
+  // The last share starting at or before `begin`.
+  auto it = std::upper_bound(starts.begin(), starts.end(), begin);
+  size_t i = it == starts.begin() ? 0 : static_cast<size_t>(it - starts.begin()) - 1;
+  for (; i < starts.size() && starts[i] < end; ++i) {
+    const Share &s = shares_[a][i];
+    const uint64_t lo = std::max(begin, starts[i]);
+    const uint64_t hi = std::min(end, starts[i] + s.range.length);
+    if (lo >= hi) continue;
+    const uint64_t skip = lo - starts[i];
+    out.push_back({{s.range.offset + skip, hi - lo}, s.rank, s.stream + skip});
+    (*send_counts)[static_cast<size_t>(s.rank)] += hi - lo;
+  }
+  return out;
+}
+
+}  // namespace pfio::collective

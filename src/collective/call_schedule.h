@@ -1,0 +1,49 @@
+// CallSchedule: who reads which bytes of one collective call for whom, and in which round.
+//
+// Contract. Built from every rank's extents (in each rank's view order) and the aggregation,
+// identically on every rank, so no further negotiation is needed. A rank's request is a byte
+// stream (its extents' bytes in order); a Share is a run of file bytes one aggregator reads for
+// one rank, with its position in that rank's stream. Each aggregator's shares are sorted by
+// (rank, stream position): that is its send order. Round k of an aggregator is the bytes
+// [k * round_bytes, (k + 1) * round_bytes) of its send order (shares cut at the edges), so no
+// aggregator holds more than round_bytes of other ranks' data at once; rounds() is the most
+// any aggregator needs. Overlapping requests of several ranks are read once per rank.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "collective/aggregation.h"
+#include "collective/file_range.h"
+
+namespace pfio::collective {
+
+struct Share {
+  FileRange range;
+  int rank = 0;         // who receives the bytes
+  uint64_t stream = 0;  // position of range.offset's byte in that rank's request
+};
+
+class CallSchedule {
+ public:
+  CallSchedule(const std::vector<FileRanges> &plans, const Aggregation &aggregation,
+               uint64_t round_bytes);
+
+  size_t rounds() const { return rounds_; }
+  // Every share aggregator `a` (an index into aggregation.aggregators()) reads, in send order.
+  const std::vector<Share> &SharesOf(size_t a) const { return shares_[a]; }
+  uint64_t BytesOf(size_t a) const { return totals_[a]; }
+  // Aggregator a's shares of round k, cut to the round, in send order; send_counts[r] = bytes
+  // for rank r (sized to the number of ranks).
+  std::vector<Share> RoundShares(size_t a, size_t k, std::vector<uint64_t> *send_counts) const;
+
+ private:
+  uint64_t round_bytes_;
+  int ranks_;
+  size_t rounds_ = 0;
+  std::vector<std::vector<Share>> shares_;
+  std::vector<std::vector<uint64_t>> starts_;  // send-order position of each share
+  std::vector<uint64_t> totals_;
+};
+
+}  // namespace pfio::collective

@@ -1,0 +1,269 @@
+#include "collective/collective_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "collective/call_schedule.h"
+#include "collective/plan_codec.h"
+
+namespace pfio::collective {
+namespace {
+
+constexpr uint8_t kWantStock = 1;
+
+// This rank's request as file ranges (adjacent pieces merged) and each piece's stream start.
+FileRanges RangesOf(const pfio_read_piece *pieces, size_t count, std::vector<uint64_t> *starts) {
+  FileRanges out;
+  uint64_t stream = 0;
+  starts->clear();
+  for (size_t i = 0; i < count; ++i) {
+    starts->push_back(stream);
+    const pfio_read_piece &p = pieces[i];
+    if (p.length == 0) continue;
+    if (!out.empty() && out.back().end() == p.offset)
+      out.back().length += p.length;
+    else
+      out.push_back({p.offset, p.length});
+    stream += p.length;
+  }
+  return out;
+}
+
+// Copies `n` bytes of the request's stream from position `stream` into the pieces.
+void Scatter(const pfio_read_piece *pieces, const std::vector<uint64_t> &starts, uint64_t stream,
+             const uint8_t *src, uint64_t n) {
+  size_t i =
+      static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), stream) - starts.begin()) -
+      1;
+  while (n > 0) {
+    const pfio_read_piece &p = pieces[i];
+    const uint64_t skip = stream - starts[i];
+    if (skip >= p.length) {  // an empty piece, or the end of this one
+      ++i;
+      continue;
+    }
+    const uint64_t take = std::min(n, p.length - skip);
+    std::memcpy(static_cast<uint8_t *>(p.buf) + skip, src, take);
+    src += take;
+    stream += take;
+    n -= take;
+    ++i;
+  }
+}
+
+std::vector<pfio_extent> ExtentsOf(const std::vector<Share> &shares, int32_t file,
+                                   uint64_t file_size) {
+  std::vector<pfio_extent> out;
+  out.reserve(shares.size());
+  for (const Share &s : shares) {
+    if (s.range.offset >= file_size) continue;
+    out.push_back({file, 0, s.range.offset, std::min(s.range.length, file_size - s.range.offset)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, int32_t file,
+                                     const ReaderOptions &options,
+                                     std::unique_ptr<CollectiveReader> *out) {
+  if (transport == nullptr || ctx == nullptr)
+    return "collective reader needs a transport and a context";
+  if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
+    return "collective round of " + std::to_string(options.round_bytes) +
+           " bytes (expected 1 byte to 1 GiB)";
+  std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
+  const uint32_t targets =
+      options.targets ? options.targets : static_cast<uint32_t>(aggregators.size());
+  std::string why = Aggregation::Check(options.unit, targets, aggregators, transport->size());
+  if (!why.empty()) return why;
+  out->reset(new CollectiveReader(transport, ctx, file, options,
+                                  Aggregation(options.unit, targets, std::move(aggregators))));
+  return "";
+}
+
+CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
+                                   const ReaderOptions &options, Aggregation aggregation)
+    : transport_(transport),
+      ctx_(ctx),
+      file_(file),
+      options_(options),
+      aggregation_(std::move(aggregation)) {
+  const std::vector<int> &a = aggregation_.aggregators();
+  auto it = std::find(a.begin(), a.end(), transport_->rank());
+  if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
+}
+
+CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {
+  broken_ = std::move(why);
+  *error = broken_;
+  return Outcome::kError;
+}
+
+void CollectiveReader::PlanAhead(const std::vector<Share> &now, size_t me, uint64_t file_size) {
+  std::vector<pfio_extent> plan = ExtentsOf(now, file_, file_size);
+  uint64_t ahead = 0;
+  if (options_.lookahead_calls > 0 && predictor_.predicting()) {
+    for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < options_.lookahead_bytes; ++j) {
+      std::vector<FileRanges> next = predictor_.Predicted(j);
+      if (next.empty()) break;
+      CallSchedule schedule(next, aggregation_, options_.round_bytes);
+      std::vector<pfio_extent> more = ExtentsOf(schedule.SharesOf(me), file_, file_size);
+      if (more.empty()) break;  // the prediction left the file
+      for (const pfio_extent &e : more) ahead += e.length;
+      plan.insert(plan.end(), more.begin(), more.end());
+    }
+  }
+  if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK) ++stats_.plan_errors;
+}
+
+std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out) {
+  std::vector<pfio_read_piece> pieces;
+  pieces.reserve(shares.size());
+  uint64_t total = 0;
+  for (const Share &s : shares) {
+    pieces.push_back({out + total, s.range.offset, s.range.length});
+    total += s.range.length;
+  }
+  uint64_t got = 0;
+  if (pfio_readv(ctx_, file_, pieces.data(), pieces.size(), &got) != PFIO_OK)
+    return pfio_last_error();
+  if (got != total)
+    return "short read: " + std::to_string(got) + " of " + std::to_string(total) +
+           " bytes (the file shrank while it was read)";
+  stats_.bytes_read += total;
+  return "";
+}
+
+CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, size_t count,
+                                                 bool want_stock, uint64_t *nread,
+                                                 std::string *error) {
+  *nread = 0;
+  if (!broken_.empty()) {
+    *error = "collective reads of this file stopped after an earlier failure: " + broken_;
+    return Outcome::kError;
+  }
+  ++stats_.calls;
+  std::vector<uint64_t> starts;
+  const FileRanges mine = RangesOf(pieces, count, &starts);
+  uint64_t file_size = 0, total = 0;
+  if (pfio_file_size(ctx_, file_, &file_size) != PFIO_OK) want_stock = true;
+  for (const FileRange &e : mine) total += e.length;
+
+  // 1. Every rank's plan, the file size its pfio knows, and whether it wants the stock path.
+  std::vector<uint8_t> message(1 + sizeof file_size);
+  message[0] = want_stock ? kWantStock : 0;
+  std::memcpy(&message[1], &file_size, sizeof file_size);
+  const std::vector<uint8_t> coded = EncodePlan(mine);
+  message.insert(message.end(), coded.begin(), coded.end());
+  stats_.plan_extents += mine.size();
+  stats_.plan_bytes += coded.size();
+  std::vector<std::vector<uint8_t>> all;
+  std::string why = transport_->Allgather(message, &all);
+  if (!why.empty()) return Fail(why, error);
+  // Every aggregator must hold every byte asked for within the size its pfio knows (a write
+  // since open may have grown the file for some ranks only): else the stock path, everywhere.
+  uint64_t known = UINT64_MAX;
+  for (const auto &m : all) {
+    uint64_t size = 0;
+    if (m.size() < 1 + sizeof size || (m[0] & kWantStock)) {
+      ++stats_.stock_calls;
+      return Outcome::kStock;
+    }
+    std::memcpy(&size, &m[1], sizeof size);
+    known = std::min(known, size);
+  }
+  std::vector<FileRanges> plans(all.size());
+  uint64_t extents = 0;
+  for (size_t r = 0; r < all.size(); ++r) {
+    why = DecodePlan(all[r].data() + 1 + sizeof known, all[r].size() - 1 - sizeof known,
+                     options_.max_extents - extents, &plans[r]);
+    if (!why.empty()) {  // every rank decodes the same bytes: every rank fails here
+      *error = "rank " + std::to_string(r) + "'s plan: " + why;
+      return Outcome::kError;
+    }
+    extents += plans[r].size();
+  }
+  for (const FileRanges &plan : plans)
+    for (const FileRange &e : plan)
+      if (e.end() > known) {
+        ++stats_.stock_calls;
+        return Outcome::kStock;
+      }
+  file_size = known;
+  if (options_.lookahead_calls > 0) {
+    const bool was_predicting = predictor_.predicting();
+    const bool hit = predictor_.Observe(plans);
+    if (was_predicting) ++(hit ? stats_.predicted_hits : stats_.predicted_misses);
+  }
+
+  // 2. Aggregators plan this call's shares and the predicted calls'.
+  CallSchedule schedule(plans, aggregation_, options_.round_bytes);
+  if (my_aggregator_ >= 0)
+    PlanAhead(schedule.SharesOf(static_cast<size_t>(my_aggregator_)),
+              static_cast<size_t>(my_aggregator_), file_size);
+
+  // 3. Rounds: read, ship, copy out.
+  const int me = transport_->rank();
+  const size_t ranks = static_cast<size_t>(transport_->size());
+  const std::vector<int> &aggregators = aggregation_.aggregators();
+  std::string read_error;
+  std::vector<uint8_t> send, recv;
+  std::vector<uint64_t> send_counts(ranks, 0), recv_counts(ranks, 0), counts;
+  std::vector<std::vector<Share>> incoming(aggregators.size());
+  for (size_t k = 0; k < schedule.rounds(); ++k) {
+    ++stats_.rounds;
+    std::vector<Share> outgoing;
+    send_counts.assign(ranks, 0);
+    if (my_aggregator_ >= 0)
+      outgoing = schedule.RoundShares(static_cast<size_t>(my_aggregator_), k, &send_counts);
+    uint64_t send_total = 0;
+    for (uint64_t c : send_counts) send_total += c;
+    send.resize(send_total);
+    if (read_error.empty() && send_total > 0) read_error = ReadRound(outgoing, send.data());
+    recv_counts.assign(ranks, 0);
+    uint64_t recv_total = 0;
+    for (size_t b = 0; b < aggregators.size(); ++b) {
+      std::vector<Share> shares = schedule.RoundShares(b, k, &counts);
+      incoming[b].clear();
+      for (const Share &s : shares)
+        if (s.rank == me) incoming[b].push_back(s);
+      recv_counts[static_cast<size_t>(aggregators[b])] = counts[static_cast<size_t>(me)];
+      recv_total += counts[static_cast<size_t>(me)];
+    }
+    recv.resize(recv_total);
+    why = transport_->Alltoallv(send.data(), send_counts, recv.data(), recv_counts);
+    if (!why.empty()) {
+      // The exchange may still complete later: its buffers must stay valid (leaked).
+      new std::vector<uint8_t>(std::move(send));
+      new std::vector<uint8_t>(std::move(recv));
+      return Fail(why, error);
+    }
+    const uint8_t *src = recv.data();
+    for (size_t b = 0; b < aggregators.size(); ++b)  // aggregators ascend: rank order
+      for (const Share &s : incoming[b]) {
+        if (read_error.empty()) Scatter(pieces, starts, s.stream, src, s.range.length);
+        src += s.range.length;
+      }
+  }
+
+  // 4. One verdict for every rank: the lowest-numbered failing rank's message.
+  int64_t failed = 0;
+  why =
+      transport_->AllreduceMax(read_error.empty() ? 0 : static_cast<int64_t>(ranks) - me, &failed);
+  if (!why.empty()) return Fail(why, error);
+  if (failed > 0) {
+    const int root = static_cast<int>(static_cast<int64_t>(ranks) - failed);
+    std::string text = read_error;
+    why = transport_->Broadcast(root, &text);
+    if (!why.empty()) return Fail(why, error);
+    *error = "aggregator rank " + std::to_string(root) + " failed to read: " + text;
+    return Outcome::kError;
+  }
+  stats_.bytes_received += total;
+  *nread = total;
+  return Outcome::kRead;
+}
+
+}  // namespace pfio::collective

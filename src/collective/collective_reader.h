@@ -1,0 +1,95 @@
+// CollectiveReader: one file's collective reads across the ranks of a group, through the engine.
+//
+// Contract. Every rank of the transport's group calls Read for the same collective call, in the
+// same order (MPI's rule for collective I/O). In each call:
+//  1. every rank's extents (its request in view order) are exchanged, plan-coded (plan_codec.h);
+//  2. the bytes are dealt to aggregators by file offset (aggregation.h); each aggregator reads
+//     its shares of every rank's request through its pfio context, whose plan is this call's
+//     shares followed by the calls predicted from repetition (call_predictor.h), so the engine
+//     reads ahead of the application across calls;
+//  3. in rounds of at most round_bytes per aggregator the bytes are shipped to the ranks that
+//     asked (Alltoallv) and copied into their buffers; the reads of later rounds and calls are
+//     in flight in the engine's I/O thread meanwhile (no pfio thread calls the transport).
+// Outcomes agree on every rank: kRead (every byte of the request delivered, *nread = its size),
+// kStock (a rank asked for the stock path, or some rank's request reaches past the smallest
+// file size the ranks' pfio contexts know: a write since open may have grown the file for some
+// ranks only; nothing was read), kError (*error says which rank failed
+// and why; the buffer's contents are undefined, never reported as read). A transport failure
+// (a rank that stopped calling, a bound passed) makes every later call fail at once.
+// Memory: an aggregator holds at most round_bytes of other ranks' data, a rank receives at
+// most round_bytes from each aggregator per round; the engine's budget bounds the rest.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collective/aggregation.h"
+#include "collective/call_predictor.h"
+#include "collective/call_schedule.h"
+#include "collective/file_range.h"
+#include "collective/transport.h"
+#include "pfio/pfio.h"
+
+namespace pfio::collective {
+
+struct ReaderOptions {
+  uint64_t round_bytes = 16ull << 20;  // ROMIO's cb_buffer_size
+  uint64_t unit = 1ull << 20;          // stripe unit (the layout's, or emulated)
+  uint32_t targets = 0;                // storage targets; 0: one per aggregator
+  int aggregators = 0;                 // cb_nodes; 0: every rank
+  uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
+  uint64_t lookahead_bytes = 1ull << 30;
+  uint64_t max_extents = 1ull << 26;  // per call, all ranks together
+};
+
+struct ReaderStats {
+  uint64_t calls = 0;           // collective calls made
+  uint64_t stock_calls = 0;     // calls every rank took on the stock path
+  uint64_t rounds = 0;          // exchange rounds
+  uint64_t plan_extents = 0;    // this rank's extents sent
+  uint64_t plan_bytes = 0;      // their encoded size
+  uint64_t bytes_read = 0;      // read as aggregator (for every rank, itself included)
+  uint64_t bytes_received = 0;  // delivered into this rank's buffers
+  uint64_t predicted_hits = 0;  // calls that were predicted correctly
+  uint64_t predicted_misses = 0;
+  uint64_t plan_errors = 0;  // engine plans refused (the reads still happen, unplanned)
+};
+
+class CollectiveReader {
+ public:
+  enum class Outcome { kRead, kStock, kError };
+
+  // "" and *out, or what is wrong with the options (*out untouched). The reader does not own
+  // the transport or the context; both must outlive it.
+  static std::string Create(Transport *transport, pfio_context *ctx, int32_t file,
+                            const ReaderOptions &options, std::unique_ptr<CollectiveReader> *out);
+
+  Outcome Read(const pfio_read_piece *pieces, size_t count, bool want_stock, uint64_t *nread,
+               std::string *error);
+
+  const ReaderStats &stats() const { return stats_; }
+  const Aggregation &aggregation() const { return aggregation_; }
+  int my_aggregator() const { return my_aggregator_; }
+
+ private:
+  CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
+                   const ReaderOptions &options, Aggregation aggregation);
+  Outcome Fail(std::string why, std::string *error);
+  void PlanAhead(const std::vector<Share> &now, size_t me, uint64_t file_size);
+  // Reads aggregator me's shares of round k into `out` (send order); "" or pfio's message.
+  std::string ReadRound(const std::vector<Share> &shares, uint8_t *out);
+
+  Transport *transport_;
+  pfio_context *ctx_;
+  int32_t file_;
+  ReaderOptions options_;
+  Aggregation aggregation_;
+  int my_aggregator_ = -1;  // index into aggregation_.aggregators(), -1 when not one
+  CallPredictor predictor_;
+  ReaderStats stats_;
+  std::string broken_;  // the transport failure that stopped this reader, "" while usable
+};
+
+}  // namespace pfio::collective

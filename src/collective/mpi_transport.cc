@@ -1,0 +1,181 @@
+#include "collective/mpi_transport.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+namespace pfio::collective {
+namespace {
+
+double Seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string MpiError(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  return std::string(text, static_cast<size_t>(len));
+}
+
+// Counts and displacements as MPI's ints; false when a total passes INT_MAX.
+bool ToInts(const std::vector<uint64_t> &counts, std::vector<int> *ints, std::vector<int> *displs) {
+  uint64_t at = 0;
+  ints->clear();
+  displs->clear();
+  for (uint64_t c : counts) {
+    if (c > INT_MAX || at > INT_MAX - c) return false;
+    ints->push_back(static_cast<int>(c));
+    displs->push_back(static_cast<int>(at));
+    at += c;
+  }
+  return true;
+}
+
+}  // namespace
+
+MpiTransport::MpiTransport(MPI_Comm comm, int timeout_ms, std::string bound_name)
+    : comm_(comm), timeout_ms_(timeout_ms), bound_name_(std::move(bound_name)) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+std::string MpiTransport::Broken() const {
+  return "the MPI transport of collective reads failed earlier: " + broken_;
+}
+
+std::string MpiTransport::Wait(MPI_Request *request, int started, const char *operation) {
+  if (started != MPI_SUCCESS) {
+    broken_ = std::string(operation) + " failed on rank " + std::to_string(rank_) + ": " +
+              MpiError(started);
+    return broken_;
+  }
+  const double deadline = Seconds() + timeout_ms_ / 1000.0;
+  for (unsigned spins = 0;; ++spins) {
+    int done = 0;
+    const int rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      broken_ =
+          std::string(operation) + " failed on rank " + std::to_string(rank_) + ": " + MpiError(rc);
+      return broken_;
+    }
+    if (done) return "";
+    // Yield so ranks that share a core (oversubscribed nodes) make progress too.
+    if (spins % 64 == 63) {
+      if (Seconds() > deadline) {
+        broken_ = std::string(operation) + " did not complete within " +
+                  std::to_string(timeout_ms_) + " ms on rank " + std::to_string(rank_) + " of " +
+                  std::to_string(size_) +
+                  ": a rank stopped making collective reads of this file, made fewer of them "
+                  "than the others, or failed (" +
+                  bound_name_ + " sets the bound)";
+        return broken_;
+      }
+    }
+    sched_yield();
+  }
+}
+
+std::string MpiTransport::Allgather(const std::vector<uint8_t> &mine,
+                                    std::vector<std::vector<uint8_t>> *all) {
+  if (!broken_.empty()) return Broken();
+  // Everything MPI may still touch after a timeout lives here, and is leaked in that case.
+  struct Buffers {
+    uint64_t my_size = 0;
+    std::vector<uint8_t> send;
+    std::vector<uint64_t> sizes;
+    std::vector<int> counts, displs;
+    std::vector<uint8_t> recv;
+  };
+  auto b = std::make_unique<Buffers>();
+  b->send = mine;
+  b->sizes.assign(static_cast<size_t>(size_), 0);
+  b->my_size = mine.size();
+  MPI_Request request;
+  std::string why = Wait(&request,
+                         MPI_Iallgather(&b->my_size, 1, MPI_UINT64_T, b->sizes.data(), 1,
+                                        MPI_UINT64_T, comm_, &request),
+                         "MPI_Iallgather of collective plan sizes");
+  if (!why.empty()) {
+    b.release();
+    return why;
+  }
+  if (!ToInts(b->sizes, &b->counts, &b->displs)) {
+    broken_ = "collective plans of all ranks exceed 2 GiB on rank " + std::to_string(rank_);
+    return broken_;
+  }
+  b->recv.resize(static_cast<size_t>(b->displs.back()) + static_cast<size_t>(b->counts.back()));
+  why = Wait(
+      &request,
+      MPI_Iallgatherv(b->send.data(), static_cast<int>(b->send.size()), MPI_BYTE, b->recv.data(),
+                      b->counts.data(), b->displs.data(), MPI_BYTE, comm_, &request),
+      "MPI_Iallgatherv of collective plans");
+  if (!why.empty()) {
+    b.release();
+    return why;
+  }
+  all->assign(static_cast<size_t>(size_), {});
+  for (size_t r = 0; r < all->size(); ++r)
+    (*all)[r].assign(b->recv.begin() + b->displs[r], b->recv.begin() + b->displs[r] + b->counts[r]);
+  return "";
+}
+
+std::string MpiTransport::Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts,
+                                    uint8_t *recv, const std::vector<uint64_t> &recv_counts) {
+  if (!broken_.empty()) return Broken();
+  struct Counts {
+    std::vector<int> send, send_displs, recv, recv_displs;
+  };
+  auto c = std::make_unique<Counts>();
+  if (!ToInts(send_counts, &c->send, &c->send_displs) ||
+      !ToInts(recv_counts, &c->recv, &c->recv_displs)) {
+    broken_ = "a collective read round exceeds 2 GiB on rank " + std::to_string(rank_);
+    return broken_;
+  }
+  MPI_Request request;
+  std::string why =
+      Wait(&request,
+           MPI_Ialltoallv(send, c->send.data(), c->send_displs.data(), MPI_BYTE, recv,
+                          c->recv.data(), c->recv_displs.data(), MPI_BYTE, comm_, &request),
+           "MPI_Ialltoallv of collective read data");
+  if (!why.empty()) c.release();
+  return why;
+}
+
+std::string MpiTransport::AllreduceMax(int64_t mine, int64_t *result) {
+  if (!broken_.empty()) return Broken();
+  auto v = std::make_unique<int64_t[]>(2);
+  v[0] = mine;
+  MPI_Request request;
+  std::string why =
+      Wait(&request, MPI_Iallreduce(&v[0], &v[1], 1, MPI_INT64_T, MPI_MAX, comm_, &request),
+           "MPI_Iallreduce of collective read status");
+  if (!why.empty()) {
+    v.release();
+    return why;
+  }
+  *result = v[1];
+  return "";
+}
+
+std::string MpiTransport::Broadcast(int root, std::string *text) {
+  if (!broken_.empty()) return Broken();
+  auto buf = std::make_unique<char[]>(1024);
+  std::memset(buf.get(), 0, 1024);
+  if (rank_ == root) std::strncpy(buf.get(), text->c_str(), 1023);
+  MPI_Request request;
+  std::string why = Wait(&request, MPI_Ibcast(buf.get(), 1024, MPI_CHAR, root, comm_, &request),
+                         "MPI_Ibcast of a collective read error");
+  if (!why.empty()) {
+    buf.release();
+    return why;
+  }
+  *text = buf.get();
+  return "";
+}
+
+}  // namespace pfio::collective

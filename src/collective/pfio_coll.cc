@@ -1,0 +1,92 @@
+// The C face of the collective layer for the ROMIO driver: MpiTransport + CollectiveReader.
+#include "collective/pfio_coll.h"
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "collective/collective_reader.h"
+#include "collective/mpi_transport.h"
+
+struct pfio_coll {
+  std::unique_ptr<pfio::collective::MpiTransport> transport;
+  std::unique_ptr<pfio::collective::CollectiveReader> reader;
+};
+
+namespace {
+
+void Put(char *err, size_t errlen, const std::string &text) {
+  if (err != nullptr && errlen > 0) std::snprintf(err, errlen, "%s", text.c_str());
+}
+
+}  // namespace
+
+extern "C" int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
+                                const pfio_coll_options *options, pfio_coll **out, char *err,
+                                size_t errlen) {
+  try {
+    pfio::collective::ReaderOptions o;
+    o.round_bytes = options->round_bytes;
+    o.unit = options->unit;
+    o.targets = options->targets;
+    o.aggregators = options->aggregators;
+    o.lookahead_calls = options->lookahead_calls;
+    auto coll = std::make_unique<pfio_coll>();
+    coll->transport = std::make_unique<pfio::collective::MpiTransport>(
+        comm, options->timeout_ms, options->bound_name ? options->bound_name : "timeout_ms");
+    std::string why = pfio::collective::CollectiveReader::Create(coll->transport.get(), ctx, file,
+                                                                 o, &coll->reader);
+    if (!why.empty()) {
+      Put(err, errlen, why);
+      return -1;
+    }
+    *out = coll.release();
+    return 0;
+  } catch (const std::exception &e) {
+    Put(err, errlen, std::string("collective reader: ") + e.what());
+    return -1;
+  }
+}
+
+extern "C" int pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
+                              int want_stock, uint64_t *nread, char *err, size_t errlen) {
+  using Outcome = pfio::collective::CollectiveReader::Outcome;
+  try {
+    std::string why;
+    switch (coll->reader->Read(pieces, count, want_stock != 0, nread, &why)) {
+      case Outcome::kRead:
+        return PFIO_COLL_READ;
+      case Outcome::kStock:
+        return PFIO_COLL_STOCK;
+      case Outcome::kError:
+        break;
+    }
+    Put(err, errlen, why);
+  } catch (const std::bad_alloc &) {
+    Put(err, errlen, "collective read: out of memory for the plans or a round's buffers");
+  } catch (const std::exception &e) {
+    Put(err, errlen, std::string("collective read: ") + e.what());
+  }
+  return PFIO_COLL_ERROR;
+}
+
+extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats) {
+  const pfio::collective::ReaderStats &s = coll->reader->stats();
+  *stats = pfio_coll_stats{s.calls,
+                           s.stock_calls,
+                           s.rounds,
+                           s.plan_extents,
+                           s.plan_bytes,
+                           s.bytes_read,
+                           s.bytes_received,
+                           s.predicted_hits,
+                           s.predicted_misses,
+                           coll->reader->my_aggregator(),
+                           static_cast<int>(coll->reader->aggregation().aggregators().size())};
+}
+
+extern "C" void pfio_coll_destroy(pfio_coll *coll) {
+  delete coll;
+}

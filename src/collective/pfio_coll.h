@@ -1,0 +1,61 @@
+/* pfio_coll: the collective layer for C front ends (the ROMIO driver), over MPI.
+ *
+ * Contract. One pfio_coll per open file and communicator; every rank of the communicator calls
+ * pfio_coll_read for the same collective call, in the same order. Each call exchanges the
+ * ranks' extents, lets aggregator ranks read them through their pfio context (planning the
+ * calls predicted from repetition ahead), and ships the bytes to the ranks that asked. Return
+ * values agree on every rank: PFIO_COLL_READ (every byte of this rank's pieces delivered,
+ * *nread = their total), PFIO_COLL_STOCK (some rank asked for the stock path, nothing read),
+ * PFIO_COLL_ERROR (err holds one line naming the failing rank or MPI operation; after a
+ * transport failure every later call fails at once). MPI is called only from the calling
+ * thread. Not installed: the front ends' own header, built once per MPI (Open MPI, MPICH). */
+#ifndef PFIO_COLL_H_INCLUDED
+#define PFIO_COLL_H_INCLUDED
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfio/pfio.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pfio_coll pfio_coll;
+
+typedef struct pfio_coll_options {
+  uint64_t round_bytes;     /* bytes an aggregator ships per round (cb_buffer_size) */
+  uint64_t unit;            /* stripe unit: bytes dealt to one target at a time */
+  uint32_t targets;         /* storage targets (striping_factor); 0: one per aggregator */
+  int aggregators;          /* cb_nodes; 0: every rank */
+  uint32_t lookahead_calls; /* collective calls predicted ahead; 0: none */
+  int timeout_ms;           /* bound of every wait for the other ranks */
+  const char *bound_name;   /* the setting that raises timeout_ms, for messages */
+} pfio_coll_options;
+
+typedef struct pfio_coll_stats {
+  uint64_t calls, stock_calls, rounds;
+  uint64_t plan_extents, plan_bytes; /* this rank's extents sent, and their encoded size */
+  uint64_t bytes_read;               /* read as aggregator, for every rank */
+  uint64_t bytes_received;           /* delivered into this rank's buffers */
+  uint64_t predicted_hits, predicted_misses;
+  int aggregator; /* this rank's aggregator index, -1 when it is none */
+  int aggregators;
+} pfio_coll_stats;
+
+enum { PFIO_COLL_ERROR = -1, PFIO_COLL_READ = 0, PFIO_COLL_STOCK = 1 };
+
+/* 0 and *out, or -1 with err naming the bad option. Not collective. */
+int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
+                     const pfio_coll_options *options, pfio_coll **out, char *err, size_t errlen);
+int pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count, int want_stock,
+                   uint64_t *nread, char *err, size_t errlen);
+void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats);
+void pfio_coll_destroy(pfio_coll *coll);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

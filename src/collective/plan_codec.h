@@ -1,0 +1,27 @@
+// PlanCodec: one rank's extents of a collective call as bytes on the wire, and back.
+//
+// Contract. Encode keeps the order and every extent exactly (repeats, overlaps and unsorted
+// extents included); runs of equal-length extents at a constant stride collapse to one record,
+// so ior-hard's 100 interleaved blocks or a subarray's rows cost a few bytes, and a random
+// permutation costs about 4-6 bytes per extent. Format (all integers LEB128 varints, signed
+// ones zigzag-coded): the number of records, then per record: count, start - previous record's
+// start (signed), length, and when count > 1 the stride (signed). Decode refuses, with a
+// message naming what is wrong, truncated or trailing bytes, a record that overflows 64 bits,
+// and more extents than `max_extents` (a bound the caller sets, so a corrupt message cannot
+// make it allocate without limit).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective/file_range.h"
+
+namespace pfio::collective {
+
+std::vector<uint8_t> EncodePlan(const FileRanges &ranges);
+
+// Appends the decoded extents to *out. Returns "" on success, else the reason (out unchanged).
+std::string DecodePlan(const uint8_t *data, size_t size, uint64_t max_extents, FileRanges *out);
+
+}  // namespace pfio::collective

@@ -1,0 +1,115 @@
+// Aggregation and CallSchedule: every byte every rank asked for is read by exactly the
+// aggregator that owns its stripe unit, once per rank that asked, lands at its place in that
+// rank's stream, and no round holds more than round_bytes on any aggregator.
+#include "collective/call_schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+namespace pfio::collective {
+namespace {
+
+TEST(Aggregation, ChoosesAggregatorsSpreadOverTheRanks) {
+  EXPECT_EQ(ChooseAggregators(4, 0), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(ChooseAggregators(4, 9), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(ChooseAggregators(8, 2), (std::vector<int>{0, 4}));
+  EXPECT_EQ(ChooseAggregators(6, 4), (std::vector<int>{0, 1, 3, 4}));
+  EXPECT_EQ(ChooseAggregators(5, 1), (std::vector<int>{0}));
+}
+
+TEST(Aggregation, DealsStripeUnitsRoundRobin) {
+  Aggregation a(1000, 6, {0, 2, 5});
+  EXPECT_EQ(a.TargetOf(0), 0u);
+  EXPECT_EQ(a.TargetOf(5999), 5u);
+  EXPECT_EQ(a.TargetOf(6000), 0u);
+  EXPECT_EQ(a.AggregatorOf(3500), 0u);  // target 3 -> aggregator index 0
+  EXPECT_EQ(a.AggregatorOf(4000), 1u);
+  EXPECT_EQ(a.UnitEnd(3500), 4000u);
+  EXPECT_EQ(Aggregation(1000, 1, {3}).UnitEnd(5), UINT64_MAX) << "one aggregator: no cuts";
+}
+
+TEST(Aggregation, ChecksNameTheBadValue) {
+  EXPECT_NE(Aggregation::Check(0, 1, {0}, 1).find("stripe unit 0"), std::string::npos);
+  EXPECT_NE(Aggregation::Check(1, 0, {0}, 1).find("0 storage targets"), std::string::npos);
+  EXPECT_NE(Aggregation::Check(1, 1, {}, 1).find("no aggregator"), std::string::npos);
+  EXPECT_NE(Aggregation::Check(1, 1, {4}, 4).find("aggregator rank 4 (expected 0..3)"),
+            std::string::npos);
+  EXPECT_EQ(Aggregation::Check(1, 1, {3}, 4), "");
+}
+
+// Replays the schedule: every (rank, stream byte) must be delivered exactly once, with the
+// file byte the rank's plan puts there, by the aggregator owning that byte.
+void CheckSchedule(const std::vector<FileRanges> &plans, const Aggregation &agg,
+                   uint64_t round_bytes) {
+  CallSchedule s(plans, agg, round_bytes);
+  std::map<std::pair<int, uint64_t>, uint64_t> delivered;  // (rank, stream) -> file offset
+  for (size_t a = 0; a < agg.aggregators().size(); ++a) {
+    uint64_t in_rounds = 0;
+    for (size_t k = 0; k < s.rounds(); ++k) {
+      std::vector<uint64_t> counts;
+      std::vector<Share> shares = s.RoundShares(a, k, &counts);
+      uint64_t round = 0, by_rank = 0;
+      for (uint64_t c : counts) by_rank += c;
+      for (const Share &sh : shares) {
+        round += sh.range.length;
+        for (uint64_t i = 0; i < sh.range.length; ++i) {
+          ASSERT_EQ(agg.AggregatorOf(sh.range.offset + i), a);
+          auto [it, fresh] =
+              delivered.emplace(std::make_pair(sh.rank, sh.stream + i), sh.range.offset + i);
+          ASSERT_TRUE(fresh) << "rank " << sh.rank << " stream byte " << sh.stream + i << " twice";
+        }
+      }
+      EXPECT_LE(round, round_bytes);
+      EXPECT_EQ(round, by_rank);
+      in_rounds += round;
+    }
+    EXPECT_EQ(in_rounds, s.BytesOf(a));
+  }
+  for (size_t r = 0; r < plans.size(); ++r) {
+    uint64_t stream = 0;
+    for (const FileRange &e : plans[r])
+      for (uint64_t i = 0; i < e.length; ++i, ++stream) {
+        auto it = delivered.find({static_cast<int>(r), stream});
+        ASSERT_NE(it, delivered.end()) << "rank " << r << " stream byte " << stream << " missing";
+        ASSERT_EQ(it->second, e.offset + i);
+      }
+  }
+}
+
+TEST(CallSchedule, InterleavedBlocksOverFourAggregators) {
+  std::vector<FileRanges> plans(4);
+  for (int r = 0; r < 4; ++r)
+    for (uint64_t i = 0; i < 20; ++i)
+      plans[static_cast<size_t>(r)].push_back({(4 * i + r) * 470, 470});
+  CheckSchedule(plans, Aggregation(1024, 4, {0, 1, 2, 3}), 3000);
+}
+
+TEST(CallSchedule, OddSizedOverlappingAndEmptyRequests) {
+  std::vector<FileRanges> plans = {
+      {{7, 13}, {7, 13}, {5000, 1}}, {}, {{0, 9999}}, {{4095, 2}, {3, 3}, {4096, 0}, {2000, 3001}}};
+  CheckSchedule(plans, Aggregation(4096, 3, {0, 2}), 777);
+  CheckSchedule(plans, Aggregation(512, 8, {1}), 1 << 20);
+}
+
+TEST(CallSchedule, RandomRequests) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int ranks = 1 + static_cast<int>(rng() % 5);
+    std::vector<FileRanges> plans(static_cast<size_t>(ranks));
+    for (auto &p : plans)
+      for (int i = static_cast<int>(rng() % 12); i > 0; --i)
+        p.push_back({rng() % 20000, rng() % 1500});
+    std::vector<int> aggs = ChooseAggregators(ranks, 1 + static_cast<int>(rng() % 4));
+    CheckSchedule(plans, Aggregation(1 + rng() % 3000, 1 + rng() % 6, aggs), 1 + rng() % 4000);
+  }
+}
+
+TEST(CallSchedule, NothingToReadIsNoRound) {
+  CallSchedule s({{}, {{10, 0}}}, Aggregation(4096, 2, {0, 1}), 100);
+  EXPECT_EQ(s.rounds(), 0u);
+}
+
+}  // namespace
+}  // namespace pfio::collective

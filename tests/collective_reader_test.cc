@@ -1,0 +1,258 @@
+// CollectiveReader among threads (InProcessTransport), each rank with its own pfio context on a
+// real pattern file: every byte every rank receives is checked, for interleaved, random,
+// odd-sized and overlapping requests, predictions right and wrong, one aggregator of many, the
+// stock-path vote, and an aggregator's read error reaching every rank.
+#include "collective/collective_reader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <barrier>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "in_process_transport.h"
+#include "test_util.h"
+
+namespace pfio::collective {
+namespace {
+
+constexpr uint64_t kSeed = 77;
+constexpr uint64_t kBlock = 47008;
+
+// One rank: its context, its file, its reader.
+struct Rank {
+  Rank(test::InProcessGroup *group, int rank, const std::string &path, ReaderOptions options)
+      : transport(group, rank) {
+    pfio_config *cfg = nullptr;
+    EXPECT_EQ(pfio_config_create(&cfg), PFIO_OK);
+    EXPECT_EQ(pfio_config_set(cfg, "budget", "16M"), PFIO_OK) << pfio_last_error();
+    EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
+    pfio_config_destroy(cfg);
+    EXPECT_EQ(pfio_file_open(ctx, path.c_str(), &file), PFIO_OK) << pfio_last_error();
+    EXPECT_EQ(CollectiveReader::Create(&transport, ctx, file, options, &reader), "");
+  }
+  ~Rank() {
+    reader.reset();
+    EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK) << pfio_last_error();
+  }
+  test::InProcessTransport transport;
+  pfio_context *ctx = nullptr;
+  int32_t file = -1;
+  std::unique_ptr<CollectiveReader> reader;
+};
+
+// Runs body(rank) on `ranks` threads, one reader each.
+void RunRanks(int ranks, const std::string &path, const ReaderOptions &options,
+              const std::function<void(Rank &, int)> &body) {
+  test::InProcessGroup group(ranks);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      Rank rank(&group, r, path, options);
+      body(rank, r);
+    });
+  for (auto &t : threads) t.join();
+}
+
+// Reads `extents` into one buffer (pieces in order) and checks every byte.
+void ReadAndCheck(Rank &rank, const FileRanges &extents, uint64_t *hits = nullptr) {
+  uint64_t total = 0;
+  for (const FileRange &e : extents) total += e.length;
+  std::vector<uint8_t> buf(total + 1);
+  std::vector<pfio_read_piece> pieces;
+  uint64_t at = 0;
+  for (const FileRange &e : extents) {
+    pieces.push_back({buf.data() + at, e.offset, e.length});
+    at += e.length;
+  }
+  uint64_t nread = 0;
+  std::string error;
+  ASSERT_EQ(rank.reader->Read(pieces.data(), pieces.size(), false, &nread, &error),
+            CollectiveReader::Outcome::kRead)
+      << error;
+  ASSERT_EQ(nread, total);
+  at = 0;
+  for (const FileRange &e : extents) {
+    ASSERT_TRUE(test::HoldsPattern(buf.data() + at, e.offset, e.length, kSeed));
+    at += e.length;
+  }
+  if (hits) *hits = rank.reader->stats().predicted_hits;
+}
+
+FileRanges Interleaved(int rank, int ranks, uint64_t call, uint64_t per_call) {
+  FileRanges out;
+  for (uint64_t i = 0; i < per_call; ++i)
+    out.push_back(
+        {((call * per_call + i) * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank)) *
+             kBlock,
+         kBlock});
+  return out;
+}
+
+class CollectiveReaderTest : public ::testing::Test {
+ protected:
+  test::ScratchDir dir_;
+  std::string path_ = dir_.MakeFile("coll.data", 24 * kBlock * 4 * 6 + 4096, kSeed);
+};
+
+TEST_F(CollectiveReaderTest, InterleavedCallsArePredictedAndEveryByteArrives) {
+  ReaderOptions o;
+  o.unit = 64 << 10;
+  o.round_bytes = 200 << 10;  // several rounds per call
+  RunRanks(4, path_, o, [](Rank &rank, int r) {
+    for (uint64_t call = 0; call < 6; ++call) ReadAndCheck(rank, Interleaved(r, 4, call, 24));
+    const ReaderStats &s = rank.reader->stats();
+    EXPECT_EQ(s.calls, 6u);
+    EXPECT_EQ(s.predicted_hits, 4u) << "calls 2..5 follow the shift seen between 0 and 1";
+    EXPECT_EQ(s.predicted_misses, 0u);
+    EXPECT_GT(s.rounds, 6u);
+    EXPECT_LE(s.plan_bytes, 6u * 16) << "24 strided blocks per call cost a few bytes";
+    EXPECT_GT(s.bytes_read, 0u) << "every rank aggregates";
+  });
+}
+
+TEST_F(CollectiveReaderTest, RandomPermutationAcrossRanksAndCalls) {
+  const uint64_t blocks = 4 * 6 * 24;
+  std::vector<uint64_t> order(blocks);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
+  ReaderOptions o;
+  o.unit = 1 << 20;
+  RunRanks(4, path_, o, [&](Rank &rank, int r) {
+    for (uint64_t call = 0; call < 6; ++call) {
+      FileRanges mine;
+      for (uint64_t i = 0; i < 24; ++i)
+        mine.push_back({order[(call * 4 + static_cast<uint64_t>(r)) * 24 + i] * kBlock, kBlock});
+      ReadAndCheck(rank, mine);
+    }
+    EXPECT_EQ(rank.reader->stats().predicted_hits, 0u);
+  });
+}
+
+TEST_F(CollectiveReaderTest, OddSizedOverlappingRequestsIntoScatteredMemory) {
+  ReaderOptions o;
+  o.unit = 4096;
+  o.round_bytes = 5000;
+  RunRanks(3, path_, o, [](Rank &rank, int r) {
+    // Every rank asks for overlapping odd ranges, some twice, some empty, in no order; the
+    // memory side is every other 3 bytes of a larger buffer (a strided memory type).
+    std::mt19937_64 rng(100 + static_cast<uint64_t>(r));
+    for (int call = 0; call < 4; ++call) {
+      FileRanges extents;
+      for (int i = 0; i < 9; ++i) extents.push_back({rng() % 300000, rng() % 9000});
+      extents.push_back(extents.front());
+      extents.push_back({12345, 0});
+      uint64_t total = 0;
+      for (const FileRange &e : extents) total += e.length;
+      std::vector<uint8_t> memory(2 * total + 6 * extents.size() + 8, 0xEE);
+      std::vector<pfio_read_piece> pieces;
+      uint64_t slot = 0;
+      for (const FileRange &e : extents)
+        for (uint64_t at = 0; at < e.length; at += 3, slot += 6) {
+          pieces.push_back({&memory[slot], e.offset + at, std::min<uint64_t>(3, e.length - at)});
+        }
+      uint64_t nread = 0;
+      std::string error;
+      ASSERT_EQ(rank.reader->Read(pieces.data(), pieces.size(), false, &nread, &error),
+                CollectiveReader::Outcome::kRead)
+          << error;
+      ASSERT_EQ(nread, total);
+      std::vector<uint8_t> want(3);
+      for (const pfio_read_piece &p : pieces) {
+        FillPattern(want.data(), p.offset, p.length, kSeed);  // works at any offset
+        ASSERT_EQ(0, std::memcmp(want.data(), p.buf, p.length)) << "offset " << p.offset;
+        ASSERT_EQ(static_cast<uint8_t *>(p.buf)[3], 0xEE) << "gap between pieces written";
+      }
+    }
+  });
+}
+
+TEST_F(CollectiveReaderTest, APatternThatBreaksCostsAMissNeverABadByte) {
+  ReaderOptions o;
+  o.unit = 128 << 10;
+  RunRanks(2, path_, o, [](Rank &rank, int r) {
+    for (uint64_t call : {0, 1, 2, 3, 9, 4, 5, 6})  // predicted 4 after 3: got 9
+      ReadAndCheck(rank, Interleaved(r, 2, call, 24));
+    const ReaderStats &s = rank.reader->stats();
+    EXPECT_EQ(s.predicted_hits, 2u + 1u) << "calls 2, 3 and 6";
+    EXPECT_EQ(s.predicted_misses, 3u) << "9 instead of 4, 4 instead of 15, 5 instead of -1";
+  });
+}
+
+TEST_F(CollectiveReaderTest, OneAggregatorServesFourRanksAndLookaheadCanBeOff) {
+  ReaderOptions o;
+  o.aggregators = 1;
+  o.lookahead_calls = 0;
+  o.round_bytes = 1 << 20;
+  RunRanks(4, path_, o, [](Rank &rank, int r) {
+    for (uint64_t call = 0; call < 4; ++call) ReadAndCheck(rank, Interleaved(r, 4, call, 24));
+    const ReaderStats &s = rank.reader->stats();
+    EXPECT_EQ(s.predicted_hits + s.predicted_misses, 0u);
+    EXPECT_EQ(s.bytes_read, r == 0 ? 4u * 4 * 24 * kBlock : 0u);
+  });
+}
+
+TEST_F(CollectiveReaderTest, OneRankAskingForTheStockPathSendsEveryRankThere) {
+  RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::vector<uint8_t> buf(kBlock);
+    pfio_read_piece piece{buf.data(), static_cast<uint64_t>(r) * kBlock, kBlock};
+    uint64_t nread = 7;
+    std::string error;
+    EXPECT_EQ(rank.reader->Read(&piece, 1, r == 1, &nread, &error),
+              CollectiveReader::Outcome::kStock);
+    EXPECT_EQ(nread, 0u);
+    // Past the end of the file as pfio knows it: the stock path too (the file may have grown).
+    uint64_t size = 0;
+    ASSERT_EQ(pfio_file_size(rank.ctx, rank.file, &size), PFIO_OK);
+    piece.offset = r == 2 ? size - 10 : 0;
+    EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error),
+              CollectiveReader::Outcome::kStock);
+    EXPECT_EQ(rank.reader->stats().stock_calls, 2u);
+    piece.offset = 0;
+    EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error), CollectiveReader::Outcome::kRead)
+        << error;
+    EXPECT_TRUE(test::HoldsPattern(buf.data(), 0, kBlock, kSeed));
+  });
+}
+
+TEST_F(CollectiveReaderTest, AnAggregatorsReadErrorReachesEveryRank) {
+  test::InProcessGroup group(3);
+  std::vector<std::thread> threads;
+  std::barrier<> opened(3);
+  ReaderOptions o;
+  o.unit = 64 << 10;
+  for (int r = 0; r < 3; ++r)
+    threads.emplace_back([&, r] {
+      Rank rank(&group, r, path_, o);
+      opened.arrive_and_wait();
+      if (r == 0) {
+        EXPECT_EQ(truncate(path_.c_str(), 100000), 0);
+      }
+      opened.arrive_and_wait();
+      // Every rank reads one block far past the new end (the size pfio saw at open is larger).
+      std::vector<uint8_t> buf(kBlock);
+      pfio_read_piece piece{buf.data(), (40 + static_cast<uint64_t>(r)) * kBlock, kBlock};
+      uint64_t nread = 0;
+      std::string error;
+      EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error),
+                CollectiveReader::Outcome::kError);
+      EXPECT_NE(error.find("aggregator rank"), std::string::npos) << error;
+      EXPECT_EQ(nread, 0u);
+      // The group is still usable: a read inside the file works.
+      piece.offset = 1000;
+      piece.length = 5000;
+      EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error),
+                CollectiveReader::Outcome::kRead)
+          << error;
+      EXPECT_TRUE(test::HoldsPattern(buf.data(), 1000, 5000, kSeed));
+    });
+  for (auto &t : threads) t.join();
+}
+
+}  // namespace
+}  // namespace pfio::collective

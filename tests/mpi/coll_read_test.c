@@ -1,0 +1,348 @@
+/* Collective reads through pfio's collective layer (ad_prefetch_rdcoll.c over src/collective)
+ * under mpirun/mpiexec: every byte checked against the self-verifying pattern.
+ *   interleaved   ior-hard's shape (a strided view, one segment per MPI_File_read_all): bytes,
+ *                 and the job summary's collective counters (calls, predictions right)
+ *   random        a permutation of blocks dealt to ranks and calls (hindexed views)
+ *   overlap       odd-sized requests that overlap between ranks, into a strided memory type
+ *   breaks        a pattern that breaks after 4 calls: right bytes, counted mispredictions
+ *   eof           requests across the end of the file: the bytes up to it, counted right
+ *   cb_nodes=1, prefetch_collective=disable, striping hints: the same bytes
+ * usage: coll_read_test MODE DIR          MODE: prefix | hint (see test_common.h)
+ *        coll_read_test mismatch DIR      rank 0 makes one collective read more than the others:
+ *                                         it must get an error naming the bound (not hang); the
+ *                                         message reaches stderr (Open MPI: printed by the driver,
+ *                                         whose MPI keeps only the class) or the error string
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pattern.h"
+#include "test_common.h"
+
+#define BLOCK 4701 /* odd: blocks straddle words and stripe units */
+#define PER_CALL 24
+
+/* A counter of the job summary (prefetch_stats) rank 0 wrote at close; -1 when absent. */
+static long long summary_value(const char *path, const char *key)
+{
+    char text[8192], pattern[128];
+    const char *p;
+    size_t n;
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    snprintf(pattern, sizeof pattern, "\"%s\": ", key);
+    p = strstr(text, pattern);
+    return p == NULL ? -1 : strtoll(p + strlen(pattern), NULL, 10);
+}
+
+static void expect_summary(const char *test, const char *stats, const char *key, long long want)
+{
+    long long got;
+    if (rank != 0)
+        return;
+    got = summary_value(stats, key);
+    if (got != want)
+        fail(test, "job summary %s: %s = %lld, expected %lld", stats, key, got, want);
+}
+
+/* ior-hard: block b of segment s belongs to rank b mod nprocs; one segment per call. */
+static void read_interleaved(const char *test, const char *path, MPI_Info info, int calls)
+{
+    MPI_File fh;
+    MPI_Datatype block, filetype;
+    MPI_Status st;
+    unsigned char *buf = malloc((size_t)PER_CALL * BLOCK);
+    int call, i;
+    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    MPI_Type_contiguous(BLOCK, MPI_BYTE, &block);
+    MPI_Type_create_resized(block, 0, (MPI_Aint)BLOCK * nprocs, &filetype);
+    MPI_Type_commit(&filetype);
+    MPI_File_set_view(fh, (MPI_Offset)rank * BLOCK, MPI_BYTE, filetype, "native", info);
+    for (call = 0; call < calls; ++call) {
+        memset(buf, SENTINEL, (size_t)PER_CALL * BLOCK);
+        if (MPI_File_read_all(fh, buf, PER_CALL * BLOCK, MPI_BYTE, &st) != MPI_SUCCESS) {
+            fail(test, "MPI_File_read_all call %d failed", call);
+            break;
+        }
+        check_count(test, &st, MPI_BYTE, PER_CALL * BLOCK);
+        for (i = 0; i < PER_CALL; ++i) {
+            long long b = ((long long)call * PER_CALL + i) * nprocs + rank;
+            check_range(test, buf + (size_t)i * BLOCK, b * BLOCK, BLOCK, SEED);
+        }
+    }
+    MPI_Type_free(&filetype);
+    MPI_Type_free(&block);
+    MPI_File_close(&fh);
+    free(buf);
+}
+
+static void test_interleaved(void)
+{
+    const char *test = "collective: interleaved segments, predicted after two calls";
+    int before = failures;
+    char path[1024], stats[1024];
+    MPI_Info info;
+    path_of(path, sizeof path, "interleaved.dat");
+    path_of(stats, sizeof stats, "interleaved.json");
+    make_file(path, (uint64_t)BLOCK * PER_CALL * nprocs * 6 + 333, SEED);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_stats", stats);
+    MPI_Info_set(info, "striping_unit", "65536"); /* many aggregators per call */
+    read_interleaved(test, path, info, 6);
+    expect_summary(test, stats, "calls", 6);
+    expect_summary(test, stats, "stock_calls", 0);
+    expect_summary(test, stats, "predicted_hits", 4);
+    expect_summary(test, stats, "predicted_misses", 0);
+    MPI_Info_free(&info);
+    report(test, before);
+}
+
+static void test_variants(void)
+{
+    const char *test = "collective: cb_nodes=1, two-phase when disabled, striping hints";
+    int before = failures;
+    char path[1024], stats[1024];
+    MPI_Info info;
+    path_of(path, sizeof path, "variants.dat");
+    path_of(stats, sizeof stats, "variants.json");
+    make_file(path, (uint64_t)BLOCK * PER_CALL * nprocs * 3, SEED);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "cb_nodes", "1");
+    read_interleaved(test, path, info, 3);
+    MPI_Info_free(&info);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_collective", "disable");
+    MPI_Info_set(info, "prefetch_stats", stats);
+    read_interleaved(test, path, info, 3);
+    expect_summary(test, stats, "calls", 0);
+    MPI_Info_free(&info);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "striping_unit", "4096");
+    MPI_Info_set(info, "striping_factor", "3");
+    MPI_Info_set(info, "cb_buffer_size", "10000"); /* many rounds */
+    read_interleaved(test, path, info, 3);
+    MPI_Info_free(&info);
+    report(test, before);
+}
+
+/* Reads the given blocks (sorted) with one read_at_all through a hindexed view. */
+static void read_blocks(const char *test, MPI_File fh, const long long *blocks, int n)
+{
+    MPI_Aint *displs = malloc((size_t)n * sizeof *displs);
+    int *lens = malloc((size_t)n * sizeof *lens), i;
+    unsigned char *buf = malloc((size_t)n * BLOCK);
+    MPI_Datatype filetype;
+    MPI_Status st;
+    for (i = 0; i < n; ++i) {
+        displs[i] = (MPI_Aint)(blocks[i] * BLOCK);
+        lens[i] = BLOCK;
+    }
+    MPI_Type_create_hindexed(n, lens, displs, MPI_BYTE, &filetype);
+    MPI_Type_commit(&filetype);
+    MPI_File_set_view(fh, 0, MPI_BYTE, filetype, "native", MPI_INFO_NULL);
+    if (MPI_File_read_at_all(fh, 0, buf, n * BLOCK, MPI_BYTE, &st) != MPI_SUCCESS)
+        fail(test, "MPI_File_read_at_all failed");
+    check_count(test, &st, MPI_BYTE, n * BLOCK);
+    for (i = 0; i < n; ++i)
+        check_range(test, buf + (size_t)i * BLOCK, blocks[i] * BLOCK, BLOCK, SEED);
+    MPI_Type_free(&filetype);
+    free(displs);
+    free(lens);
+    free(buf);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_random(void)
+{
+    const char *test = "collective: a random permutation over ranks and calls";
+    int before = failures, calls = 4, call, i;
+    long long total = (long long)PER_CALL * nprocs * calls, *perm = malloc(total * sizeof *perm);
+    long long mine[PER_CALL];
+    char path[1024];
+    MPI_File fh;
+    unsigned int s = 12345;
+    path_of(path, sizeof path, "random.dat");
+    make_file(path, (uint64_t)BLOCK * total, SEED);
+    for (i = 0; i < total; ++i)
+        perm[i] = i;
+    for (i = (int)total - 1; i > 0; --i) { /* the same shuffle on every rank */
+        long long t;
+        int j;
+        s = s * 1103515245u + 12345u;
+        j = (int)((s >> 8) % (unsigned)(i + 1));
+        t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    for (call = 0; call < calls; ++call) {
+        memcpy(mine, perm + ((long long)call * nprocs + rank) * PER_CALL, sizeof mine);
+        qsort(mine, PER_CALL, sizeof mine[0], cmp_ll);
+        read_blocks(test, fh, mine, PER_CALL);
+    }
+    MPI_File_close(&fh);
+    free(perm);
+    report(test, before);
+}
+
+static void test_overlap(void)
+{
+    const char *test = "collective: odd-sized overlapping requests into a strided memory type";
+    int before = failures, call;
+    char path[1024];
+    MPI_File fh;
+    MPI_Datatype memtype;
+    MPI_Status st;
+    const int count = 5001; /* 3 bytes every 5 */
+    unsigned char *buf = malloc((size_t)count * 5);
+    long long *want = malloc((size_t)count * 5 * sizeof *want);
+    path_of(path, sizeof path, "overlap.dat");
+    make_file(path, 200003, SEED);
+    MPI_Type_vector(count, 3, 5, MPI_BYTE, &memtype);
+    MPI_Type_commit(&memtype);
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    for (call = 0; call < 3; ++call) {
+        long long offset = 7 + 1013LL * rank + 333LL * call, i, k = 0;
+        memset(buf, SENTINEL, (size_t)count * 5);
+        if (MPI_File_read_at_all(fh, offset, buf, 1, memtype, &st) != MPI_SUCCESS)
+            fail(test, "MPI_File_read_at_all failed");
+        check_count(test, &st, memtype, 1);
+        for (i = 0; i < (long long)count * 5; ++i)
+            want[i] = (i % 5) < 3 && i < (long long)(count - 1) * 5 + 3 ? offset + k++ : -1;
+        check_bytes(test, buf, want, (size_t)(count - 1) * 5 + 3, SEED);
+    }
+    MPI_File_close(&fh);
+    MPI_Type_free(&memtype);
+    free(buf);
+    free(want);
+    report(test, before);
+}
+
+static void test_breaks(void)
+{
+    const char *test = "collective: a pattern that breaks costs mispredictions, never bytes";
+    int before = failures, k, i;
+    const int order[] = {0, 1, 2, 3, 9, 4, 5, 6};
+    char path[1024], stats[1024];
+    MPI_File fh;
+    MPI_Info info;
+    long long blocks[PER_CALL];
+    path_of(path, sizeof path, "breaks.dat");
+    path_of(stats, sizeof stats, "breaks.json");
+    make_file(path, (uint64_t)BLOCK * PER_CALL * nprocs * 10, SEED);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_stats", stats);
+    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    for (k = 0; k < 8; ++k) {
+        for (i = 0; i < PER_CALL; ++i)
+            blocks[i] = ((long long)order[k] * PER_CALL + i) * nprocs + rank;
+        read_blocks(test, fh, blocks, PER_CALL);
+    }
+    MPI_File_close(&fh);
+    MPI_Info_free(&info);
+    expect_summary(test, stats, "predicted_hits", 3);
+    expect_summary(test, stats, "predicted_misses", 3);
+    report(test, before);
+}
+
+static void test_eof(void)
+{
+    const char *test = "collective: requests across the end of the file";
+    int before = failures;
+    char path[1024];
+    MPI_File fh;
+    MPI_Status st;
+    long long size = 100000 + 17, offset = size - 5000 + 1000LL * rank;
+    int want = offset >= size ? 0 : (int)(size - offset) < 8000 ? (int)(size - offset) : 8000;
+    unsigned char buf[8000];
+    path_of(path, sizeof path, "eof.dat");
+    make_file(path, (uint64_t)size, SEED);
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    memset(buf, SENTINEL, sizeof buf);
+    if (MPI_File_read_at_all(fh, offset, buf, 8000, MPI_BYTE, &st) != MPI_SUCCESS)
+        fail(test, "MPI_File_read_at_all failed");
+    check_count(test, &st, MPI_BYTE, want);
+    check_range(test, buf, offset, (size_t)want, SEED);
+    MPI_File_close(&fh);
+    report(test, before);
+}
+
+/* Rank 0 makes one collective read more than the others: the layer's bounded wait must end it
+ * with an error naming the bound; the run then aborts (the communicator is unusable). */
+static int run_mismatch(void)
+{
+    char path[1024];
+    MPI_File fh;
+    MPI_Info info;
+    MPI_Status st;
+    unsigned char buf[4096];
+    int rc, len;
+    char msg[MPI_MAX_ERROR_STRING];
+    double t0;
+    path_of(path, sizeof path, "mismatch.dat");
+    make_file(path, 1 << 20, SEED);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_coll_timeout", "3");
+    must_open("mismatch", path, MPI_MODE_RDONLY, info, &fh);
+    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+    MPI_File_read_at_all(fh, 4096LL * rank, buf, 4096, MPI_BYTE, &st);
+    if (rank != 0) {
+        sleep(30); /* stays away from further collectives; rank 0 aborts the job first */
+        return 1;
+    }
+    t0 = MPI_Wtime();
+    rc = MPI_File_read_at_all(fh, 0, buf, 4096, MPI_BYTE, &st);
+    MPI_Error_string(rc, msg, &len);
+    printf("extra collective read on rank 0: %s after %.1f s: %s\n",
+           rc == MPI_SUCCESS ? "succeeded" : "failed", MPI_Wtime() - t0, msg);
+    fflush(stdout);
+    if (rc != MPI_SUCCESS)
+        printf("mismatch reported as an error\n");
+    fflush(stdout);
+    sleep(1); /* lets mpirun forward what rank 0 wrote before the abort kills the job */
+    MPI_Abort(MPI_COMM_WORLD, rc == MPI_SUCCESS ? 1 : 0);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    int all = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (argc != 3 ||
+        (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") && strcmp(argv[1], "mismatch"))) {
+        if (rank == 0)
+            fprintf(stderr, "usage: %s prefix|hint|mismatch DIR\n", argv[0]);
+        MPI_Finalize();
+        return 2;
+    }
+    mode = strcmp(argv[1], "mismatch") == 0 ? "prefix" : argv[1];
+    dir = argv[2];
+    if (strcmp(argv[1], "mismatch") == 0)
+        return run_mismatch();
+    test_interleaved();
+    test_variants();
+    test_random();
+    test_overlap();
+    test_breaks();
+    test_eof();
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s: %d failure(s), %d rank(s), mode %s\n", all ? "FAILED" : "PASSED", all, nprocs,
+               mode);
+    MPI_Finalize();
+    return all > 255 ? 255 : all;
+}
