@@ -72,6 +72,8 @@ typedef struct ADIOI_PREFETCH_File {
     int coll_timeout_s;     /* prefetch_coll_timeout: bound of waits for other ranks */
     int coll_state;         /* 0 before the first collective read, 1 on, -1 off (all ranks) */
     char coll_why_off[160]; /* why collective reads take ROMIO's two-phase path */
+    char record_path[1024]; /* prefetch_record: rank 0 writes the job's collective plan */
+    char replay_path[1024]; /* prefetch_replay: a recorded plan, declared at the first call */
     pfio_coll *coll;        /* when coll_state == 1 */
     uint64_t stock_reads;   /* reads that took the stock path */
     uint64_t invalidations; /* writes, syncs and resizes that dropped prefetched bytes */
@@ -117,6 +119,13 @@ void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint6
 
 /* ad_prefetch_rdcoll.c */
 void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf);
+/* Whether collective reads use pfio's layer (pf->coll_state), decided once on every rank. */
+void ADIOI_PREFETCH_Coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf);
+/* MPI_File_set_info with "prefetch_plan" (pfio/pfio_mpi.h): declares the calls. Collective. */
+void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const char *value,
+                                 int *error_code);
+/* why = "" when prefetch_replay may be used for this file and communicator, else why not. */
+void ADIOI_PREFETCH_Check_replay(ADIO_File fd, ADIOI_PREFETCH_File *pf, char *why, size_t size);
 void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                     int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                     int *error_code);

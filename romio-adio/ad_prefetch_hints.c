@@ -1,7 +1,8 @@
 /* The one place ad_prefetch reads hints: prefetch_<key> for every pfio setting (the names
  * pfio_config_key lists), prefetch_stats (short for prefetch_stats_path), prefetch_print_hints,
- * the collective layer's prefetch_collective, prefetch_coll_lookahead and prefetch_coll_timeout
- * (Open MPI limits info keys to 27 characters), and the standard striping_unit /
+ * the collective layer's prefetch_collective, prefetch_coll_lookahead, prefetch_coll_timeout,
+ * prefetch_record and prefetch_replay (Open MPI limits info keys to 27 characters), the plan
+ * pfio_mpi_file_plan passes as prefetch_plan (after open only), and the standard striping_unit /
  * striping_factor as the layout. At open the hints are checked
  * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
  * is reported once on rank 0 with pfio's message and its default is used, and the values in
@@ -50,6 +51,8 @@ static const char *const kExtraHints[] = {"prefetch",
                                           "prefetch_collective",
                                           "prefetch_coll_lookahead",
                                           "prefetch_coll_timeout",
+                                          "prefetch_record",
+                                          "prefetch_replay",
                                           "striping_unit",
                                           "striping_factor"};
 #define EXTRA_HINTS (sizeof kExtraHints / sizeof kExtraHints[0])
@@ -191,6 +194,10 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_In
     int_hint(fd, pf, info, "prefetch_coll_lookahead", 0, 64, "a number of calls",
              &pf->coll_lookahead);
     int_hint(fd, pf, info, "prefetch_coll_timeout", 1, 86400, "seconds", &pf->coll_timeout_s);
+    if (hint_get(info, "prefetch_record", value))
+        snprintf(pf->record_path, sizeof pf->record_path, "%s", value);
+    if (hint_get(info, "prefetch_replay", value))
+        snprintf(pf->replay_path, sizeof pf->replay_path, "%s", value);
 }
 
 /* The values in force, for MPI_File_get_info. */
@@ -217,6 +224,10 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     ADIOI_Info_set(fd->info, "prefetch_coll_lookahead", value);
     snprintf(value, sizeof value, "%d", pf->coll_timeout_s);
     ADIOI_Info_set(fd->info, "prefetch_coll_timeout", value);
+    if (pf->record_path[0])
+        ADIOI_Info_set(fd->info, "prefetch_record", pf->record_path);
+    if (pf->replay_path[0])
+        ADIOI_Info_set(fd->info, "prefetch_replay", pf->replay_path);
 }
 
 /* The per-rank stats name: "x.json" -> "x.rank3.json", "x" -> "x.rank3". */
@@ -283,8 +294,11 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     if (*error_code != MPI_SUCCESS)
         return;
     if (pf != NULL) {
+        char plan[HINT_VALUE_MAX];
         warn_late_hints(fd, pf, users_info);
         publish(fd, pf);
+        if (!pf->internal && hint_get(users_info, "prefetch_plan", plan))
+            ADIOI_PREFETCH_Coll_declare(fd, pf, plan, error_code);
         return;
     }
     pf = ADIOI_Calloc(1, sizeof *pf);

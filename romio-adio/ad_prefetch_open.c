@@ -93,7 +93,19 @@ void ADIOI_PREFETCH_Open(ADIO_File fd, int *error_code)
  * must not free the state the real open needs. */
 void ADIOI_PREFETCH_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
+    static const char myname[] = "ADIOI_PREFETCH_OpenColl";
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    if (pf != NULL && pf->replay_path[0] && !pf->internal) {
+        char why[1024];
+        ADIOI_PREFETCH_Check_replay(fd, pf, why, sizeof why);
+        if (why[0]) {
+            *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                               MPI_ERR_INFO_VALUE, "**io", "**io %s", why);
+            if (pf->rank == 0)
+                fprintf(stderr, "pfio: file %s: hint prefetch_replay: %s\n", fd->filename, why);
+            return;
+        }
+    }
     if (pf != NULL)
         pf->opening = 1;
     ADIOI_GEN_OpenColl(fd, rank, access_mode, error_code);
@@ -128,7 +140,7 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 18 };
+    enum { kFields = 19 };
     unsigned long long mine[kFields] = {0}, sum[kFields], peak = 0, peak_max = 0;
     pfio_stats st;
     int nprocs;
@@ -160,6 +172,7 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         mine[15] = cs.plan_bytes;
         mine[16] = cs.predicted_hits;
         mine[17] = cs.predicted_misses;
+        mine[18] = cs.declared_calls;
     }
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
     MPI_Reduce(&peak, &peak_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
@@ -179,11 +192,11 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "  \"invalidations\": %llu,\n  \"memory_peak_max_rank\": %llu,\n"
                 "  \"collective\": {\"calls\": %llu, \"stock_calls\": %llu, \"rounds\": %llu, "
                 "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
-                "\"predicted_misses\": %llu}\n}\n",
+                "\"predicted_misses\": %llu, \"declared_calls\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
                 sum[7], sum[8], sum[9], sum[10], peak_max, sum[11] / (unsigned)nprocs,
                 sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
-                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs);
+                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs);
         fclose(f);
     }
 }
@@ -200,6 +213,9 @@ void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
     }
     if (pf != NULL) {
         write_summary(fd, pf);
+        if (pf->coll != NULL && pfio_coll_record_error(pf->coll)[0])
+            fprintf(stderr, "pfio: file %s: hint prefetch_record: %s\n", fd->filename,
+                    pfio_coll_record_error(pf->coll));
         ADIOI_PREFETCH_Coll_close(pf);
         if (pf->ctx != NULL && pfio_context_destroy(pf->ctx) != PFIO_OK)
             err = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_Close", __LINE__, PFIO_EIO);

@@ -19,6 +19,7 @@
 #include "ad_prefetch.h"
 #include "ad_prefetch_romio.h"
 #include "adioi.h"
+#include "pfio/pfio_mpi.h"
 
 /* Whether this rank can use the layer, and if so its pfio_coll (why_off says why not). */
 static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
@@ -51,6 +52,9 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     o.lookahead_calls = (uint32_t)pf->coll_lookahead;
     o.timeout_ms = pf->coll_timeout_s * 1000;
     o.bound_name = "hint prefetch_coll_timeout (seconds)";
+    o.file_name = fd->filename;
+    o.record_path = pf->record_path[0] ? pf->record_path : NULL;
+    o.replay_path = pf->replay_path[0] ? pf->replay_path : NULL;
     if (pfio_coll_create(fd->comm, pf->ctx, pf->file, &o, &pf->coll, err, sizeof err) != 0) {
         snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d: %.140s", pf->rank, err);
         return 0;
@@ -58,8 +62,8 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     return 1;
 }
 
-/* At the first collective read: every rank on, or every rank off. Collective. */
-static void coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+/* At the first collective read or declaration: every rank on, or every rank off. Collective. */
+void ADIOI_PREFETCH_Coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
     int mine = coll_local_setup(fd, pf), all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, fd->comm);
@@ -102,6 +106,89 @@ static int clip_to_file(ADIO_File fd, ADIOI_PREFETCH_File *pf, pfio_read_piece *
     return 1;
 }
 
+void ADIOI_PREFETCH_Check_replay(ADIO_File fd, ADIOI_PREFETCH_File *pf, char *why, size_t size)
+{
+    struct stat sb;
+    int nprocs = 0;
+    why[0] = '\0';
+    MPI_Comm_size(fd->comm, &nprocs);
+    if (stat(fd->filename, &sb) != 0) {
+        snprintf(why, size, "%s cannot be replayed for %s: the file does not exist",
+                 pf->replay_path, fd->filename);
+        return;
+    }
+    pfio_coll_check_replay(pf->replay_path, fd->filename, (uint64_t)sb.st_size, nprocs, why, size);
+}
+
+void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const char *value,
+                                 int *error_code)
+{
+    void *address = NULL;
+    const pfio_mpi_plan *plan = NULL;
+    char err[1024] = "", verdict[MPI_MAX_INFO_VAL];
+    int ncalls = 0, total = 0, k, rc;
+    int64_t *offsets = NULL, *lengths = NULL;
+    if (sscanf(value, "%p", &address) == 1 && address != NULL) {
+        plan = address;
+        if (plan->magic != PFIO_MPI_PLAN_MAGIC || plan->version != PFIO_MPI_PLAN_VERSION ||
+            plan->ncalls < 0)
+            plan = NULL;
+    }
+    if (plan == NULL)
+        snprintf(err, sizeof err,
+                 "hint prefetch_plan = \"%.200s\": expected what pfio_mpi_file_plan passes "
+                 "(pfio/pfio_mpi.h, version %d)",
+                 value, PFIO_MPI_PLAN_VERSION);
+    if (pf->coll_state == 0)
+        ADIOI_PREFETCH_Coll_decide(fd, pf);
+    if (pf->coll_state < 0) {
+        snprintf(verdict, sizeof verdict,
+                 "ignored: collective reads use ROMIO's two-phase (%.200s)", pf->coll_why_off);
+        ADIOI_Info_set(fd->info, "prefetch_plan_result", verdict);
+        return;
+    }
+    /* Every rank takes part in the exchange; a rank with a bad plan declares none, so the call
+     * counts differ and every rank refuses. MPI_Offset and int64_t are both 64-bit. */
+    if (plan != NULL) {
+        ncalls = plan->ncalls;
+        for (k = 0; k < ncalls; ++k)
+            total += plan->counts[k];
+        offsets = malloc(((size_t)total + 1) * sizeof *offsets);
+        lengths = malloc(((size_t)total + 1) * sizeof *lengths);
+        if (offsets == NULL || lengths == NULL)
+            snprintf(err, sizeof err, "no memory for a declared plan of %d extents", total);
+        for (k = 0; k < total && err[0] == '\0'; ++k) {
+            offsets[k] = (int64_t)plan->offsets[k];
+            lengths[k] = (int64_t)plan->lengths[k];
+        }
+    }
+    if (err[0]) {
+        char mine[1024];
+        snprintf(mine, sizeof mine, "%s", err);
+        rc = pfio_coll_declare(pf->coll, 0, NULL, NULL, NULL, err, sizeof err);
+        snprintf(err, sizeof err, "%s", mine); /* this rank's own reason */
+        rc = -1;
+    } else {
+        rc = pfio_coll_declare(pf->coll, ncalls, plan->counts, offsets, lengths, err, sizeof err);
+    }
+    free(offsets);
+    free(lengths);
+    if (rc == 0) {
+        snprintf(verdict, sizeof verdict, "declared %d calls", ncalls);
+        ADIOI_Info_set(fd->info, "prefetch_plan_result", verdict);
+        return;
+    }
+    snprintf(verdict, sizeof verdict, "refused: %.230s", err);
+    ADIOI_Info_set(fd->info, "prefetch_plan_result", verdict);
+#if PFIO_ROMIO_MAJOR < 4
+    fprintf(stderr, "pfio: file %s: rank %d: declared plan refused: %s\n", fd->filename, pf->rank,
+            err);
+#endif
+    *error_code =
+        MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_Coll_declare",
+                             __LINE__, MPI_ERR_ARG, "**io", "**io %s", err);
+}
+
 void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf)
 {
     if (pf->coll != NULL)
@@ -126,7 +213,7 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
         return;
     }
     if (pf->coll_state == 0)
-        coll_decide(fd, pf);
+        ADIOI_PREFETCH_Coll_decide(fd, pf);
     if (pf->coll_state < 0) {
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                   error_code);

@@ -10,11 +10,15 @@
 #include <algorithm>
 #include <barrier>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <numeric>
 #include <random>
 #include <thread>
 
+#include "collective/plan_codec.h"
+#include "collective/plan_record.h"
 #include "in_process_transport.h"
 #include "test_util.h"
 
@@ -252,6 +256,124 @@ TEST_F(CollectiveReaderTest, AnAggregatorsReadErrorReachesEveryRank) {
       EXPECT_TRUE(test::HoldsPattern(buf.data(), 1000, 5000, kSeed));
     });
   for (auto &t : threads) t.join();
+}
+
+// Every rank's blocks of call k of a random permutation (the same shuffle on every rank).
+FileRanges PermutedCall(const std::vector<uint64_t> &order, int rank, int ranks, uint64_t call) {
+  FileRanges out;
+  for (uint64_t i = 0; i < 24; ++i)
+    out.push_back(
+        {order[(call * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank)) * 24 + i] *
+             kBlock,
+         kBlock});
+  return out;
+}
+
+std::vector<uint64_t> Permutation(uint64_t n, uint64_t seed) {
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  return order;
+}
+
+TEST_F(CollectiveReaderTest, DeclaredCallsArePlannedAndChecked) {
+  const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 9);
+  RunRanks(4, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::vector<FileRanges> mine;
+    for (uint64_t call = 0; call < 5; ++call) mine.push_back(PermutedCall(order, r, 4, call));
+    ASSERT_EQ(rank.reader->DeclareCollective(mine), "");
+    for (uint64_t call = 0; call < 5; ++call) ReadAndCheck(rank, PermutedCall(order, r, 4, call));
+    ReadAndCheck(rank, PermutedCall(order, r, 4, 5));  // not declared: no look-ahead, right bytes
+    const ReaderStats &s = rank.reader->stats();
+    EXPECT_EQ(s.declared_calls, 5u);
+    EXPECT_EQ(s.predicted_hits, 5u);
+    EXPECT_EQ(s.predicted_misses, 0u);
+  });
+}
+
+TEST_F(CollectiveReaderTest, ADeclarationThatIsWrongCostsAMissNeverABadByte) {
+  const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 10);
+  RunRanks(2, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::vector<FileRanges> declared = {PermutedCall(order, r, 2, 0), PermutedCall(order, r, 2, 7)};
+    ASSERT_EQ(rank.reader->DeclareCollective(declared), "");
+    ReadAndCheck(rank, PermutedCall(order, r, 2, 0));
+    ReadAndCheck(rank, PermutedCall(order, r, 2, 1));  // declared 7, read 1
+    EXPECT_EQ(rank.reader->stats().predicted_hits, 1u);
+    EXPECT_EQ(rank.reader->stats().predicted_misses, 1u);
+  });
+}
+
+TEST_F(CollectiveReaderTest, RanksDeclaringDifferentCallCountsAreRefusedEverywhere) {
+  RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::vector<FileRanges> mine(r == 1 ? 2 : 3, FileRanges{{0, 100}});
+    std::string why = rank.reader->DeclareCollective(mine);
+    EXPECT_NE(why.find("rank 1 declared 2 collective calls, rank 0 declared 3"), std::string::npos)
+        << why;
+    EXPECT_EQ(rank.reader->stats().declared_calls, 0u);
+    ReadAndCheck(rank, FileRanges{{static_cast<uint64_t>(r) * 1000, 5000}});
+  });
+}
+
+TEST_F(CollectiveReaderTest, ARecordedRunReplaysEveryCall) {
+  const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 11);
+  const std::string record = dir_.path() + "/plan.rec";
+  ReaderOptions recording;
+  recording.file_name = path_;
+  recording.record_path = record;
+  RunRanks(3, path_, recording, [&](Rank &rank, int r) {
+    for (uint64_t call = 0; call < 6; ++call) ReadAndCheck(rank, PermutedCall(order, r, 3, call));
+    EXPECT_EQ(rank.reader->record_error(), "");
+  });
+  ReaderOptions replaying;
+  replaying.file_name = path_;
+  replaying.replay_path = record;
+  RunRanks(3, path_, replaying, [&](Rank &rank, int r) {
+    EXPECT_EQ(rank.reader->stats().declared_calls, 6u);
+    for (uint64_t call = 0; call < 6; ++call) ReadAndCheck(rank, PermutedCall(order, r, 3, call));
+    EXPECT_EQ(rank.reader->stats().predicted_hits, 6u);
+    EXPECT_EQ(rank.reader->stats().predicted_misses, 0u);
+  });
+  // Another rank count, another file, another size: refused, naming both values.
+  test::InProcessGroup two(2);
+  test::InProcessTransport t(&two, 0);
+  pfio_context *ctx = nullptr;
+  ASSERT_EQ(pfio_context_create(nullptr, &ctx), PFIO_OK) << pfio_last_error();
+  int32_t file = -1;
+  ASSERT_EQ(pfio_file_open(ctx, path_.c_str(), &file), PFIO_OK);
+  std::unique_ptr<CollectiveReader> reader;
+  std::string why = CollectiveReader::Create(&t, ctx, file, replaying, &reader);
+  EXPECT_NE(why.find("written by 3 ranks, this communicator has 2"), std::string::npos) << why;
+  PlanRecordHeader header;
+  ASSERT_EQ(ReadPlanRecordHeader(record, &header), "");
+  why = CheckPlanRecord(record, header, path_ + ".other", header.size, 3);
+  EXPECT_NE(why.find("written for file " + path_ + ", not " + path_ + ".other"), std::string::npos)
+      << why;
+  why = CheckPlanRecord(record, header, path_, header.size + 1, 3);
+  EXPECT_NE(why.find("bytes; it has"), std::string::npos) << why;
+  EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK);
+}
+
+TEST_F(CollectiveReaderTest, ARecordCutShortEndsAtItsLastCompleteCall) {
+  const std::string record = dir_.path() + "/cut.rec";
+  {
+    PlanRecordWriter w;
+    ASSERT_EQ(PlanRecordWriter::Open(record, "f", 10, 2, &w), "");
+    ASSERT_EQ(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})}), "");
+    ASSERT_EQ(w.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})}), "");
+  }
+  std::string text;
+  {
+    std::ifstream in(record, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(record, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() - 2);
+  std::vector<CallPlans> calls;
+  ASSERT_EQ(LoadPlanRecord(record, "f", 10, 2, 100, &calls), "");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0][1], (FileRanges{{4, 4}}));
+  std::ofstream(record, std::ios::binary | std::ios::trunc) << "not a plan\n";
+  EXPECT_NE(LoadPlanRecord(record, "f", 10, 2, 100, &calls).find("does not start with"),
+            std::string::npos);
 }
 
 }  // namespace

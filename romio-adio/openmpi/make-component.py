@@ -41,8 +41,16 @@ static int opal_hint(void *hints, const char *key, char *value, int size)
     return flag;
 }
 
+/* Hint prefetch=stock: this component's ROMIO 3.2.1 serves the file with its stock UFS driver,
+ * pfio not involved (the code of Open MPI's romio321), so that stock ROMIO can be compared
+ * with OMPIO and pfio inside one process (pfio-mpibench). */
 static int prefetch_wanted(const char *filename, struct opal_info_t *info)
 {
+    char value[16];
+    if (info != NULL && opal_hint(info, "prefetch", value, (int)sizeof value) &&
+        0 == strcasecmp(value, "stock")) {
+        return 1;
+    }
     return ADIOI_PREFETCH_Wanted(filename, opal_hint, info);
 }
 '''
@@ -70,6 +78,34 @@ static char *prefetch_hint_in_force(opal_infosubscriber_t *obj, char *key, char 
     return flag ? in_force : value;
 }
 
+/* Open MPI 4.1's MPI_File_set_info only informs subscribers: a declared plan
+ * (pfio_mpi_file_plan, key "prefetch_plan") is handed to ROMIO's set_info from here, and the
+ * driver's verdict is copied to key "prefetch_plan_result" (set_info cannot return an error
+ * through this path). */
+static char *prefetch_declare_plan(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    static char verdict[MPI_MAX_INFO_VAL + 1];
+    ompi_file_t *fh = (ompi_file_t *) obj;
+    mca_io_prefetch_data_t *data = (mca_io_prefetch_data_t *) fh->f_io_selected_data;
+    MPI_Info info;
+    int flag = 0;
+    if (NULL == data || NULL == data->romio_fh || 0 == strcmp(value, "none")) {
+        return value;
+    }
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    ROMIO_PREFIX(MPI_File_set_info)(data->romio_fh, info);
+    MPI_Info_free(&info);
+    snprintf(verdict, sizeof verdict, "refused: the driver gave no verdict");
+    if (MPI_SUCCESS == ROMIO_PREFIX(MPI_File_get_info)(data->romio_fh, &info)) {
+        MPI_Info_get(info, "prefetch_plan_result", MPI_MAX_INFO_VAL, verdict, &flag);
+        MPI_Info_free(&info);
+    }
+    /* a key of the system's (no __IN_ copy): MPI_File_get_info shows this value */
+    opal_info_set(fh->super.s_info, "prefetch_plan_result", verdict);
+    return value;
+}
+
 static void prefetch_publish_hints(ompi_file_t *fh, MPI_File romio_fh)
 {
     char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
@@ -92,6 +128,7 @@ static void prefetch_publish_hints(ompi_file_t *fh, MPI_File romio_fh)
         opal_info_set(fh->super.s_info, saved, value);
     }
     MPI_Info_free(&info);
+    opal_infosubscribe_subscribe(&fh->super, "prefetch_plan", "none", prefetch_declare_plan);
 }
 '''
 

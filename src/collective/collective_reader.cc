@@ -20,11 +20,7 @@ FileRanges RangesOf(const pfio_read_piece *pieces, size_t count, std::vector<uin
   for (size_t i = 0; i < count; ++i) {
     starts->push_back(stream);
     const pfio_read_piece &p = pieces[i];
-    if (p.length == 0) continue;
-    if (!out.empty() && out.back().end() == p.offset)
-      out.back().length += p.length;
-    else
-      out.push_back({p.offset, p.length});
+    AppendCoalesced(&out, p.offset, p.length);
     stream += p.length;
   }
   return out;
@@ -78,8 +74,26 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
       options.targets ? options.targets : static_cast<uint32_t>(aggregators.size());
   std::string why = Aggregation::Check(options.unit, targets, aggregators, transport->size());
   if (!why.empty()) return why;
-  out->reset(new CollectiveReader(transport, ctx, file, options,
-                                  Aggregation(options.unit, targets, std::move(aggregators))));
+  std::unique_ptr<CollectiveReader> reader(new CollectiveReader(
+      transport, ctx, file, options, Aggregation(options.unit, targets, std::move(aggregators))));
+  uint64_t size = 0;
+  if ((!options.replay_path.empty() || !options.record_path.empty()) &&
+      pfio_file_size(ctx, file, &size) != PFIO_OK)
+    return pfio_last_error();
+  if (!options.replay_path.empty()) {
+    std::vector<CallPlans> calls;
+    why = LoadPlanRecord(options.replay_path, options.file_name, size, transport->size(),
+                         options.max_extents, &calls);
+    if (!why.empty()) return why;
+    reader->stats_.declared_calls += calls.size();
+    reader->declared_.assign(calls.begin(), calls.end());
+  }
+  if (!options.record_path.empty() && transport->rank() == 0) {
+    why = PlanRecordWriter::Open(options.record_path, options.file_name, size, transport->size(),
+                                 &reader->record_);
+    if (!why.empty()) return why;
+  }
+  *out = std::move(reader);
   return "";
 }
 
@@ -104,9 +118,11 @@ CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *e
 void CollectiveReader::PlanAhead(const std::vector<Share> &now, size_t me, uint64_t file_size) {
   std::vector<pfio_extent> plan = ExtentsOf(now, file_, file_size);
   uint64_t ahead = 0;
-  if (options_.lookahead_calls > 0 && predictor_.predicting()) {
+  const bool declared = !declared_.empty();
+  if (options_.lookahead_calls > 0 && (declared || predictor_.predicting())) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < options_.lookahead_bytes; ++j) {
-      std::vector<FileRanges> next = predictor_.Predicted(j);
+      if (declared && j > declared_.size()) break;
+      std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
       if (next.empty()) break;
       CallSchedule schedule(next, aggregation_, options_.round_bytes);
       std::vector<pfio_extent> more = ExtentsOf(schedule.SharesOf(me), file_, file_size);
@@ -192,7 +208,16 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
         return Outcome::kStock;
       }
   file_size = known;
-  if (options_.lookahead_calls > 0) {
+  if (record_.open() && record_error_.empty()) {
+    std::vector<std::vector<uint8_t>> coded_plans;
+    for (const auto &m : all) coded_plans.emplace_back(m.begin() + 1 + sizeof known, m.end());
+    record_error_ = record_.Append(coded_plans);
+  }
+  if (!declared_.empty()) {  // the declared call is checked (and used up) whatever lookahead is
+    ++(declared_.front() == plans ? stats_.predicted_hits : stats_.predicted_misses);
+    declared_.pop_front();
+    predictor_.Observe(plans);
+  } else if (options_.lookahead_calls > 0) {
     const bool was_predicting = predictor_.predicting();
     const bool hit = predictor_.Observe(plans);
     if (was_predicting) ++(hit ? stats_.predicted_hits : stats_.predicted_misses);
@@ -264,6 +289,54 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   stats_.bytes_received += total;
   *nread = total;
   return Outcome::kRead;
+}
+
+std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &my_calls) {
+  if (!broken_.empty())
+    return "collective reads of this file stopped after an earlier failure: " + broken_;
+  std::vector<uint8_t> message;
+  PutVarint(&message, my_calls.size());
+  for (const FileRanges &call : my_calls) {
+    FileRanges exchanged;  // as a read of these extents will be exchanged
+    for (const FileRange &e : call) AppendCoalesced(&exchanged, e.offset, e.length);
+    std::vector<uint8_t> coded = EncodePlan(exchanged);
+    PutVarint(&message, coded.size());
+    message.insert(message.end(), coded.begin(), coded.end());
+  }
+  std::vector<std::vector<uint8_t>> all;
+  std::string why = transport_->Allgather(message, &all);
+  if (!why.empty()) {
+    broken_ = why;
+    return why;
+  }
+  // Every rank decodes the same bytes, so every rank comes to the same verdict.
+  std::vector<CallPlans> calls;
+  for (size_t r = 0; r < all.size(); ++r) {
+    const std::vector<uint8_t> &m = all[r];
+    size_t pos = 0;
+    uint64_t n = 0;
+    if (!GetVarint(m.data(), m.size(), &pos, &n))
+      return "declared plan of rank " + std::to_string(r) + " is truncated";
+    if (r == 0) calls.assign(n, CallPlans(all.size()));
+    if (n != calls.size())
+      return "rank " + std::to_string(r) + " declared " + std::to_string(n) +
+             " collective calls, rank 0 declared " + std::to_string(calls.size()) +
+             ": every rank must declare the same number of calls";
+    for (uint64_t k = 0; k < n; ++k) {
+      uint64_t len = 0;
+      if (!GetVarint(m.data(), m.size(), &pos, &len) || len > m.size() - pos)
+        return "declared plan of rank " + std::to_string(r) + " is truncated at call " +
+               std::to_string(k);
+      why = DecodePlan(m.data() + pos, len, options_.max_extents, &calls[k][r]);
+      if (!why.empty())
+        return "declared plan of rank " + std::to_string(r) + ", call " + std::to_string(k) + ": " +
+               why;
+      pos += len;
+    }
+  }
+  stats_.declared_calls += calls.size();
+  declared_.insert(declared_.end(), calls.begin(), calls.end());
+  return "";
 }
 
 }  // namespace pfio::collective

@@ -16,11 +16,14 @@
 // ranks only; nothing was read), kError (*error says which rank failed
 // and why; the buffer's contents are undefined, never reported as read). A transport failure
 // (a rank that stopped calling, a bound passed) makes every later call fail at once.
+// Look-ahead comes from calls declared in advance (DeclareCollective, or a record of an earlier
+// run replayed) and, when none are left, from repetition.
 // Memory: an aggregator holds at most round_bytes of other ranks' data, a rank receives at
 // most round_bytes from each aggregator per round; the engine's budget bounds the rest.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +32,7 @@
 #include "collective/call_predictor.h"
 #include "collective/call_schedule.h"
 #include "collective/file_range.h"
+#include "collective/plan_record.h"
 #include "collective/transport.h"
 #include "pfio/pfio.h"
 
@@ -42,6 +46,9 @@ struct ReaderOptions {
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
   uint64_t lookahead_bytes = 1ull << 30;
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
+  std::string file_name;              // the file as opened (record and replay check it)
+  std::string record_path;            // rank 0 writes every call's plans here (plan_record.h)
+  std::string replay_path;            // calls declared from a record of an earlier run
 };
 
 struct ReaderStats {
@@ -52,9 +59,10 @@ struct ReaderStats {
   uint64_t plan_bytes = 0;      // their encoded size
   uint64_t bytes_read = 0;      // read as aggregator (for every rank, itself included)
   uint64_t bytes_received = 0;  // delivered into this rank's buffers
-  uint64_t predicted_hits = 0;  // calls that were predicted correctly
+  uint64_t predicted_hits = 0;  // calls whose look-ahead (declared or predicted) was right
   uint64_t predicted_misses = 0;
-  uint64_t plan_errors = 0;  // engine plans refused (the reads still happen, unplanned)
+  uint64_t declared_calls = 0;  // calls declared (DeclareCollective, replay)
+  uint64_t plan_errors = 0;     // engine plans refused (the reads still happen, unplanned)
 };
 
 class CollectiveReader {
@@ -68,6 +76,15 @@ class CollectiveReader {
 
   Outcome Read(const pfio_read_piece *pieces, size_t count, bool want_stock, uint64_t *nread,
                std::string *error);
+
+  // Collective: this rank's extents of its next collective calls (my_calls[k] = call k), which
+  // every rank gives for the same number of calls; appended to the calls already declared.
+  // Declared calls are planned ahead (up to lookahead_calls) before the repetition predictor;
+  // a call that differs from its declaration counts as a miss and still reads the right bytes.
+  // "" or why the declaration was refused (the same on every rank; nothing appended).
+  std::string DeclareCollective(const std::vector<FileRanges> &my_calls);
+  // The first failure to write the record ("" when none); recording stops there.
+  const std::string &record_error() const { return record_error_; }
 
   const ReaderStats &stats() const { return stats_; }
   const Aggregation &aggregation() const { return aggregation_; }
@@ -88,6 +105,9 @@ class CollectiveReader {
   Aggregation aggregation_;
   int my_aggregator_ = -1;  // index into aggregation_.aggregators(), -1 when not one
   CallPredictor predictor_;
+  std::deque<CallPlans> declared_;  // future calls, front = the next one
+  PlanRecordWriter record_;         // rank 0 only, when recording
+  std::string record_error_;
   ReaderStats stats_;
   std::string broken_;  // the transport failure that stopped this reader, "" while usable
 };

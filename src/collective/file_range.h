@@ -18,4 +18,14 @@ struct FileRange {
 
 using FileRanges = std::vector<FileRange>;
 
+// Appends [offset, offset + length) to `ranges` as a request is exchanged: empty ranges are
+// dropped, and a range that starts where the previous one ends extends it.
+inline void AppendCoalesced(FileRanges *ranges, uint64_t offset, uint64_t length) {
+  if (length == 0) return;
+  if (!ranges->empty() && ranges->back().end() == offset)
+    ranges->back().length += length;
+  else
+    ranges->push_back({offset, length});
+}
+
 }  // namespace pfio::collective

@@ -33,6 +33,9 @@ extern "C" int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
     o.targets = options->targets;
     o.aggregators = options->aggregators;
     o.lookahead_calls = options->lookahead_calls;
+    if (options->file_name) o.file_name = options->file_name;
+    if (options->record_path) o.record_path = options->record_path;
+    if (options->replay_path) o.replay_path = options->replay_path;
     auto coll = std::make_unique<pfio_coll>();
     coll->transport = std::make_unique<pfio::collective::MpiTransport>(
         comm, options->timeout_ms, options->bound_name ? options->bound_name : "timeout_ms");
@@ -72,6 +75,56 @@ extern "C" int pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, si
   return PFIO_COLL_ERROR;
 }
 
+extern "C" int pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts,
+                                 const int64_t *offsets, const int64_t *lengths, char *err,
+                                 size_t errlen) {
+  try {
+    std::vector<pfio::collective::FileRanges> calls(static_cast<size_t>(ncalls < 0 ? 0 : ncalls));
+    std::string bad;
+    size_t at = 0;
+    for (size_t k = 0; k < calls.size() && bad.empty(); ++k)
+      for (int i = 0; i < counts[k]; ++i, ++at) {
+        if (offsets[at] < 0 || lengths[at] < 0) {
+          bad = "declared extent " + std::to_string(at) + " (call " + std::to_string(k) + ") = [" +
+                std::to_string(offsets[at]) + ", +" + std::to_string(lengths[at]) +
+                "): expected an offset and a length >= 0";
+          break;
+        }
+        calls[k].push_back(
+            {static_cast<uint64_t>(offsets[at]), static_cast<uint64_t>(lengths[at])});
+      }
+    if (!bad.empty()) calls.clear();  // still take part in the exchange, so no rank waits
+    std::string why = coll->reader->DeclareCollective(calls);
+    if (why.empty()) why = bad;
+    if (!why.empty()) {
+      Put(err, errlen, why);
+      return -1;
+    }
+    return 0;
+  } catch (const std::exception &e) {
+    Put(err, errlen, std::string("declared plan: ") + e.what());
+    return -1;
+  }
+}
+
+extern "C" int pfio_coll_check_replay(const char *path, const char *file_name, uint64_t size,
+                                      int ranks, char *err, size_t errlen) {
+  try {
+    pfio::collective::PlanRecordHeader header;
+    std::string why = pfio::collective::ReadPlanRecordHeader(path, &header);
+    if (why.empty()) why = pfio::collective::CheckPlanRecord(path, header, file_name, size, ranks);
+    Put(err, errlen, why);
+    return why.empty() ? 0 : -1;
+  } catch (const std::exception &e) {
+    Put(err, errlen, std::string("plan record: ") + e.what());
+    return -1;
+  }
+}
+
+extern "C" const char *pfio_coll_record_error(const pfio_coll *coll) {
+  return coll->reader->record_error().c_str();
+}
+
 extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats) {
   const pfio::collective::ReaderStats &s = coll->reader->stats();
   *stats = pfio_coll_stats{s.calls,
@@ -83,6 +136,7 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            s.bytes_received,
                            s.predicted_hits,
                            s.predicted_misses,
+                           s.declared_calls,
                            coll->reader->my_aggregator(),
                            static_cast<int>(coll->reader->aggregation().aggregators().size())};
 }

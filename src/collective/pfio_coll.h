@@ -32,26 +32,42 @@ typedef struct pfio_coll_options {
   uint32_t lookahead_calls; /* collective calls predicted ahead; 0: none */
   int timeout_ms;           /* bound of every wait for the other ranks */
   const char *bound_name;   /* the setting that raises timeout_ms, for messages */
+  const char *file_name;    /* the file as opened (record and replay name it) */
+  const char *record_path;  /* NULL, or rank 0 records every call's plans there */
+  const char *replay_path;  /* NULL, or the calls of a record are declared at creation */
 } pfio_coll_options;
 
 typedef struct pfio_coll_stats {
   uint64_t calls, stock_calls, rounds;
-  uint64_t plan_extents, plan_bytes; /* this rank's extents sent, and their encoded size */
-  uint64_t bytes_read;               /* read as aggregator, for every rank */
-  uint64_t bytes_received;           /* delivered into this rank's buffers */
-  uint64_t predicted_hits, predicted_misses;
+  uint64_t plan_extents, plan_bytes;         /* this rank's extents sent, and their encoded size */
+  uint64_t bytes_read;                       /* read as aggregator, for every rank */
+  uint64_t bytes_received;                   /* delivered into this rank's buffers */
+  uint64_t predicted_hits, predicted_misses; /* look-ahead (declared or predicted) right/wrong */
+  uint64_t declared_calls;
   int aggregator; /* this rank's aggregator index, -1 when it is none */
   int aggregators;
 } pfio_coll_stats;
 
 enum { PFIO_COLL_ERROR = -1, PFIO_COLL_READ = 0, PFIO_COLL_STOCK = 1 };
 
-/* 0 and *out, or -1 with err naming the bad option. Not collective. */
+/* 0 and *out, or -1 with err naming the bad option or why the replay is refused (another
+ * file, size or rank count). Not collective. */
 int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
                      const pfio_coll_options *options, pfio_coll **out, char *err, size_t errlen);
 int pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count, int want_stock,
                    uint64_t *nread, char *err, size_t errlen);
+/* Collective: this rank's extents of its next `ncalls` collective calls (counts[k] extents for
+ * call k, in offsets/lengths one call after the other). 0, or -1 with err (the same on every
+ * rank: e.g. ranks declaring different numbers of calls). */
+int pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts, const int64_t *offsets,
+                      const int64_t *lengths, char *err, size_t errlen);
+/* Whether a record at `path` may be replayed for this file, size and rank count: 0, or -1 with
+ * err naming what differs. Not collective. */
+int pfio_coll_check_replay(const char *path, const char *file_name, uint64_t size, int ranks,
+                           char *err, size_t errlen);
 void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats);
+/* The first failure to write the record, "" when none. */
+const char *pfio_coll_record_error(const pfio_coll *coll);
 void pfio_coll_destroy(pfio_coll *coll);
 
 #ifdef __cplusplus

@@ -3,19 +3,21 @@
 namespace pfio::collective {
 namespace {
 
+uint64_t Zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ (v < 0 ? ~uint64_t{0} : 0);
+}
+int64_t Unzigzag(uint64_t v) {
+  return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+}
+
+}  // namespace
+
 void PutVarint(std::vector<uint8_t> *out, uint64_t v) {
   while (v >= 0x80) {
     out->push_back(static_cast<uint8_t>(v | 0x80));
     v >>= 7;
   }
   out->push_back(static_cast<uint8_t>(v));
-}
-
-uint64_t Zigzag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ (v < 0 ? ~uint64_t{0} : 0);
-}
-int64_t Unzigzag(uint64_t v) {
-  return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
 }
 
 // Reads one varint at *pos; false when the bytes end or it has more than 64 bits.
@@ -33,8 +35,6 @@ bool GetVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v) {
   }
   return false;
 }
-
-}  // namespace
 
 std::vector<uint8_t> EncodePlan(const FileRanges &ranges) {
   std::vector<uint8_t> body;

@@ -21,6 +21,11 @@ namespace pfio::collective {
 
 std::vector<uint8_t> EncodePlan(const FileRanges &ranges);
 
+// The LEB128 varints of the format, for the messages and files that carry plans.
+void PutVarint(std::vector<uint8_t> *out, uint64_t v);
+// Reads one at *pos (advanced); false when the bytes end first or it passes 64 bits.
+bool GetVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v);
+
 // Appends the decoded extents to *out. Returns "" on success, else the reason (out unchanged).
 std::string DecodePlan(const uint8_t *data, size_t size, uint64_t max_extents, FileRanges *out);
 

@@ -7,6 +7,10 @@
  *   breaks        a pattern that breaks after 4 calls: right bytes, counted mispredictions
  *   eof           requests across the end of the file: the bytes up to it, counted right
  *   cb_nodes=1, prefetch_collective=disable, striping hints: the same bytes
+ *   declared      pfio_mpi_file_plan (pfio/pfio_mpi.h): every declared call planned, and ranks
+ *                 declaring different call counts refused on every rank
+ *   record/replay prefetch_record, then prefetch_replay: every call declared and right; a
+ *                 replay for another file or rank count refused at open
  * usage: coll_read_test MODE DIR          MODE: prefix | hint (see test_common.h)
  *        coll_read_test mismatch DIR      rank 0 makes one collective read more than the others:
  *                                         it must get an error naming the bound (not hang); the
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include "pattern.h"
+#include "pfio/pfio_mpi.h"
 #include "test_common.h"
 
 #define BLOCK 4701 /* odd: blocks straddle words and stripe units */
@@ -50,6 +55,18 @@ static void expect_summary(const char *test, const char *stats, const char *key,
     got = summary_value(stats, key);
     if (got != want)
         fail(test, "job summary %s: %s = %lld, expected %lld", stats, key, got, want);
+}
+
+/* MPI_File_get_info's value of `key` (flag 0 when absent); 0 when get_info fails. */
+static int info_flag(MPI_File fh, const char *key, char *value, int size, int *flag)
+{
+    MPI_Info info;
+    *flag = 0;
+    if (MPI_File_get_info(fh, &info) != MPI_SUCCESS)
+        return 0;
+    MPI_Info_get(info, key, size - 1, value, flag);
+    MPI_Info_free(&info);
+    return 1;
 }
 
 /* ior-hard: block b of segment s belongs to rank b mod nprocs; one segment per call. */
@@ -230,6 +247,143 @@ static void test_overlap(void)
     report(test, before);
 }
 
+/* The same shuffle of `total` block numbers on every rank. */
+static long long *shuffled(long long total, unsigned int s)
+{
+    long long *perm = malloc((size_t)total * sizeof *perm), i;
+    for (i = 0; i < total; ++i)
+        perm[i] = i;
+    for (i = total - 1; i > 0; --i) {
+        long long t, j;
+        s = s * 1103515245u + 12345u;
+        j = (long long)((s >> 8) % (unsigned)(i + 1));
+        t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    return perm;
+}
+
+/* This rank's sorted blocks of call `call` of the permutation. */
+static void blocks_of_call(const long long *perm, int call, long long *mine)
+{
+    memcpy(mine, perm + ((long long)call * nprocs + rank) * PER_CALL, PER_CALL * sizeof *mine);
+    qsort(mine, PER_CALL, sizeof mine[0], cmp_ll);
+}
+
+static void test_declared(void)
+{
+    const char *test = "collective: a plan declared with pfio_mpi_file_plan";
+    int before = failures, calls = 5, call, i, counts[5], rc, flag = 0;
+    long long total = (long long)PER_CALL * nprocs * calls, *perm = shuffled(total, 777);
+    long long mine[PER_CALL];
+    MPI_Offset offsets[5 * PER_CALL], lengths[5 * PER_CALL];
+    char path[1024], stats[1024], verdict[MPI_MAX_INFO_VAL + 1];
+    MPI_File fh;
+    MPI_Info info;
+    path_of(path, sizeof path, "declared.dat");
+    path_of(stats, sizeof stats, "declared.json");
+    make_file(path, (uint64_t)BLOCK * total, SEED);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_stats", stats);
+    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    for (call = 0; call < calls; ++call) {
+        counts[call] = PER_CALL;
+        blocks_of_call(perm, call, mine);
+        for (i = 0; i < PER_CALL; ++i) {
+            offsets[call * PER_CALL + i] = mine[i] * BLOCK;
+            lengths[call * PER_CALL + i] = BLOCK;
+        }
+    }
+    rc = pfio_mpi_file_plan(fh, calls, counts, offsets, lengths);
+    if (rc != MPI_SUCCESS)
+        fail(test, "pfio_mpi_file_plan returned %d", rc);
+    if (!info_flag(fh, "prefetch_plan_result", verdict, sizeof verdict, &flag) || !flag ||
+        strcmp(verdict, "declared 5 calls") != 0)
+        fail(test, "MPI_File_get_info prefetch_plan_result = \"%s\", expected \"declared 5 calls\"",
+             flag ? verdict : "(not set)");
+    for (call = 0; call < calls; ++call) {
+        blocks_of_call(perm, call, mine);
+        read_blocks(test, fh, mine, PER_CALL);
+    }
+    /* ranks declaring different numbers of calls: refused on every rank */
+    counts[0] = 1;
+    rc = nprocs > 1 ? pfio_mpi_file_plan(fh, rank == 0 ? 1 : 2, counts, offsets, lengths)
+                    : MPI_ERR_ARG;
+    if (rc != MPI_ERR_ARG)
+        fail(test,
+             "ranks declaring 1 and 2 calls: pfio_mpi_file_plan returned %d, expected "
+             "MPI_ERR_ARG",
+             rc);
+    MPI_File_close(&fh);
+    MPI_Info_free(&info);
+    expect_summary(test, stats, "declared_calls", 5);
+    expect_summary(test, stats, "predicted_hits", 5);
+    expect_summary(test, stats, "predicted_misses", 0);
+    free(perm);
+    report(test, before);
+}
+
+static void test_record_replay(void)
+{
+    const char *test = "collective: prefetch_record, then prefetch_replay (and its refusals)";
+    int before = failures, calls = 4, call, pass, rc;
+    long long total = (long long)PER_CALL * nprocs * calls, *perm = shuffled(total, 4242);
+    long long mine[PER_CALL];
+    char path[1024], other[1024], record[1024], stats[1024];
+    MPI_File fh;
+    MPI_Info info;
+    path_of(path, sizeof path, "replay.dat");
+    path_of(other, sizeof other, "replay-other.dat");
+    path_of(record, sizeof record, "replay.plan");
+    path_of(stats, sizeof stats, "replay.json");
+    make_file(path, (uint64_t)BLOCK * total, SEED);
+    make_file(other, (uint64_t)BLOCK * total, SEED);
+    for (pass = 0; pass < 2; ++pass) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, pass == 0 ? "prefetch_record" : "prefetch_replay", record);
+        MPI_Info_set(info, "prefetch_stats", stats);
+        must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+        for (call = 0; call < calls; ++call) {
+            blocks_of_call(perm, call, mine);
+            read_blocks(test, fh, mine, PER_CALL);
+        }
+        MPI_File_close(&fh);
+        MPI_Info_free(&info);
+        expect_summary(test, stats, "declared_calls", pass == 0 ? 0 : calls);
+        if (pass == 1)
+            expect_summary(test, stats, "predicted_hits", calls);
+    }
+    /* A replay for another file, and (with several ranks) for another rank count: refused at
+     * open, naming what differs. */
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_replay", record);
+    rc = open_selected(other, MPI_MODE_RDONLY, info, &fh);
+    if (rc == MPI_SUCCESS) {
+        fail(test, "a replay recorded for %s opened %s", path, other);
+        MPI_File_close(&fh);
+    } else {
+        int cls = 0;
+        MPI_Error_class(rc, &cls);
+        if (cls != MPI_ERR_INFO_VALUE)
+            fail(test, "replay for another file: error class %d, expected MPI_ERR_INFO_VALUE", cls);
+    }
+    if (nprocs > 1) {
+        char name[1100];
+        snprintf(name, sizeof name, "%s%s", strcmp(mode, "prefix") == 0 ? "prefetch:" : "", path);
+        if (strcmp(mode, "hint") == 0)
+            MPI_Info_set(info, "prefetch", "enable");
+        rc = MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_RDONLY, info, &fh);
+        if (rc == MPI_SUCCESS) {
+            fail(test, "a replay recorded by %d ranks opened on MPI_COMM_SELF", nprocs);
+            MPI_File_close(&fh);
+        }
+    }
+    MPI_Info_free(&info);
+    free(perm);
+    report(test, before);
+}
+
 static void test_breaks(void)
 {
     const char *test = "collective: a pattern that breaks costs mispredictions, never bytes";
@@ -339,6 +493,8 @@ int main(int argc, char **argv)
     test_overlap();
     test_breaks();
     test_eof();
+    test_declared();
+    test_record_replay();
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("%s: %d failure(s), %d rank(s), mode %s\n", all ? "FAILED" : "PASSED", all, nprocs,

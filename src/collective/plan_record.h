@@ -1,0 +1,63 @@
+// PlanRecord: a job's collective plan on disk, written by one run (hint prefetch_record=PATH) and
+// read back by the next (prefetch_replay=PATH), so restart and analysis jobs that repeat their
+// reads have every call planned before it is made.
+//
+// Format (version 1). A text header of lines, then binary call records:
+//   pfio-collective-plan 1
+//   file <path the file was opened with>
+//   size <file size in bytes when recording started>
+//   ranks <number of ranks of the communicator>
+//   calls
+// then per collective call, for each rank in rank order: a LEB128 varint byte count followed by
+// that many bytes of the rank's extents in PlanCodec's format (plan_codec.h). A record cut short
+// (a job that died while writing) ends at its last complete call.
+// Loading checks, and refuses with a message naming both values, a file written for another
+// path, file size or rank count, a header that is not this format, and a corrupt call.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "collective/file_range.h"
+
+namespace pfio::collective {
+
+// Every rank's extents of one collective call.
+using CallPlans = std::vector<FileRanges>;
+
+class PlanRecordWriter {
+ public:
+  // "" and an open writer, or why the file cannot be written.
+  static std::string Open(const std::string &path, const std::string &file, uint64_t size,
+                          int ranks, PlanRecordWriter *out);
+  PlanRecordWriter() = default;
+  PlanRecordWriter(const PlanRecordWriter &) = delete;
+  PlanRecordWriter &operator=(const PlanRecordWriter &) = delete;
+  ~PlanRecordWriter();
+  // Appends one call: every rank's encoded plan (as exchanged). "" or the write error.
+  std::string Append(const std::vector<std::vector<uint8_t>> &encoded);
+  bool open() const { return f_ != nullptr; }
+
+ private:
+  std::FILE *f_ = nullptr;
+  std::string path_;
+};
+
+struct PlanRecordHeader {
+  std::string file;
+  uint64_t size = 0;
+  int ranks = 0;
+};
+
+// Reads the header only; "" or what is wrong.
+std::string ReadPlanRecordHeader(const std::string &path, PlanRecordHeader *header);
+// "" when a record with this header may be replayed for (file, size, ranks), else the refusal.
+std::string CheckPlanRecord(const std::string &path, const PlanRecordHeader &header,
+                            const std::string &file, uint64_t size, int ranks);
+// Header checked as CheckPlanRecord does, then every complete call appended to *calls.
+std::string LoadPlanRecord(const std::string &path, const std::string &file, uint64_t size,
+                           int ranks, uint64_t max_extents, std::vector<CallPlans> *calls);
+
+}  // namespace pfio::collective
