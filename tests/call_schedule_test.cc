@@ -39,11 +39,29 @@ TEST(Aggregation, ChecksNameTheBadValue) {
   EXPECT_EQ(Aggregation::Check(1, 1, {3}, 4), "");
 }
 
+// Which aggregator must read `offset`: the one rank asking for its unit when that rank is an
+// aggregator (own_units), else the unit's aggregator.
+size_t ExpectedReader(const std::vector<FileRanges> &plans, const Aggregation &agg, uint64_t offset,
+                      bool own_units) {
+  if (!own_units || agg.aggregators().size() == 1) return agg.AggregatorOf(offset);
+  const uint64_t unit = offset / agg.unit();
+  int asker = -1;
+  for (size_t r = 0; r < plans.size(); ++r)
+    for (const FileRange &e : plans[r])
+      if (e.length > 0 && e.offset / agg.unit() <= unit && (e.end() - 1) / agg.unit() >= unit) {
+        if (asker >= 0 && asker != static_cast<int>(r)) return agg.AggregatorOf(offset);
+        asker = static_cast<int>(r);
+      }
+  for (size_t a = 0; a < agg.aggregators().size(); ++a)
+    if (agg.aggregators()[a] == asker) return a;
+  return agg.AggregatorOf(offset);
+}
+
 // Replays the schedule: every (rank, stream byte) must be delivered exactly once, with the
-// file byte the rank's plan puts there, by the aggregator owning that byte.
+// file byte the rank's plan puts there, by the aggregator that must read that byte.
 void CheckSchedule(const std::vector<FileRanges> &plans, const Aggregation &agg,
-                   uint64_t round_bytes) {
-  CallSchedule s(plans, agg, round_bytes);
+                   uint64_t round_bytes, bool own_units = true) {
+  CallSchedule s(plans, agg, round_bytes, own_units);
   std::map<std::pair<int, uint64_t>, uint64_t> delivered;  // (rank, stream) -> file offset
   for (size_t a = 0; a < agg.aggregators().size(); ++a) {
     uint64_t in_rounds = 0;
@@ -55,7 +73,8 @@ void CheckSchedule(const std::vector<FileRanges> &plans, const Aggregation &agg,
       for (const Share &sh : shares) {
         round += sh.range.length;
         for (uint64_t i = 0; i < sh.range.length; ++i) {
-          ASSERT_EQ(agg.AggregatorOf(sh.range.offset + i), a);
+          ASSERT_EQ(ExpectedReader(plans, agg, sh.range.offset + i, own_units), a)
+              << "byte " << sh.range.offset + i;
           auto [it, fresh] =
               delivered.emplace(std::make_pair(sh.rank, sh.stream + i), sh.range.offset + i);
           ASSERT_TRUE(fresh) << "rank " << sh.rank << " stream byte " << sh.stream + i << " twice";
@@ -90,6 +109,7 @@ TEST(CallSchedule, OddSizedOverlappingAndEmptyRequests) {
   std::vector<FileRanges> plans = {
       {{7, 13}, {7, 13}, {5000, 1}}, {}, {{0, 9999}}, {{4095, 2}, {3, 3}, {4096, 0}, {2000, 3001}}};
   CheckSchedule(plans, Aggregation(4096, 3, {0, 2}), 777);
+  CheckSchedule(plans, Aggregation(4096, 3, {0, 2}), 777, false);
   CheckSchedule(plans, Aggregation(512, 8, {1}), 1 << 20);
 }
 
@@ -102,8 +122,22 @@ TEST(CallSchedule, RandomRequests) {
       for (int i = static_cast<int>(rng() % 12); i > 0; --i)
         p.push_back({rng() % 20000, rng() % 1500});
     std::vector<int> aggs = ChooseAggregators(ranks, 1 + static_cast<int>(rng() % 4));
-    CheckSchedule(plans, Aggregation(1 + rng() % 3000, 1 + rng() % 6, aggs), 1 + rng() % 4000);
+    CheckSchedule(plans, Aggregation(1 + rng() % 3000, 1 + rng() % 6, aggs), 1 + rng() % 4000,
+                  trial % 2 == 0);
   }
+}
+
+TEST(CallSchedule, ContiguousRequestsAreReadByTheirOwnRanks) {
+  // A restart: each rank reads its own 10 units; nothing is read for another rank.
+  std::vector<FileRanges> plans = {{{0, 10240}}, {{10240, 10240}}, {{20480, 10240}}};
+  Aggregation agg(1024, 3, {0, 1, 2});
+  CallSchedule s(plans, agg, 4096);
+  for (size_t a = 0; a < 3; ++a) {
+    EXPECT_EQ(s.BytesOf(a), 10240u);
+    for (const Share &sh : s.SharesOf(a)) EXPECT_EQ(sh.rank, static_cast<int>(a));
+  }
+  CallSchedule dealt(plans, agg, 4096, false);  // stripe units dealt round-robin instead
+  EXPECT_NE(dealt.SharesOf(0).front().rank, dealt.SharesOf(0).back().rank);
 }
 
 TEST(CallSchedule, NothingToReadIsNoRound) {

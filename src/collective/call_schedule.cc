@@ -1,23 +1,49 @@
 #include "collective/call_schedule.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace pfio::collective {
 
 CallSchedule::CallSchedule(const std::vector<FileRanges> &plans, const Aggregation &aggregation,
-                           uint64_t round_bytes)
+                           uint64_t round_bytes, bool own_units)
     : round_bytes_(round_bytes ? round_bytes : 1),
       ranks_(static_cast<int>(plans.size())),
       shares_(aggregation.aggregators().size()),
       starts_(aggregation.aggregators().size()),
       totals_(aggregation.aggregators().size(), 0) {
+  // Who asks for each stripe unit: one rank, or kShared.
+  constexpr int kShared = -1;
+  std::unordered_map<uint64_t, int> asked_by;
+  std::vector<int> aggregator_index(static_cast<size_t>(ranks_), -1);
+  for (size_t a = 0; a < aggregation.aggregators().size(); ++a)
+    if (aggregation.aggregators()[a] < ranks_)
+      aggregator_index[static_cast<size_t>(aggregation.aggregators()[a])] = static_cast<int>(a);
+  if (own_units && aggregation.aggregators().size() > 1) {
+    for (int rank = 0; rank < ranks_; ++rank)
+      for (const FileRange &e : plans[static_cast<size_t>(rank)]) {
+        if (e.length == 0) continue;
+        for (uint64_t u = e.offset / aggregation.unit(); u <= (e.end() - 1) / aggregation.unit();
+             ++u) {
+          auto [it, fresh] = asked_by.emplace(u, rank);
+          if (!fresh && it->second != rank) it->second = kShared;
+        }
+      }
+  }
+  auto reader_of = [&](uint64_t offset) -> size_t {
+    auto it = asked_by.find(offset / aggregation.unit());
+    if (it != asked_by.end() && it->second != kShared &&
+        aggregator_index[static_cast<size_t>(it->second)] >= 0)
+      return static_cast<size_t>(aggregator_index[static_cast<size_t>(it->second)]);
+    return aggregation.AggregatorOf(offset);
+  };
   for (int rank = 0; rank < ranks_; ++rank) {
     uint64_t stream = 0;
     for (const FileRange &e : plans[static_cast<size_t>(rank)]) {
       uint64_t offset = e.offset, left = e.length;
       while (left > 0) {
         const uint64_t cut = std::min(left, aggregation.UnitEnd(offset) - offset);
-        const size_t a = aggregation.AggregatorOf(offset);
+        const size_t a = reader_of(offset);
         std::vector<Share> &list = shares_[a];
         if (!list.empty() && list.back().rank == rank && list.back().range.end() == offset &&
             list.back().stream + list.back().range.length == stream) {

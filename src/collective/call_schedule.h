@@ -8,6 +8,9 @@
 // [k * round_bytes, (k + 1) * round_bytes) of its send order (shares cut at the edges), so no
 // aggregator holds more than round_bytes of other ranks' data at once; rounds() is the most
 // any aggregator needs. Overlapping requests of several ranks are read once per rank.
+// A stripe unit only one rank asks for in the call is read by that rank itself when it is an
+// aggregator (`own_units`): contiguous per-rank requests (restarts, large subarrays) then move
+// no bytes between ranks; units several ranks share go to the unit's aggregator.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +30,7 @@ struct Share {
 class CallSchedule {
  public:
   CallSchedule(const std::vector<FileRanges> &plans, const Aggregation &aggregation,
-               uint64_t round_bytes);
+               uint64_t round_bytes, bool own_units = true);
 
   size_t rounds() const { return rounds_; }
   // Every share aggregator `a` (an index into aggregation.aggregators()) reads, in send order.

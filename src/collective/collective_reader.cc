@@ -124,7 +124,7 @@ void CollectiveReader::PlanAhead(const std::vector<Share> &now, size_t me, uint6
       if (declared && j > declared_.size()) break;
       std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
       if (next.empty()) break;
-      CallSchedule schedule(next, aggregation_, options_.round_bytes);
+      CallSchedule schedule(next, aggregation_, options_.round_bytes, options_.own_units);
       std::vector<pfio_extent> more = ExtentsOf(schedule.SharesOf(me), file_, file_size);
       if (more.empty()) break;  // the prediction left the file
       for (const pfio_extent &e : more) ahead += e.length;
@@ -134,16 +134,42 @@ void CollectiveReader::PlanAhead(const std::vector<Share> &now, size_t me, uint6
   if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK) ++stats_.plan_errors;
 }
 
-std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out) {
-  std::vector<pfio_read_piece> pieces;
-  pieces.reserve(shares.size());
-  uint64_t total = 0;
+std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out,
+                                        const pfio_read_piece *pieces,
+                                        const std::vector<uint64_t> &starts) {
+  const int me = transport_->rank();
+  std::vector<pfio_read_piece> reads;
+  reads.reserve(shares.size());
+  uint64_t total = 0, sent = 0;
   for (const Share &s : shares) {
-    pieces.push_back({out + total, s.range.offset, s.range.length});
     total += s.range.length;
+    if (s.rank != me) {
+      reads.push_back({out + sent, s.range.offset, s.range.length});
+      sent += s.range.length;
+      continue;
+    }
+    // This rank's own bytes: into its buffers, wherever its stream puts them.
+    size_t i = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), s.stream) -
+                                   starts.begin()) -
+               1;
+    uint64_t stream = s.stream, offset = s.range.offset, n = s.range.length;
+    while (n > 0) {
+      const pfio_read_piece &p = pieces[i];
+      const uint64_t skip = stream - starts[i];
+      if (skip >= p.length) {
+        ++i;
+        continue;
+      }
+      const uint64_t take = std::min(n, p.length - skip);
+      reads.push_back({static_cast<uint8_t *>(p.buf) + skip, offset, take});
+      stream += take;
+      offset += take;
+      n -= take;
+      ++i;
+    }
   }
   uint64_t got = 0;
-  if (pfio_readv(ctx_, file_, pieces.data(), pieces.size(), &got) != PFIO_OK)
+  if (pfio_readv(ctx_, file_, reads.data(), reads.size(), &got) != PFIO_OK)
     return pfio_last_error();
   if (got != total)
     return "short read: " + std::to_string(got) + " of " + std::to_string(total) +
@@ -224,7 +250,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   }
 
   // 2. Aggregators plan this call's shares and the predicted calls'.
-  CallSchedule schedule(plans, aggregation_, options_.round_bytes);
+  CallSchedule schedule(plans, aggregation_, options_.round_bytes, options_.own_units);
   if (my_aggregator_ >= 0)
     PlanAhead(schedule.SharesOf(static_cast<size_t>(my_aggregator_)),
               static_cast<size_t>(my_aggregator_), file_size);
@@ -243,20 +269,27 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
     send_counts.assign(ranks, 0);
     if (my_aggregator_ >= 0)
       outgoing = schedule.RoundShares(static_cast<size_t>(my_aggregator_), k, &send_counts);
+    send_counts[static_cast<size_t>(me)] = 0;  // read straight into this rank's buffers
     uint64_t send_total = 0;
     for (uint64_t c : send_counts) send_total += c;
     send.resize(send_total);
-    if (read_error.empty() && send_total > 0) read_error = ReadRound(outgoing, send.data());
+    if (read_error.empty() && !outgoing.empty())
+      read_error = ReadRound(outgoing, send.data(), pieces, starts);
+    // What every rank receives from every other this round (all ranks compute the same).
     recv_counts.assign(ranks, 0);
-    uint64_t recv_total = 0;
+    uint64_t recv_total = 0, shipped = 0;
     for (size_t b = 0; b < aggregators.size(); ++b) {
       std::vector<Share> shares = schedule.RoundShares(b, k, &counts);
       incoming[b].clear();
+      for (size_t r = 0; r < ranks; ++r)
+        if (static_cast<int>(r) != aggregators[b]) shipped += counts[r];
+      if (aggregators[b] == me) continue;
       for (const Share &s : shares)
         if (s.rank == me) incoming[b].push_back(s);
       recv_counts[static_cast<size_t>(aggregators[b])] = counts[static_cast<size_t>(me)];
       recv_total += counts[static_cast<size_t>(me)];
     }
+    if (shipped == 0) continue;  // every rank read its own bytes: nothing to exchange
     recv.resize(recv_total);
     why = transport_->Alltoallv(send.data(), send_counts, recv.data(), recv_counts);
     if (!why.empty()) {
@@ -271,6 +304,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
         if (read_error.empty()) Scatter(pieces, starts, s.stream, src, s.range.length);
         src += s.range.length;
       }
+    stats_.bytes_shipped += send_total;
   }
 
   // 4. One verdict for every rank: the lowest-numbered failing rank's message.

@@ -46,9 +46,10 @@ struct ReaderOptions {
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
   uint64_t lookahead_bytes = 1ull << 30;
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
-  std::string file_name;              // the file as opened (record and replay check it)
-  std::string record_path;            // rank 0 writes every call's plans here (plan_record.h)
-  std::string replay_path;            // calls declared from a record of an earlier run
+  bool own_units = true;    // a unit only one rank asks for is read by that rank (call_schedule.h)
+  std::string file_name;    // the file as opened (record and replay check it)
+  std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)
+  std::string replay_path;  // calls declared from a record of an earlier run
 };
 
 struct ReaderStats {
@@ -59,6 +60,7 @@ struct ReaderStats {
   uint64_t plan_bytes = 0;      // their encoded size
   uint64_t bytes_read = 0;      // read as aggregator (for every rank, itself included)
   uint64_t bytes_received = 0;  // delivered into this rank's buffers
+  uint64_t bytes_shipped = 0;   // read for other ranks and sent to them
   uint64_t predicted_hits = 0;  // calls whose look-ahead (declared or predicted) was right
   uint64_t predicted_misses = 0;
   uint64_t declared_calls = 0;  // calls declared (DeclareCollective, replay)
@@ -96,7 +98,10 @@ class CollectiveReader {
   Outcome Fail(std::string why, std::string *error);
   void PlanAhead(const std::vector<Share> &now, size_t me, uint64_t file_size);
   // Reads aggregator me's shares of round k into `out` (send order); "" or pfio's message.
-  std::string ReadRound(const std::vector<Share> &shares, uint8_t *out);
+  // Reads aggregator me's shares of a round, in send order: other ranks' into `out` (their send
+  // buffer, in order), this rank's own straight into its pieces. "" or pfio's message.
+  std::string ReadRound(const std::vector<Share> &shares, uint8_t *out,
+                        const pfio_read_piece *pieces, const std::vector<uint64_t> &starts);
 
   Transport *transport_;
   pfio_context *ctx_;
