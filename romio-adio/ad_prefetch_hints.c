@@ -51,6 +51,7 @@ static const char *const kExtraHints[] = {"prefetch",
                                           "prefetch_collective",
                                           "prefetch_coll_lookahead",
                                           "prefetch_coll_timeout",
+                                          "prefetch_coll_ahead",
                                           "prefetch_record",
                                           "prefetch_replay",
                                           "striping_unit",
@@ -194,6 +195,21 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_In
     int_hint(fd, pf, info, "prefetch_coll_lookahead", 0, 64, "a number of calls",
              &pf->coll_lookahead);
     int_hint(fd, pf, info, "prefetch_coll_timeout", 1, 86400, "seconds", &pf->coll_timeout_s);
+    if (hint_get(info, "prefetch_coll_ahead", value)) {
+        char *end = NULL;
+        unsigned long long v = strtoull(value, &end, 10);
+        int shift = end && *end == 'K' ? 10 : end && *end == 'M' ? 20 : end && *end == 'G' ? 30 : 0;
+        if (end == value || (shift ? end[1] != '\0' : *end != '\0') ||
+            (v << shift) > (64ULL << 30)) {
+            snprintf(msg, sizeof msg,
+                     "hint prefetch_coll_ahead = \"%.400s\": expected a size such as 32M, at most "
+                     "64G; using two rounds (2 x cb_buffer_size)",
+                     value);
+            report(pf, fd->filename, msg);
+        } else {
+            pf->coll_ahead = v << shift;
+        }
+    }
     if (hint_get(info, "prefetch_record", value))
         snprintf(pf->record_path, sizeof pf->record_path, "%s", value);
     if (hint_get(info, "prefetch_replay", value))
@@ -224,6 +240,10 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     ADIOI_Info_set(fd->info, "prefetch_coll_lookahead", value);
     snprintf(value, sizeof value, "%d", pf->coll_timeout_s);
     ADIOI_Info_set(fd->info, "prefetch_coll_timeout", value);
+    if (pf->coll_ahead) {
+        snprintf(value, sizeof value, "%llu", (unsigned long long)pf->coll_ahead);
+        ADIOI_Info_set(fd->info, "prefetch_coll_ahead", value);
+    }
     if (pf->record_path[0])
         ADIOI_Info_set(fd->info, "prefetch_record", pf->record_path);
     if (pf->replay_path[0])

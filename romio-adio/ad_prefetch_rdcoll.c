@@ -50,6 +50,7 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     if (flag)
         o.aggregators = fd->hints->cb_nodes;
     o.lookahead_calls = (uint32_t)pf->coll_lookahead;
+    o.lookahead_bytes = pf->coll_ahead;
     o.timeout_ms = pf->coll_timeout_s * 1000;
     o.bound_name = "hint prefetch_coll_timeout (seconds)";
     o.file_name = fd->filename;

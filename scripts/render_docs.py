@@ -591,74 +591,146 @@ def yardstick_rows(results):
     return out
 
 
-MPI_METHODS = [("ompio", "Open MPI OMPIO"), ("romio321", "Open MPI ROMIO 3.2.1"),
-               ("pfio-openmpi", "pfio driver (Open MPI)"), ("romio-mpich", "MPICH ROMIO 4.0.2"),
-               ("pfio-mpich", "pfio driver (MPICH)")]
+MPIBENCH_METHODS = ["ompio", "romio", "pfio", "pfio-noplan"]
+MPIBENCH_WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 
 
-def mpi_bench_rows(results):
-    """MPI-IO under mpirun: the driver against stock OMPIO/ROMIO (scripts/run-mpi-bench.sh)."""
-    folder = os.path.join(results, "mpi-bench")
+def mpibench_rows(results, docs):
+    """pfio-mpibench under mpirun (scripts/run-mpibench.sh): tables, targets and a plot."""
+    folder = os.path.join(results, "mpibench")
     path = os.path.join(folder, "runs.jsonl")
     if not os.path.exists(path):
         return []
     runs = [json.loads(line) for line in open(path) if line.strip()]
+    for r in runs:
+        r["mpi_name"] = "Open MPI" if r["mpi"].startswith("Open MPI") else "MPICH"
+        r.setdefault("calls", "collective")
     m = json.load(open(os.path.join(folder, "machine.json")))
     fio = [load(p)["jobs"][0]["read"]["bw_bytes"] / MiB
            for p in sorted(glob.glob(os.path.join(folder, "fio-seq-*.json")))]
-    present = [(k, name) for k, name in MPI_METHODS if any(r["label"] == k for r in runs)]
-    bad = sum(1 for r in runs if not r["verified"])
-    out = ["## MPI-IO under mpirun: the ROMIO driver against stock OMPIO and ROMIO", "",
-           f"`scripts/run-mpi-bench.sh`: {m['ranks']} ranks on {m['cores']} cores ({m['cpu']}, "
-           f"{m['mem_gib']} GiB, Linux {m['kernel']}, {m['device']} {m['fs']}), one shared "
-           f"{m['file_size']} file, blocks of {m['block']} bytes, {m['per_call']} blocks per rank "
-           f"per call through an `MPI_Type_create_hindexed` file view; `interleaved`: block b "
-           f"belongs to rank b mod {m['ranks']} and calls walk the file (IO500 ior-hard's shape); "
-           f"`random`: a permutation of all blocks dealt to ranks and calls. `collective` calls "
-           f"`MPI_File_read_all`, `independent` `MPI_File_read`. Every method reads every block "
-           f"of the file once. The file is evicted from the page cache before every run "
-           f"(`fdatasync` + `POSIX_FADV_DONTNEED`; `drop_caches` before each round), every byte "
-           f"is checked ({len(runs)} runs, {bad} with wrong bytes); methods alternate within "
-           f"each of {m['runs']} rounds; Open MPI {m['openmpi']}, MPICH {m['mpich']}. Times "
-           f"are the slowest rank's. With {m['ranks']} ranks on {m['cores']} cores both MPIs "
-           f"spin while they wait, so runs of one method on one pattern vary by up to 2–3× "
-           f"from run to run: compare medians, and read the spread.", ""]
-    ratios = []
-    if any(k == "pfio-openmpi" for k, _ in present):
-        ratios += [("pfio-openmpi", "ompio", "pfio / OMPIO"),
-                   ("pfio-openmpi", "romio321", "pfio / ROMIO 3.2.1")]
-    if any(k == "pfio-mpich" for k, _ in present):
-        ratios += [("pfio-mpich", "romio-mpich", "pfio / MPICH ROMIO")]
+    fio_med = statistics.median(fio) if fio else None
 
-    def grid(key):
-        rows = ["| pattern | calls | " + " | ".join(name for _, name in present) + " | " +
-                " | ".join(r[2] for r in ratios) + " |",
-                "|---|---|" + "---:|" * (len(present) + len(ratios))]
-        for pattern in ("interleaved", "random"):
-            for mode in ("collective", "independent"):
-                med, spread = {}, {}
-                for k, _ in present:
-                    v = [r[key] for r in runs if r["label"] == k and r["pattern"] == pattern
-                         and r["mode"] == mode]
-                    med[k] = statistics.median(v) if v else None
-                    spread[k] = f" ({min(v):.0f}–{max(v):.0f})" if len(v) > 1 else ""
-                cells = [f"{med[k]:.0f}{spread[k]}" if med[k] else "–" for k, _ in present]
-                cells += [f"{med[a] / med[b]:.2f}" if med.get(a) and med.get(b) else "–"
-                          for a, b, _ in ratios]
-                rows.append(f"| {pattern} | {mode} | " + " | ".join(cells) + " |")
-        return rows
+    def values(mpi, calls, ranks, workload, method):
+        return [r["mib_s"] for r in runs if r["mpi_name"] == mpi and r["calls"] == calls
+                and r["ranks"] == ranks and r["workload"] == workload and r["method"] == method]
 
-    out += ["Elapsed (first call to the last block checked; a prefetcher may overlap its reads "
-            "with the checking, as it would with an application's computing), median MiB/s "
-            "(min–max):", ""]
-    out += grid("elapsed_mib_per_s")
-    out += ["", "Inside the read calls only:", ""]
-    out += grid("mib_per_s")
-    if fio:
-        out += ["", f"The device reads the same file sequentially at {statistics.median(fio):.0f} "
-                f"MiB/s (fio, O_DIRECT, 1 MiB blocks, depth 16; median of {len(fio)}), the room "
-                f"these patterns have."]
+    def med(*key):
+        v = values(*key)
+        return statistics.median(v) if v else None
+
+    def rss(mpi, calls, ranks, workload, method):
+        v = [r["peak_rss_max_mib"] for r in runs if r["mpi_name"] == mpi and r["calls"] == calls
+             and r["ranks"] == ranks and r["workload"] == workload and r["method"] == method]
+        return max(v) if v else None
+
+    groups = sorted({(r["mpi_name"], r["calls"], r["ranks"]) for r in runs if r["method"] != "seq"},
+                    key=lambda g: (g[0] != "Open MPI", g[1] != "collective", g[2]))
+    out = ["## MPI-IO under mpirun: pfio-mpibench", "",
+           f"`scripts/run-mpibench.sh` runs `pfio-mpibench` on one shared {m['file_size']} file "
+           f"({m['cpu']}, {m['cores']} cores, {m['mem_gib']} GiB, Linux {m['kernel']}, "
+           f"{m.get('device', '?')} {m.get('fs', '')}; Open MPI {m['openmpi']}, MPICH {m['mpich']}). "
+           f"Every workload and method runs in one invocation, methods alternating over "
+           f"{m['rounds']} rounds; the file is evicted from the page cache on every rank before "
+           f"every run (`fdatasync`, `POSIX_FADV_DONTNEED`, `drop_caches`), every byte is checked "
+           f"({len(runs)} runs, all verified), times are the slowest rank's from open to the last "
+           f"byte checked. `ompio` is Open MPI's OMPIO; `romio` stock ROMIO (Open MPI: ROMIO 3.2.1 "
+           f"through pfio's component with `prefetch=stock`, the code of Open MPI's romio321; "
+           f"MPICH: its ROMIO 4.0.2); `pfio` the driver with the collective layer; `pfio-noplan` "
+           f"the same without look-ahead across calls. Ranks beyond 2 share the 2 cores "
+           f"(`--oversubscribe`): expect run-to-run spread, and compare medians in one table."]
+    if fio_med:
+        out += ["", f"The device reads the file sequentially at {fio_med:.0f} MiB/s (fio, O_DIRECT, "
+                f"1 MiB reads, depth 16, median of {len(fio)}): `pfio/seq` below is against it."]
     out.append("")
+    for mpi, calls, ranks in groups:
+        methods = [k for k in MPIBENCH_METHODS
+                   if any(values(mpi, calls, ranks, w, k) for w in MPIBENCH_WORKLOADS)]
+        out += [f"### {mpi}, {ranks} rank{'s' if ranks > 1 else ''}, {calls} reads", "",
+                "Median MiB/s (min–max):", "",
+                "| workload | " + " | ".join(methods) + " | pfio / best stock | pfio / seq | "
+                "pfio peak RSS (MiB, largest rank) |",
+                "|---|" + "---:|" * (len(methods) + 3)]
+        for w in MPIBENCH_WORKLOADS:
+            if not any(values(mpi, calls, ranks, w, k) for k in methods):
+                continue
+            cells = []
+            for k in methods:
+                v = values(mpi, calls, ranks, w, k)
+                cells.append(f"{statistics.median(v):.0f} ({min(v):.0f}–{max(v):.0f})" if v else "–")
+            stock = [x for x in (med(mpi, calls, ranks, w, "ompio"), med(mpi, calls, ranks, w, "romio"))
+                     if x]
+            p = med(mpi, calls, ranks, w, "pfio")
+            cells.append(f"{p / max(stock):.2f}×" if p and stock else "–")
+            cells.append(f"{p / fio_med:.2f}" if p and fio_med else "–")
+            q = rss(mpi, calls, ranks, w, "pfio")
+            cells.append(f"{q:.0f}" if q else "–")
+            out.append(f"| {w} | " + " | ".join(cells) + " |")
+        out.append("")
+    # The issue's targets, 4 ranks, Open MPI, collective reads.
+    key = ("Open MPI", "collective", 4)
+    if any(g == key for g in groups):
+        def ratio(w, base):
+            p, b = med(*key, w, "pfio"), med(*key, w, base)
+            return p / b if p and b else None
+
+        def best(w):
+            stock = [x for x in (med(*key, w, "ompio"), med(*key, w, "romio")) if x]
+            p = med(*key, w, "pfio")
+            return p / max(stock) if p and stock else None
+
+        rows = []
+
+        def target(what, value, goal):
+            if value is None:
+                return
+            rows.append(f"| {what} | {value:.2f} | {goal} | {'met' if value >= float(goal.split()[-1].rstrip('×')) else '**missed**'} |")
+
+        target("ior-hard: pfio / stock ROMIO", ratio("ior-hard", "romio"), "≥ 2×")
+        target("ior-hard: pfio / OMPIO", ratio("ior-hard", "ompio"), "≥ 1.5×")
+        target("random: pfio / stock ROMIO", ratio("random", "romio"), "≥ 3×")
+        for w in ("btio", "tiles", "restart"):
+            target(f"{w}: pfio / better stock driver", best(w), "≥ 1.5×")
+        if fio_med:
+            for w in ("ior-hard", "btio", "restart"):
+                p = med(*key, w, "pfio")
+                target(f"{w} (dense): pfio / device sequential", p / fio_med if p else None, "≥ 0.8")
+        slower = []
+        for mpi, calls, ranks in groups:
+            if mpi != "Open MPI" or calls != "collective":
+                continue
+            for w in MPIBENCH_WORKLOADS:
+                stock = [x for x in (med(mpi, calls, ranks, w, "ompio"), med(mpi, calls, ranks, w, "romio")) if x]
+                p = med(mpi, calls, ranks, w, "pfio")
+                if p and stock and p < 0.97 * max(stock):
+                    slower.append(f"{w} at {ranks} rank{'s' if ranks > 1 else ''} ({p / max(stock):.2f}×)")
+        out += ["### Targets (4 ranks, Open MPI, collective reads)", "",
+                "| target | measured | goal | |", "|---|---:|---|---|"] + rows + [""]
+        out += ["No workload more than 3 % slower than the better stock driver (Open MPI, 1–8 ranks): "
+                + ("met." if not slower else "**missed** for " + ", ".join(slower) + "."), ""]
+    # Plot: throughput by method and rank count, one panel per workload (Open MPI, collective).
+    ranks_list = sorted({g[2] for g in groups if g[0] == "Open MPI" and g[1] == "collective"})
+    if len(ranks_list) > 1:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, len(MPIBENCH_WORKLOADS), figsize=(17, 3.6), sharey=False)
+        for ax, w in zip(axes, MPIBENCH_WORKLOADS):
+            for k in MPIBENCH_METHODS:
+                ys = [med("Open MPI", "collective", n, w, k) for n in ranks_list]
+                if any(ys):
+                    ax.plot(ranks_list, [y or float("nan") for y in ys], marker="o", label=k)
+            if fio_med:
+                ax.axhline(fio_med, color="grey", linestyle=":", label="fio sequential")
+            ax.set_title(w)
+            ax.set_xlabel("ranks")
+            ax.set_xticks(ranks_list)
+        axes[0].set_ylabel("MiB/s (median)")
+        axes[-1].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(docs, "mpibench.png"), dpi=90)
+        plt.close(fig)
+        out += ["![throughput by method and rank count (Open MPI, collective reads)](mpibench.png)",
+                ""]
     return out
 
 
@@ -807,7 +879,7 @@ def main():
     out += layout_rows(results)
     out += engine2_rows(results)
     out += yardstick_rows(results)
-    out += mpi_bench_rows(results)
+    out += mpibench_rows(results, docs)
     out += memory_rows(results, docs)
     with open(os.path.join(docs, "benchmarks.md"), "w") as f:
         f.write("\n".join(out))

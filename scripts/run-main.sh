@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# The main job: installs what is needed, builds, and runs pfio-bench on its embedded default
-# (gather workload, 1 GiB generated file, 4 KiB blocks, 256 MiB budget; a few minutes here).
-# Extra arguments go to pfio-bench, e.g. scripts/run-main.sh --workload dense --file-size 4G
+# The main job: installs what is needed, builds, and runs pfio-mpibench under Open MPI's mpirun
+# on its embedded default: 4 ranks, a generated 1 GiB self-verifying file (kept in build/ for the
+# next run), every workload (ior-hard, random, btio, tiles, restart) with stock OMPIO, stock
+# ROMIO, pfio's driver with and without look-ahead across calls, and the device's sequential
+# rate; one round, a few minutes here. Extra arguments go to pfio-mpibench (see --help), e.g.
+#   bash scripts/run-main.sh --rounds 3 --size 4G
+# NP=8 sets the rank count. The engine's single-rank benchmark is build/examples/pfio-bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
-exec build/examples/pfio-bench --file build/pfio-bench.data --json build/pfio-bench.json "$@"
+components=$PWD/build/romio-adio/openmpi/components
+export OMPI_MCA_mca_base_component_path=$components:$(ompi_info --path pkglibdir --parsable | cut -d: -f3)
+launch=(mpirun --oversubscribe -np "${NP:-4}")
+[ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
+rm -f build/pfio-mpibench.json
+exec "${launch[@]}" build/examples/mpi-bench/pfio-mpibench --file build/pfio-mpibench.data \
+  --size 1G --rounds 1 --keep --json "$PWD/build/pfio-mpibench.json" "$@"

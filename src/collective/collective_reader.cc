@@ -119,8 +119,12 @@ void CollectiveReader::PlanAhead(const std::vector<Share> &now, size_t me, uint6
   std::vector<pfio_extent> plan = ExtentsOf(now, file_, file_size);
   uint64_t ahead = 0;
   const bool declared = !declared_.empty();
+  // Far enough to keep the device busy across a call boundary, near enough that a prediction
+  // that breaks (the end of a variable, a time step that changes) wastes little.
+  const uint64_t limit =
+      options_.lookahead_bytes ? options_.lookahead_bytes : 2 * options_.round_bytes;
   if (options_.lookahead_calls > 0 && (declared || predictor_.predicting())) {
-    for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < options_.lookahead_bytes; ++j) {
+    for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
       if (declared && j > declared_.size()) break;
       std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
       if (next.empty()) break;

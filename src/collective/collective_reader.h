@@ -44,8 +44,8 @@ struct ReaderOptions {
   uint32_t targets = 0;                // storage targets; 0: one per aggregator
   int aggregators = 0;                 // cb_nodes; 0: every rank
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
-  uint64_t lookahead_bytes = 1ull << 30;
-  uint64_t max_extents = 1ull << 26;  // per call, all ranks together
+  uint64_t lookahead_bytes = 0;        // an aggregator's bytes of later calls planned; 0: 2 rounds
+  uint64_t max_extents = 1ull << 26;   // per call, all ranks together
   bool own_units = true;    // a unit only one rank asks for is read by that rank (call_schedule.h)
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)

@@ -33,6 +33,7 @@ extern "C" int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
     o.targets = options->targets;
     o.aggregators = options->aggregators;
     o.lookahead_calls = options->lookahead_calls;
+    o.lookahead_bytes = options->lookahead_bytes;
     if (options->file_name) o.file_name = options->file_name;
     if (options->record_path) o.record_path = options->record_path;
     if (options->replay_path) o.replay_path = options->replay_path;
