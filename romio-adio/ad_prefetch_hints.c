@@ -203,7 +203,7 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_In
             (v << shift) > (64ULL << 30)) {
             snprintf(msg, sizeof msg,
                      "hint prefetch_coll_ahead = \"%.400s\": expected a size such as 32M, at most "
-                     "64G; using two rounds (2 x cb_buffer_size)",
+                     "64G; using the default (2 x cb_buffer_size / aggregators)",
                      value);
             report(pf, fd->filename, msg);
         } else {

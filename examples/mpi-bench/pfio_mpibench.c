@@ -715,9 +715,13 @@ int main(int argc, char **argv) {
     die("--workloads: expected some of ior-hard,random,btio,tiles,restart; got ", o.workloads);
   runs = calloc(MAX_RUNS, sizeof *runs);
   MPI_Get_library_version(version, &len);
+  version[strcspn(version, "\n")] = '\0';
+  for (i = 0; version[i]; ++i) /* one line, no control characters (it goes into the JSON) */
+    if ((unsigned char)version[i] < 0x20 || version[i] == '"' || version[i] == '\\')
+      version[i] = ' ';
   if (rank == 0) {
     printf("pfio-mpibench: %d ranks, %s calls, %s\n", nprocs,
-           o.independent ? "independent" : "collective", strtok(version, "\n"));
+           o.independent ? "independent" : "collective", version);
     if (o.json && (json = fopen(o.json, "a")) == NULL) die("cannot append to --json ", o.json);
   }
   made = make_file(&o);

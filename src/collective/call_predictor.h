@@ -22,6 +22,8 @@ class CallPredictor {
   bool Observe(const std::vector<FileRanges> &plans);
 
   bool predicting() const { return predicting_; }
+  // Bytes between successive calls while predicting (0 otherwise).
+  int64_t shift() const { return predicting_ ? shift_ : 0; }
   // Call now + j, every rank's extents; empty vector when a shift leaves 64-bit offsets.
   std::vector<FileRanges> Predicted(uint64_t j) const;
   uint64_t hits() const { return hits_; }

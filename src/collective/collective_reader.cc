@@ -48,13 +48,26 @@ void Scatter(const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
   }
 }
 
-std::vector<pfio_extent> ExtentsOf(const std::vector<Share> &shares, int32_t file,
-                                   uint64_t file_size) {
+// Aggregator a's reads of a call as its pfio plan: round after round (the order it reads
+// them), each round's shares in file order with adjacent ones joined, cut at the file's end.
+// Thousands of small shares of one stripe unit become one extent, which keeps the engine's
+// planning cheap, and the engine sees each round's reads in ascending order.
+std::vector<pfio_extent> ReadOrderExtents(const CallSchedule &schedule, size_t a, int32_t file,
+                                          uint64_t file_size) {
   std::vector<pfio_extent> out;
-  out.reserve(shares.size());
-  for (const Share &s : shares) {
-    if (s.range.offset >= file_size) continue;
-    out.push_back({file, 0, s.range.offset, std::min(s.range.length, file_size - s.range.offset)});
+  std::vector<uint64_t> counts;
+  for (size_t k = 0; k < schedule.rounds(); ++k) {
+    std::vector<Share> shares = schedule.RoundShares(a, k, &counts);
+    std::sort(shares.begin(), shares.end(),
+              [](const Share &x, const Share &y) { return x.range.offset < y.range.offset; });
+    for (const Share &s : shares) {
+      if (s.range.offset >= file_size) continue;
+      const uint64_t length = std::min(s.range.length, file_size - s.range.offset);
+      if (!out.empty() && out.back().offset + out.back().length == s.range.offset)
+        out.back().length += length;
+      else
+        out.push_back({file, 0, s.range.offset, length});
+    }
   }
   return out;
 }
@@ -115,21 +128,41 @@ CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *e
   return Outcome::kError;
 }
 
-void CollectiveReader::PlanAhead(const std::vector<Share> &now, size_t me, uint64_t file_size) {
-  std::vector<pfio_extent> plan = ExtentsOf(now, file_, file_size);
+void CollectiveReader::PlanAhead(const CallSchedule &now, size_t me, uint64_t file_size) {
+  const std::vector<pfio_extent> current = ReadOrderExtents(now, me, file_, file_size);
+  std::vector<pfio_extent> plan = current;
   uint64_t ahead = 0;
   const bool declared = !declared_.empty();
   // Far enough to keep the device busy across a call boundary, near enough that a prediction
-  // that breaks (the end of a variable, a time step that changes) wastes little.
+  // that breaks (the end of a variable, a time step that changes) wastes little and that later
+  // calls' reads do not queue before this call's at the device: by default the whole job plans
+  // two rounds ahead, split over the aggregators (at least 4 MiB each).
   const uint64_t limit =
-      options_.lookahead_bytes ? options_.lookahead_bytes : 2 * options_.round_bytes;
+      options_.lookahead_bytes
+          ? options_.lookahead_bytes
+          : std::max<uint64_t>(4ull << 20,
+                               2 * options_.round_bytes / aggregation_.aggregators().size());
   if (options_.lookahead_calls > 0 && (declared || predictor_.predicting())) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
       if (declared && j > declared_.size()) break;
-      std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
-      if (next.empty()) break;
-      CallSchedule schedule(next, aggregation_, options_.round_bytes, options_.own_units);
-      std::vector<pfio_extent> more = ExtentsOf(schedule.SharesOf(me), file_, file_size);
+      std::vector<pfio_extent> more;
+      const int64_t shift = predictor_.shift() * static_cast<int64_t>(j);
+      const uint64_t period = aggregation_.unit() * aggregation_.targets();
+      if (!declared && predictor_.shift() % static_cast<int64_t>(period) == 0) {
+        // Moved by whole periods of the striping, the call's shares move with it: no new
+        // schedule needed (btio's time steps, ior-hard's segments of a round size).
+        for (const pfio_extent &e : current) {
+          const int64_t moved = static_cast<int64_t>(e.offset) + shift;
+          if (moved < 0 || static_cast<uint64_t>(moved) >= file_size) continue;
+          more.push_back({file_, 0, static_cast<uint64_t>(moved),
+                          std::min(e.length, file_size - static_cast<uint64_t>(moved))});
+        }
+      } else {
+        std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
+        if (next.empty()) break;
+        CallSchedule schedule(next, aggregation_, options_.round_bytes, options_.own_units);
+        more = ReadOrderExtents(schedule, me, file_, file_size);
+      }
       if (more.empty()) break;  // the prediction left the file
       for (const pfio_extent &e : more) ahead += e.length;
       plan.insert(plan.end(), more.begin(), more.end());
@@ -172,6 +205,10 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
       ++i;
     }
   }
+  // In file order, as the plan has them (ReadOrderExtents).
+  std::stable_sort(
+      reads.begin(), reads.end(),
+      [](const pfio_read_piece &x, const pfio_read_piece &y) { return x.offset < y.offset; });
   uint64_t got = 0;
   if (pfio_readv(ctx_, file_, reads.data(), reads.size(), &got) != PFIO_OK)
     return pfio_last_error();
@@ -255,9 +292,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
 
   // 2. Aggregators plan this call's shares and the predicted calls'.
   CallSchedule schedule(plans, aggregation_, options_.round_bytes, options_.own_units);
-  if (my_aggregator_ >= 0)
-    PlanAhead(schedule.SharesOf(static_cast<size_t>(my_aggregator_)),
-              static_cast<size_t>(my_aggregator_), file_size);
+  if (my_aggregator_ >= 0) PlanAhead(schedule, static_cast<size_t>(my_aggregator_), file_size);
 
   // 3. Rounds: read, ship, copy out.
   const int me = transport_->rank();

@@ -44,8 +44,8 @@ struct ReaderOptions {
   uint32_t targets = 0;                // storage targets; 0: one per aggregator
   int aggregators = 0;                 // cb_nodes; 0: every rank
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
-  uint64_t lookahead_bytes = 0;        // an aggregator's bytes of later calls planned; 0: 2 rounds
-  uint64_t max_extents = 1ull << 26;   // per call, all ranks together
+  uint64_t lookahead_bytes = 0;  // later calls planned per aggregator; 0: 2 rounds / aggregators
+  uint64_t max_extents = 1ull << 26;  // per call, all ranks together
   bool own_units = true;    // a unit only one rank asks for is read by that rank (call_schedule.h)
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)
@@ -96,7 +96,7 @@ class CollectiveReader {
   CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
                    const ReaderOptions &options, Aggregation aggregation);
   Outcome Fail(std::string why, std::string *error);
-  void PlanAhead(const std::vector<Share> &now, size_t me, uint64_t file_size);
+  void PlanAhead(const CallSchedule &now, size_t me, uint64_t file_size);
   // Reads aggregator me's shares of round k into `out` (send order); "" or pfio's message.
   // Reads aggregator me's shares of a round, in send order: other ranks' into `out` (their send
   // buffer, in order), this rank's own straight into its pieces. "" or pfio's message.

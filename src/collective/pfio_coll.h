@@ -30,7 +30,7 @@ typedef struct pfio_coll_options {
   uint32_t targets;         /* storage targets (striping_factor); 0: one per aggregator */
   int aggregators;          /* cb_nodes; 0: every rank */
   uint32_t lookahead_calls; /* collective calls predicted ahead; 0: none */
-  uint64_t lookahead_bytes; /* an aggregator's bytes of later calls planned; 0: 2 rounds */
+  uint64_t lookahead_bytes; /* an aggregator's bytes of later calls planned; 0: the default */
   int timeout_ms;           /* bound of every wait for the other ranks */
   const char *bound_name;   /* the setting that raises timeout_ms, for messages */
   const char *file_name;    /* the file as opened (record and replay name it) */

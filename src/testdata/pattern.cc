@@ -1,10 +1,12 @@
 #include "testdata/pattern.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -59,14 +61,24 @@ uint64_t FirstMismatch(const void *buf, uint64_t offset, uint64_t length, uint64
 Status MakePatternFile(const std::string &path, uint64_t size, uint64_t seed, bool progress,
                        bool *reused) {
   *reused = false;
-  int fd = open(path.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    off_t have = lseek(fd, 0, SEEK_END);
-    bool same = have == static_cast<off_t>(size);
-    uint64_t w = 0;
-    if (same && size >= 8) same = pread(fd, &w, 8, 0) == 8 && w == PatternWord(0, seed);
-    if (same && size >= 16) {
-      uint64_t last = (size - 8) & ~7ull;
+  struct stat sb;
+  if (stat(path.c_str(), &sb) == 0) {
+    if (!S_ISREG(sb.st_mode))
+      return Status::Invalid(Format("%s exists and is not a regular file: not overwriting it "
+                                    "with a pattern file; give another path",
+                                    path.c_str()));
+    int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0)
+      return Status::Io(Format("%s exists but cannot be read: %s", path.c_str(),
+                               std::strerror(errno)));
+    const uint64_t have = static_cast<uint64_t>(sb.st_size);
+    uint64_t w0 = 0, w1 = 0, w = 0;
+    // A pattern file of this seed starts with these two words whatever its size.
+    const bool ours = have >= 16 && pread(fd, &w0, 8, 0) == 8 && pread(fd, &w1, 8, 8) == 8 &&
+                      w0 == PatternWord(0, seed) && w1 == PatternWord(8, seed);
+    bool same = ours && have == size;
+    if (same) {
+      const uint64_t last = (size - 8) & ~7ull;
       same = pread(fd, &w, 8, static_cast<off_t>(last)) == 8 && w == PatternWord(last, seed);
     }
     close(fd);
@@ -74,12 +86,23 @@ Status MakePatternFile(const std::string &path, uint64_t size, uint64_t seed, bo
       *reused = true;
       return Status::Ok();
     }
+    if (!ours)
+      return Status::Invalid(Format(
+          "%s exists and is not a pattern file of seed %llu (%llu bytes, first words differ): "
+          "not overwriting it; remove it or give another path",
+          path.c_str(), (unsigned long long)seed, (unsigned long long)have));
+    // Our own pattern file of another size (or cut short): made again below.
   }
-  std::string tmp = path + ".tmp";
-  fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // A temporary name of our own next to the target, renamed over it when complete.
+  std::vector<char> name(path.begin(), path.end());
+  const char suffix[] = ".tmp.XXXXXX";
+  name.insert(name.end(), suffix, suffix + sizeof suffix);
+  int fd = mkstemp(name.data());
+  const std::string tmp(name.data());
   if (fd < 0) {
     return Status::Io(Format("creating %s failed: %s", tmp.c_str(), std::strerror(errno)));
   }
+  fchmod(fd, 0644);
   const uint64_t chunk = 8 << 20;
   std::vector<char> buf(chunk);
   for (uint64_t pos = 0; pos < size; pos += chunk) {
@@ -100,6 +123,7 @@ Status MakePatternFile(const std::string &path, uint64_t size, uint64_t seed, bo
   fsync(fd);
   close(fd);
   if (rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
     return Status::Io(
         Format("renaming %s to %s failed: %s", tmp.c_str(), path.c_str(), std::strerror(errno)));
   }

@@ -25,7 +25,11 @@ void FillPattern(void *buf, uint64_t offset, uint64_t length, uint64_t seed);
 uint64_t FirstMismatch(const void *buf, uint64_t offset, uint64_t length, uint64_t seed);
 
 // Creates (or reuses, when it already has this size and its first and last words match the seed)
-// a pattern file. `progress` prints a progress line on stderr while writing.
+// a pattern file. An existing file is replaced only when it is a pattern file of this seed (its
+// first two words match) of another size; any other file, or a path that is not a regular
+// file, is refused with PFIO's Invalid status naming it, and left as it was. The new file is
+// written under a unique temporary name and renamed over the path when complete. `progress`
+// prints a progress line on stderr while writing.
 Status MakePatternFile(const std::string &path, uint64_t size, uint64_t seed, bool progress,
                        bool *reused);
 

@@ -117,6 +117,10 @@ static void test_interleaved(void)
     expect_summary(test, stats, "stock_calls", 0);
     expect_summary(test, stats, "predicted_hits", 4);
     expect_summary(test, stats, "predicted_misses", 0);
+    /* plan exchange: 24 strided blocks per rank and call travel as one record of a few bytes */
+    if (rank == 0 && summary_value(stats, "plan_bytes") > 16LL * 6 * nprocs)
+        fail(test, "plans took %lld bytes on the wire for 6 calls of %d ranks, expected <= %d",
+             summary_value(stats, "plan_bytes"), nprocs, 16 * 6 * nprocs);
     MPI_Info_free(&info);
     report(test, before);
 }
