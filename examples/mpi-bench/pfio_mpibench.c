@@ -62,6 +62,7 @@ static Options opts;
 
 static void die(const char *what, const char *value) {
   if (rank == 0) fprintf(stderr, "pfio-mpibench: %s%s\n", what, value ? value : "");
+  sleep(1); /* lets the launcher forward the message before the abort ends the job */
   MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -333,9 +334,9 @@ static int make_file(const Options *o) {
               "--size\n",
               o->file, o->size, S_ISREG(sb.st_mode) ? "regular file" : "not a regular file",
               (long long)sb.st_size);
-      MPI_Abort(MPI_COMM_WORLD, 2);
+      ok = -1;
     }
-    if (exists) {
+    if (exists && ok == 0) {
       uint64_t first = 0, last = 0;
       fd = open(o->file, O_RDONLY);
       if (fd >= 0 && pread(fd, &first, 8, 0) == 8 &&
@@ -347,10 +348,10 @@ static int make_file(const Options *o) {
                 "pfio-mpibench: --file %s exists but does not hold pfio-mpibench's "
                 "pattern: not overwriting it\n",
                 o->file);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        ok = -1;
       }
     }
-    if (!ok) {
+    if (ok == 0) {
       fd = open(o->file, O_WRONLY | O_CREAT | O_EXCL, 0644);
       if (fd < 0 || ftruncate(fd, (off_t)o->size) != 0)
         die("cannot create the benchmark file ", o->file);
@@ -361,6 +362,10 @@ static int make_file(const Options *o) {
     }
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (ok < 0) { /* refused: every rank leaves cleanly, the message already printed */
+    MPI_Finalize();
+    exit(2);
+  }
   if (!ok) {
     unsigned long long slice = (o->size / nprocs + (8 << 20) - 1) & ~((8ULL << 20) - 1);
     unsigned long long lo = slice * rank, hi = lo + slice, at;
@@ -504,6 +509,7 @@ static void set_view(MPI_File fh, const Extents *e) {
 static void wrong_byte(const Workload *w, int call, long long offset) {
   fprintf(stderr, "pfio-mpibench: WRONG BYTE: workload %s call %d rank %d file offset %lld\n",
           w->name, call, rank, offset);
+  sleep(1);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 

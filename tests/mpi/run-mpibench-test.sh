@@ -13,8 +13,11 @@ preload=()
 rm -rf "$work"
 mkdir -p "$work"
 
-run 1 "$work/help" "$driver" -- "$bench" --help | grep -q "usage: mpirun -np N pfio-mpibench" ||
-  { echo "FAIL: --help does not print the usage"; exit 1; }
+trap 'echo "FAIL: run-mpibench-test.sh line $LINENO exited with status $?"' ERR
+run 1 "$work/help" "$driver" -- "$bench" --help >"$work/help.out" 2>&1 ||
+  { cat "$work/help.out"; echo "FAIL: --help exited with an error"; exit 1; }
+grep -q "usage: mpirun -np N pfio-mpibench" "$work/help.out" ||
+  { cat "$work/help.out"; echo "FAIL: --help does not print the usage"; exit 1; }
 
 echo "precious" >"$work/foreign.data"
 if run 2 "$work/foreign" "$driver" -- "$bench" --file "$work/foreign.data" --size 64M \
