@@ -476,10 +476,7 @@ static int run_mismatch(void)
 
 int main(int argc, char **argv)
 {
-    int all = 0;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    start(&argc, &argv);
     if (argc != 3 ||
         (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") && strcmp(argv[1], "mismatch"))) {
         if (rank == 0)
@@ -499,10 +496,5 @@ int main(int argc, char **argv)
     test_eof();
     test_declared();
     test_record_replay();
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("%s: %d failure(s), %d rank(s), mode %s\n", all ? "FAILED" : "PASSED", all, nprocs,
-               mode);
-    MPI_Finalize();
-    return all > 255 ? 255 : all;
+    return finish();
 }

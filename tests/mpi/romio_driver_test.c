@@ -592,10 +592,7 @@ static void test_stats(void)
 
 int main(int argc, char **argv)
 {
-    int all = 0;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    start(&argc, &argv);
     if (argc != 3 ||
         (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") && strcmp(argv[1], "env"))) {
         if (rank == 0)
@@ -614,10 +611,5 @@ int main(int argc, char **argv)
     test_size_changes();
     test_hints();
     test_stats();
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("%s: %d failure(s), %d rank(s), mode %s\n", all ? "FAILED" : "PASSED", all, nprocs,
-               mode);
-    MPI_Finalize();
-    return all > 255 ? 255 : all;
+    return finish();
 }

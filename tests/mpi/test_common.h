@@ -142,4 +142,24 @@ static void check_count(const char *test, MPI_Status *st, MPI_Datatype type, int
         fail(test, "MPI_Get_count = %d, expected %d", got, want);
 }
 
+/* MPI_Init, and this rank and the rank count in the globals. */
+static void start(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+}
+
+/* Every rank's failures summed, the verdict on rank 0, MPI_Finalize; the exit status. */
+static int finish(void)
+{
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s: %d failure(s), %d rank(s), mode %s\n", all ? "FAILED" : "PASSED", all, nprocs,
+               mode);
+    MPI_Finalize();
+    return all > 255 ? 255 : all;
+}
+
 #endif
