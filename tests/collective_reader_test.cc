@@ -28,6 +28,9 @@ namespace {
 constexpr uint64_t kSeed = 77;
 constexpr uint64_t kBlock = 47008;
 
+// infill_max of the ranks' contexts when a test sets it (nullptr: the default).
+const char *infill = nullptr;
+
 // One rank: its context, its file, its reader.
 struct Rank {
   Rank(test::InProcessGroup *group, int rank, const std::string &path, ReaderOptions options)
@@ -35,6 +38,9 @@ struct Rank {
     pfio_config *cfg = nullptr;
     EXPECT_EQ(pfio_config_create(&cfg), PFIO_OK);
     EXPECT_EQ(pfio_config_set(cfg, "budget", "16M"), PFIO_OK) << pfio_last_error();
+    if (infill != nullptr) {
+      EXPECT_EQ(pfio_config_set(cfg, "infill_max", infill), PFIO_OK) << pfio_last_error();
+    }
     EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
     pfio_config_destroy(cfg);
     EXPECT_EQ(pfio_file_open(ctx, path.c_str(), &file), PFIO_OK) << pfio_last_error();
@@ -118,6 +124,28 @@ TEST_F(CollectiveReaderTest, InterleavedCallsArePredictedAndEveryByteArrives) {
     EXPECT_LE(s.plan_bytes, 6u * 16) << "24 strided blocks per call cost a few bytes";
     EXPECT_GT(s.bytes_read, 0u) << "every rank aggregates";
   });
+}
+
+TEST_F(CollectiveReaderTest, ShiftsByWholeStripingPeriodsReuseThePlanAndWasteNothing) {
+  // 4 ranks x 16 blocks of 4 KiB per call: each call moves by 256 KiB, a multiple of the
+  // striping period (4 KiB units x 4 targets), so predicted calls are the call's plan moved.
+  ReaderOptions o;
+  o.unit = 4096;
+  infill = "0";  // gaps between an aggregator's 4 KiB units are other aggregators' bytes
+  RunRanks(4, path_, o, [](Rank &rank, int r) {
+    for (uint64_t call = 0; call < 6; ++call) {
+      FileRanges mine;
+      for (uint64_t i = 0; i < 16; ++i)
+        mine.push_back({((call * 16 + i) * 4 + static_cast<uint64_t>(r)) * 4096, 4096});
+      ReadAndCheck(rank, mine);
+    }
+    EXPECT_EQ(rank.reader->stats().predicted_hits, 4u);
+    pfio_stats st;
+    ASSERT_EQ(pfio_stats_get(rank.ctx, &st, sizeof st), PFIO_OK);
+    EXPECT_EQ(st.bytes_wasted, 0u) << "a prediction planned bytes no call read";
+    EXPECT_EQ(st.misses, 0u) << "a read outside the plan";
+  });
+  infill = nullptr;
 }
 
 TEST_F(CollectiveReaderTest, RandomPermutationAcrossRanksAndCalls) {
