@@ -140,7 +140,7 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 19 };
+    enum { kFields = 21 };
     unsigned long long mine[kFields] = {0}, sum[kFields], peak = 0, peak_max = 0;
     pfio_stats st;
     int nprocs;
@@ -173,6 +173,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         mine[16] = cs.predicted_hits;
         mine[17] = cs.predicted_misses;
         mine[18] = cs.declared_calls;
+        mine[19] = cs.bytes_read;
+        mine[20] = cs.bytes_shipped;
     }
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
     MPI_Reduce(&peak, &peak_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
@@ -192,11 +194,13 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "  \"invalidations\": %llu,\n  \"memory_peak_max_rank\": %llu,\n"
                 "  \"collective\": {\"calls\": %llu, \"stock_calls\": %llu, \"rounds\": %llu, "
                 "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
-                "\"predicted_misses\": %llu, \"declared_calls\": %llu}\n}\n",
+                "\"predicted_misses\": %llu, \"declared_calls\": %llu, "
+                "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
                 sum[7], sum[8], sum[9], sum[10], peak_max, sum[11] / (unsigned)nprocs,
                 sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
-                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs);
+                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs,
+                sum[19], sum[20]);
         fclose(f);
     }
 }

@@ -138,6 +138,7 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            s.predicted_hits,
                            s.predicted_misses,
                            s.declared_calls,
+                           s.bytes_shipped,
                            coll->reader->my_aggregator(),
                            static_cast<int>(coll->reader->aggregation().aggregators().size())};
 }

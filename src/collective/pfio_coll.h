@@ -45,7 +45,8 @@ typedef struct pfio_coll_stats {
   uint64_t bytes_received;                   /* delivered into this rank's buffers */
   uint64_t predicted_hits, predicted_misses; /* look-ahead (declared or predicted) right/wrong */
   uint64_t declared_calls;
-  int aggregator; /* this rank's aggregator index, -1 when it is none */
+  uint64_t bytes_shipped; /* read for other ranks and sent to them */
+  int aggregator;         /* this rank's aggregator index, -1 when it is none */
   int aggregators;
 } pfio_coll_stats;
 

@@ -118,6 +118,13 @@ static void test_interleaved(void)
     expect_summary(test, stats, "predicted_hits", 4);
     expect_summary(test, stats, "predicted_misses", 0);
     /* plan exchange: 24 strided blocks per rank and call travel as one record of a few bytes */
+    /* every requested byte read once by an aggregator; with one rank nothing is shipped */
+    expect_summary(test, stats, "bytes_read_by_aggregators",
+                   (long long)BLOCK * PER_CALL * nprocs * 6);
+    if (nprocs == 1)
+        expect_summary(test, stats, "bytes_shipped", 0);
+    else if (rank == 0 && summary_value(stats, "bytes_shipped") <= 0)
+        fail(test, "interleaved blocks of %d ranks shipped no bytes between ranks", nprocs);
     if (rank == 0 && summary_value(stats, "plan_bytes") > 16LL * 6 * nprocs)
         fail(test, "plans took %lld bytes on the wire for 6 calls of %d ranks, expected <= %d",
              summary_value(stats, "plan_bytes"), nprocs, 16 * 6 * nprocs);
