@@ -26,26 +26,32 @@ FileRanges RangesOf(const pfio_read_piece *pieces, size_t count, std::vector<uin
   return out;
 }
 
-// Copies `n` bytes of the request's stream from position `stream` into the pieces.
-void Scatter(const pfio_read_piece *pieces, const std::vector<uint64_t> &starts, uint64_t stream,
-             const uint8_t *src, uint64_t n) {
+// Calls span(destination, bytes) for the parts of the user's pieces that hold the request's
+// stream bytes [stream, stream + n), in order (pieces may be empty or split the range).
+template <typename Span>
+void ForEachSpan(const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
+                 uint64_t stream, uint64_t n, Span span) {
   size_t i =
       static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), stream) - starts.begin()) -
       1;
-  while (n > 0) {
+  for (; n > 0; ++i) {
     const pfio_read_piece &p = pieces[i];
     const uint64_t skip = stream - starts[i];
-    if (skip >= p.length) {  // an empty piece, or the end of this one
-      ++i;
-      continue;
-    }
+    if (skip >= p.length) continue;  // an empty piece, or the end of this one
     const uint64_t take = std::min(n, p.length - skip);
-    std::memcpy(static_cast<uint8_t *>(p.buf) + skip, src, take);
-    src += take;
+    span(static_cast<uint8_t *>(p.buf) + skip, take);
     stream += take;
     n -= take;
-    ++i;
   }
+}
+
+// Copies `n` bytes of the request's stream from position `stream` into the pieces.
+void Scatter(const pfio_read_piece *pieces, const std::vector<uint64_t> &starts, uint64_t stream,
+             const uint8_t *src, uint64_t n) {
+  ForEachSpan(pieces, starts, stream, n, [&src](uint8_t *dst, uint64_t take) {
+    std::memcpy(dst, src, take);
+    src += take;
+  });
 }
 
 // Aggregator a's reads of a call as its pfio plan: round after round (the order it reads
@@ -186,24 +192,11 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
       continue;
     }
     // This rank's own bytes: into its buffers, wherever its stream puts them.
-    size_t i = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), s.stream) -
-                                   starts.begin()) -
-               1;
-    uint64_t stream = s.stream, offset = s.range.offset, n = s.range.length;
-    while (n > 0) {
-      const pfio_read_piece &p = pieces[i];
-      const uint64_t skip = stream - starts[i];
-      if (skip >= p.length) {
-        ++i;
-        continue;
-      }
-      const uint64_t take = std::min(n, p.length - skip);
-      reads.push_back({static_cast<uint8_t *>(p.buf) + skip, offset, take});
-      stream += take;
+    uint64_t offset = s.range.offset;
+    ForEachSpan(pieces, starts, s.stream, s.range.length, [&](uint8_t *dst, uint64_t take) {
+      reads.push_back({dst, offset, take});
       offset += take;
-      n -= take;
-      ++i;
-    }
+    });
   }
   // In file order, as the plan has them (ReadOrderExtents).
   std::stable_sort(
