@@ -1,0 +1,104 @@
+/* H5FDprefetch — pfio's HDF5 virtual file driver.
+ *
+ * Contract of this header:
+ *  - An HDF5 application that replaces H5Pset_fapl_sec2(fapl) by H5Pset_fapl_prefetch(fapl, NULL)
+ *    reads the same bytes: raw data (dataset elements, chunks) through pfio, metadata (object
+ *    headers, B-trees, heaps) straight from the file. Writes, truncation and flushes behave as
+ *    with sec2. With nothing declared, runs of raw-data reads of one length at a constant stride
+ *    (row and column passes) are predicted and read ahead; a prediction that keeps missing
+ *    switches itself off.
+ *  - H5FD_prefetch_declare(dset, file_space) says which elements the application will read next:
+ *    the file extents HDF5 will read for them (the chunks the selection touches, or the runs of a
+ *    contiguous dataset) are appended to the file's plan, in the order of the calls. A declared
+ *    plan the application does not follow costs time, never correctness.
+ *  - Every call returns a negative value on failure and pushes a message onto HDF5's error stack
+ *    (class "pfio") that names the argument or field, its value and what was expected.
+ *  - Built against HDF5 1.10 (no vector reads: every chunk reaches the driver as its own read).
+ */
+#ifndef H5FDprefetch_H
+#define H5FDprefetch_H
+
+#include <stdint.h>
+
+#include <hdf5.h>
+#include <pfio/pfio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The driver's id, registered on first use (and again after H5close). */
+#define H5FD_PREFETCH (H5FD_prefetch_init())
+#define H5FD_PREFETCH_NAME "prefetch"
+
+/* The configuration a file access property list carries. Fill it with H5FD_prefetch_config_init,
+ * then add engine settings with H5FD_prefetch_config_set under pfio's key names ("budget",
+ * "backend", "infill_max", ...: the keys of pfio_config_set). Settings not given come from the
+ * PFIO_* environment variables, then pfio's defaults. The struct is copied into the property
+ * list; magic and version let the driver refuse a struct from another release. */
+#define H5FD_PREFETCH_CONFIG_MAGIC 0x70664844 /* "pfHD" */
+#define H5FD_PREFETCH_CONFIG_VERSION 1
+#define H5FD_PREFETCH_SETTINGS_MAX 16
+#define H5FD_PREFETCH_KEY_MAX 32
+#define H5FD_PREFETCH_VALUE_MAX 96
+
+typedef struct H5FD_prefetch_setting_t {
+    char key[H5FD_PREFETCH_KEY_MAX];     /* a pfio key, NUL-terminated */
+    char value[H5FD_PREFETCH_VALUE_MAX]; /* its value as pfio_config_set takes it */
+} H5FD_prefetch_setting_t;
+
+typedef struct H5FD_prefetch_config_t {
+    int32_t magic;     /* H5FD_PREFETCH_CONFIG_MAGIC */
+    int32_t version;   /* H5FD_PREFETCH_CONFIG_VERSION */
+    int32_t predict;   /* 1 (default): predict strided raw-data reads while nothing is declared */
+    int32_t nsettings; /* settings[0 .. nsettings) are in force */
+    H5FD_prefetch_setting_t settings[H5FD_PREFETCH_SETTINGS_MAX];
+} H5FD_prefetch_config_t;
+
+/* Counters of one open file: pfio's own, and the driver's. */
+typedef struct H5FD_prefetch_stats_t {
+    pfio_stats engine;          /* the file's pfio context (hits, misses, bytes, budget) */
+    uint64_t raw_reads;         /* raw-data reads that reached the driver */
+    uint64_t metadata_reads;    /* metadata reads, served straight from the file */
+    uint64_t writes;            /* writes of any kind */
+    uint64_t refreshes;         /* times written data made pfio drop what it had fetched */
+    uint64_t declared_extents;  /* extents appended by H5FD_prefetch_declare */
+    uint64_t declared_bytes;    /* their bytes */
+    uint64_t skipped_chunks;    /* chunks a declared selection touches that are not allocated */
+    uint64_t predicted_extents; /* extents appended by the stride prediction */
+    uint64_t prediction_breaks; /* times a prediction was dropped because reads left it */
+    uint64_t prediction_offs;   /* times the prediction switched itself off for missing */
+} H5FD_prefetch_stats_t;
+
+/* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */
+hid_t H5FD_prefetch_init(void);
+
+/* Fills *config with the magic, the version, predict = 1 and no settings. */
+herr_t H5FD_prefetch_config_init(H5FD_prefetch_config_t *config);
+
+/* Adds (or replaces) one engine setting. The key and value are checked by pfio at once: an
+ * unknown key or bad value fails with pfio's message, and *config is unchanged. */
+herr_t H5FD_prefetch_config_set(H5FD_prefetch_config_t *config, const char *key, const char *value);
+
+/* Makes fapl_id use the driver. config NULL: the defaults and the PFIO_* environment. A config
+ * with a wrong magic or version, or a setting pfio refuses, fails naming the field. */
+herr_t H5Pset_fapl_prefetch(hid_t fapl_id, const H5FD_prefetch_config_t *config);
+
+/* Copies the config of a fapl that uses the driver into *config. */
+herr_t H5Pget_fapl_prefetch(hid_t fapl_id, H5FD_prefetch_config_t *config /*out*/);
+
+/* Appends to the plan of the file holding dset_id the file extents HDF5 will read for the
+ * elements selected in file_space_id (H5S_ALL: the whole dataset), in the order it reads them:
+ * a chunked dataset's chunks that the selection touches in chunk order (stored size, so
+ * compressed chunks are whole; unallocated chunks skipped), or a contiguous dataset's runs in
+ * file order. Fails (nothing appended) if the file is not open with this driver. */
+herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id);
+
+/* The counters of the file holding obj_id (a file, dataset or group id). */
+herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*/);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* H5FDprefetch_H */

@@ -1,0 +1,334 @@
+/* H5FD_prefetch_declare: a dataset selection becomes the file extents HDF5 1.10 will read for it,
+ * in the order it reads them, appended to the file's plan.
+ *
+ * What HDF5 reads, and so what is declared:
+ *  - contiguous dataset: the selection's runs of elements, in file order (HDF5 walks a selection
+ *    in row-major order, which for a contiguous dataset is file order; adjacent runs join);
+ *  - chunked dataset: each chunk the selection touches, in chunk order (HDF5 keeps the chunks of
+ *    one read in a list ordered by their row-major chunk index). A chunk that fits HDF5's chunk
+ *    cache, and every filtered (compressed) chunk, is read whole: its stored size is declared. A
+ *    larger unfiltered chunk bypasses the cache and only the selected runs inside it are read.
+ *    Unallocated chunks hold fill values and are never read: they are skipped and counted;
+ *  - compact dataset: the data lives in the object header (metadata): nothing to declare.
+ * Chunk addresses come from H5Dget_chunk_info_by_coord, one index lookup per touched chunk;
+ * enumerating all chunks by index (H5Dget_chunk_info) would cost a walk of the index per chunk.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "H5FDprefetch_private.h"
+
+/* A growing list of extents. */
+typedef struct extent_list {
+    pfio_extent *items;
+    size_t count, capacity;
+    int failed; /* an allocation failed: the list is incomplete */
+} extent_list;
+
+/* Appends [offset, offset+length), joined to the last extent when adjacent to it. */
+static void push(extent_list *list, int32_t file, uint64_t offset, uint64_t length)
+{
+    pfio_extent *last = list->count > 0 ? &list->items[list->count - 1] : NULL;
+    if (length == 0 || list->failed)
+        return;
+    if (last != NULL && last->offset + last->length == offset) {
+        last->length += length;
+        return;
+    }
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 256;
+        pfio_extent *grown = realloc(list->items, capacity * sizeof *grown);
+        if (grown == NULL) {
+            list->failed = 1;
+            return;
+        }
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count].file = file;
+    list->items[list->count].marked = 0;
+    list->items[list->count].offset = offset;
+    list->items[list->count].length = length;
+    ++list->count;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const pfio_extent *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Sorts list->items[from ..] by offset and joins adjacent ones. */
+static void sort_and_join(extent_list *list, size_t from)
+{
+    size_t i, out = from;
+    if (list->count - from < 2)
+        return;
+    qsort(list->items + from, list->count - from, sizeof *list->items, by_offset);
+    for (i = from + 1; i < list->count; ++i) {
+        pfio_extent *last = &list->items[out];
+        if (last->offset + last->length >= list->items[i].offset) {
+            uint64_t end = list->items[i].offset + list->items[i].length;
+            if (end > last->offset + last->length)
+                last->length = end - last->offset;
+        } else {
+            list->items[++out] = list->items[i];
+        }
+    }
+    list->count = out + 1;
+}
+
+/* The box [box_start, box_start + box_count) of a dataspace laid out row-major at `base`, with
+ * elements of `elem` bytes: the runs of bytes the selection of `space` inside the box covers, in
+ * file order. 0, or -1 after pushing an error. */
+static int runs_in_box(hid_t space, int rank, const hsize_t *box_start, const hsize_t *box_count,
+                       size_t elem, uint64_t base, int32_t file, extent_list *list)
+{
+    hsize_t ones[H5S_MAX_RANK], coord[H5S_MAX_RANK], pitch[H5S_MAX_RANK];
+    hsize_t *blocks = NULL;
+    hssize_t nblocks;
+    size_t from = list->count;
+    hid_t box = H5Scopy(space);
+    int d, ret = -1;
+    if (box < 0)
+        return -1;
+    pitch[rank - 1] = elem;
+    for (d = rank - 1; d >= 0; --d) {
+        ones[d] = 1;
+        if (d > 0)
+            pitch[d - 1] = pitch[d] * box_count[d];
+    }
+    if (H5Sget_select_type(box) == H5S_SEL_ALL || H5Sget_select_type(box) == H5S_SEL_POINTS) {
+        /* An element list: HDF5 reads the points in the order given; each is one run. */
+        if (H5Sget_select_type(box) == H5S_SEL_POINTS) {
+            hssize_t npoints = H5Sget_select_elem_npoints(box), i;
+            hsize_t *points = malloc((size_t)npoints * (size_t)rank * sizeof *points);
+            if (points == NULL ||
+                H5Sget_select_elem_pointlist(box, 0, (hsize_t)npoints, points) < 0) {
+                free(points);
+                goto done;
+            }
+            for (i = 0; i < npoints; ++i) {
+                uint64_t at = base;
+                int inside = 1;
+                for (d = 0; d < rank; ++d) {
+                    hsize_t c = points[(size_t)i * (size_t)rank + (size_t)d];
+                    inside = inside && c >= box_start[d] && c < box_start[d] + box_count[d];
+                    at += (c - box_start[d]) * pitch[d];
+                }
+                if (inside)
+                    push(list, file, at, elem);
+            }
+            free(points);
+            ret = 0;
+            goto done;
+        }
+        if (H5Sselect_hyperslab(box, H5S_SELECT_SET, box_start, NULL, ones, box_count) < 0)
+            goto done;
+    } else if (H5Sselect_hyperslab(box, H5S_SELECT_AND, box_start, NULL, ones, box_count) < 0) {
+        goto done;
+    }
+    nblocks = H5Sget_select_type(box) == H5S_SEL_NONE ? 0 : H5Sget_select_hyper_nblocks(box);
+    if (nblocks < 0)
+        goto done;
+    blocks = malloc(((size_t)nblocks + 1) * 2 * (size_t)rank * sizeof *blocks);
+    if (blocks == NULL ||
+        (nblocks > 0 && H5Sget_select_hyper_blocklist(box, 0, (hsize_t)nblocks, blocks) < 0))
+        goto done;
+    for (hssize_t b = 0; b < nblocks; ++b) {
+        const hsize_t *lo = blocks + (size_t)b * 2 * (size_t)rank, *hi = lo + rank;
+        uint64_t run = (hi[rank - 1] - lo[rank - 1] + 1) * elem;
+        memcpy(coord, lo, (size_t)rank * sizeof *coord);
+        for (;;) { /* every row of the block: all but the last dimension vary */
+            uint64_t at = base;
+            for (d = 0; d < rank; ++d)
+                at += (coord[d] - box_start[d]) * pitch[d];
+            push(list, file, at, run);
+            for (d = rank - 2; d >= 0; --d) {
+                if (++coord[d] <= hi[d])
+                    break;
+                coord[d] = lo[d];
+            }
+            if (d < 0)
+                break;
+        }
+    }
+    sort_and_join(list, from);
+    ret = 0;
+done:
+    free(blocks);
+    H5Sclose(box);
+    return ret;
+}
+
+/* The chunks a selection touches, in row-major chunk order. 0, or -1 after pushing an error. */
+static int chunked_extents(H5FD_prefetch_t *file, hid_t dset, hid_t dcpl, hid_t space, int rank,
+                           const hsize_t *dims, size_t elem, extent_list *list)
+{
+    hsize_t cdims[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], scaled[H5S_MAX_RANK];
+    hsize_t first[H5S_MAX_RANK], last[H5S_MAX_RANK], box_start[H5S_MAX_RANK], box_end[H5S_MAX_RANK],
+        box_count[H5S_MAX_RANK];
+    size_t nslots = 0, cache_bytes = 0;
+    double w0 = 0;
+    uint64_t chunk_bytes = elem;
+    int d, whole;
+    hid_t dapl = H5Dget_access_plist(dset);
+    if (H5Pget_chunk(dcpl, rank, cdims) != rank || dapl < 0 ||
+        H5Pget_chunk_cache(dapl, &nslots, &cache_bytes, &w0) < 0) {
+        if (dapl >= 0)
+            H5Pclose(dapl);
+        return -1;
+    }
+    H5Pclose(dapl);
+    for (d = 0; d < rank; ++d)
+        chunk_bytes *= cdims[d];
+    whole = H5Pget_nfilters(dcpl) > 0 || chunk_bytes <= cache_bytes;
+    if (H5Sget_select_bounds(space, lo, hi) < 0)
+        return -1;
+    for (d = 0; d < rank; ++d) {
+        first[d] = lo[d] / cdims[d];
+        last[d] = hi[d] / cdims[d];
+        scaled[d] = first[d];
+    }
+    for (;;) {
+        for (d = 0; d < rank; ++d) {
+            box_start[d] = scaled[d] * cdims[d];
+            box_end[d] = box_start[d] + cdims[d] - 1;
+            if (box_end[d] >= dims[d])
+                box_end[d] = dims[d] - 1;
+            box_count[d] = cdims[d];
+        }
+        htri_t touched = H5Sselect_intersect_block(space, box_start, box_end);
+        if (touched < 0)
+            return -1;
+        if (touched > 0) {
+            unsigned filter_mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            hsize_t stored = 0;
+            if (H5Dget_chunk_info_by_coord(dset, box_start, &filter_mask, &addr, &stored) < 0)
+                return -1;
+            if (addr == HADDR_UNDEF || stored == 0)
+                ++file->stats.skipped_chunks;
+            else if (whole)
+                push(list, file->pfio_file, addr, stored);
+            else if (runs_in_box(space, rank, box_start, box_count, elem, addr, file->pfio_file,
+                                 list) < 0)
+                return -1;
+        }
+        for (d = rank - 1; d >= 0; --d) { /* next chunk, row-major */
+            if (++scaled[d] <= last[d])
+                break;
+            scaled[d] = first[d];
+        }
+        if (d < 0)
+            return 0;
+    }
+}
+
+/*-------------------------------------------------------------------------
+ * Function:    H5FD_prefetch_declare
+ *
+ * Purpose:     Appends to the plan of the file holding dset_id the extents HDF5 will read for
+ *              the selection of file_space_id (H5S_ALL: the whole dataset). See the top of
+ *              this file for what is declared for each layout.
+ *
+ * Return:      Success:    0
+ *              Failure:    -1, nothing appended
+ *-------------------------------------------------------------------------
+ */
+herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
+{
+    H5FD_prefetch_t *file = H5FD__prefetch_file_of(dset_id, __func__);
+    extent_list list = {NULL, 0, 0, 0};
+    hsize_t dims[H5S_MAX_RANK], zeros[H5S_MAX_RANK] = {0};
+    hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, type = H5I_INVALID_HID;
+    herr_t ret = -1;
+    size_t elem, i;
+    int rank;
+    hssize_t npoints;
+    H5D_layout_t layout;
+    if (file == NULL)
+        return -1;
+    if (H5Iget_type(dset_id) != H5I_DATASET) {
+        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADTYPE, "dset_id %lld is not a dataset",
+                             (long long)dset_id);
+        return -1;
+    }
+    space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : H5Scopy(file_space_id);
+    dcpl = H5Dget_create_plist(dset_id);
+    type = H5Dget_type(dset_id);
+    if (space < 0 || dcpl < 0 || type < 0)
+        goto done;
+    rank = H5Sget_simple_extent_dims(space, dims, NULL);
+    elem = H5Tget_size(type);
+    npoints = H5Sget_select_npoints(space);
+    layout = H5Pget_layout(dcpl);
+    if (rank < 0 || elem == 0 || npoints < 0 || layout < 0) {
+        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE,
+                             "file_space_id %lld: could not read its rank, selection or layout",
+                             (long long)file_space_id);
+        goto done;
+    }
+    if (rank == 0) { /* a scalar dataspace: one element */
+        rank = 1;
+        dims[0] = 1;
+    }
+    if (file->stale && H5FD__prefetch_refresh(file, __func__) < 0)
+        goto done;
+    if (npoints > 0 && layout == H5D_CONTIGUOUS) {
+        haddr_t base = H5Dget_offset(dset_id);
+        if (base != HADDR_UNDEF &&
+            runs_in_box(space, rank, zeros, dims, elem, base, file->pfio_file, &list) < 0) {
+            H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
+                                 "dataset %lld: could not list the runs of its selection",
+                                 (long long)dset_id);
+            goto done;
+        }
+    } else if (npoints > 0 && layout == H5D_CHUNKED) {
+        if (chunked_extents(file, dset_id, dcpl, space, rank, dims, elem, &list) < 0) {
+            H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
+                                 "dataset %lld: could not find the chunks its selection touches",
+                                 (long long)dset_id);
+            goto done;
+        }
+    }
+    if (list.failed) {
+        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC,
+                             "no memory for the %zu extents of the selection", list.count);
+        goto done;
+    }
+    /* pfio plans only what the file held when it last looked: data written since then is read
+     * directly, so extents past that end are cut off. */
+    for (i = 0; i < list.count; ++i) {
+        pfio_extent *e = &list.items[i];
+        if (e->offset >= file->pfio_size)
+            e->length = 0;
+        else if (e->offset + e->length > file->pfio_size)
+            e->length = file->pfio_size - e->offset;
+    }
+    {
+        size_t kept = 0;
+        for (i = 0; i < list.count; ++i)
+            if (list.items[i].length > 0)
+                list.items[kept++] = list.items[i];
+        list.count = kept;
+    }
+    if (!file->declared) { /* the application's plan replaces what was predicted */
+        pfio_extent none = {0, 0, 0, 0};
+        pfio_plan_replace(file->ctx, &none, 0);
+        H5FD__prefetch_predictor_reset(file);
+        file->declared = 1;
+    }
+    if (list.count > 0 && pfio_plan_append(file->ctx, list.items, list.count) != PFIO_OK) {
+        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTINIT, "%s", pfio_last_error());
+        goto done;
+    }
+    file->stats.declared_extents += list.count;
+    for (i = 0; i < list.count; ++i)
+        file->stats.declared_bytes += list.items[i].length;
+    ret = 0;
+done:
+    free(list.items);
+    H5FD__prefetch_close_ids(ret < 0, type, dcpl, space);
+    return ret;
+}

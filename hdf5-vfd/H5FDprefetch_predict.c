@@ -1,0 +1,116 @@
+/* Stride prediction of raw-data reads, for files where nothing was declared (the struct's comment
+ * in H5FDprefetch_private.h says what it does and when it switches itself off). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "H5FDprefetch_private.h"
+
+/* How far a prediction reaches ahead of the reader: twice the reads the run has had so far (as
+ * the kernel's readahead ramps up), at least LOOKAHEAD_MIN_EXTENTS, at most the bytes and extents
+ * below. So a run that ends wastes at most about twice what it used. */
+#define LOOKAHEAD_BYTES ((uint64_t)64 << 20)
+#define LOOKAHEAD_EXTENTS 4096
+#define LOOKAHEAD_MIN_EXTENTS 8
+
+/* Misses in a row that switch the prediction off, and the first and longest switch-off (reads). */
+#define MISSES_OFF 3
+#define OFF_FIRST 64
+#define OFF_LONGEST ((uint64_t)1 << 20)
+
+void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
+{
+    H5FD_prefetch_predictor_t *p = &file->predictor;
+    uint64_t off_length = p->off_length ? p->off_length : OFF_FIRST;
+    memset(p, 0, sizeof *p);
+    p->last_addr = HADDR_UNDEF;
+    p->next_planned = HADDR_UNDEF;
+    p->off_length = off_length;
+}
+
+/* Drops the predicted extents still in the plan and scores the prediction: dropped before half of
+ * it was read is a miss, and enough misses in a row switch prediction off for a while. */
+static void drop_prediction(H5FD_prefetch_t *file)
+{
+    H5FD_prefetch_predictor_t *p = &file->predictor;
+    pfio_extent none = {0, 0, 0, 0};
+    if (p->next_planned == HADDR_UNDEF)
+        return;
+    pfio_plan_replace(file->ctx, &none, 0);
+    ++file->stats.prediction_breaks;
+    if (4 * (p->planned_total - p->planned_ahead) < p->planned_total) {
+        if (++p->misses >= MISSES_OFF) {
+            p->off_reads = p->off_length;
+            p->off_length = p->off_length * 2 > OFF_LONGEST ? OFF_LONGEST : p->off_length * 2;
+            p->misses = 0;
+            ++file->stats.prediction_offs;
+        }
+    } else {
+        p->misses = 0;
+    }
+    p->next_planned = HADDR_UNDEF;
+    p->planned_ahead = 0;
+    p->planned_total = 0;
+}
+
+/* Appends the next extents of the run until the look-ahead is full again. */
+static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
+{
+    H5FD_prefetch_predictor_t *p = &file->predictor;
+    uint64_t cap = LOOKAHEAD_BYTES / size, want = 2 * (uint64_t)p->repeats, n = 0;
+    int64_t next;
+    pfio_extent *plan;
+    if (cap > LOOKAHEAD_EXTENTS)
+        cap = LOOKAHEAD_EXTENTS;
+    if (cap < LOOKAHEAD_MIN_EXTENTS)
+        cap = LOOKAHEAD_MIN_EXTENTS;
+    if (want < LOOKAHEAD_MIN_EXTENTS)
+        want = LOOKAHEAD_MIN_EXTENTS;
+    if (want > cap)
+        want = cap;
+    if (p->next_planned != HADDR_UNDEF && p->planned_ahead > want / 2)
+        return;
+    next = p->next_planned != HADDR_UNDEF ? (int64_t)p->next_planned : (int64_t)addr + p->stride;
+    plan = malloc((size_t)(want - p->planned_ahead) * sizeof *plan);
+    if (plan == NULL)
+        return; /* no prediction: reads still work, directly */
+    while (p->planned_ahead + n < want && next >= 0 && (uint64_t)next < file->pfio_size) {
+        plan[n].file = file->pfio_file;
+        plan[n].marked = 0;
+        plan[n].offset = (uint64_t)next;
+        plan[n].length = size;
+        if (plan[n].offset + plan[n].length > file->pfio_size)
+            plan[n].length = file->pfio_size - plan[n].offset;
+        ++n;
+        next += p->stride;
+    }
+    if (n > 0 && pfio_plan_append(file->ctx, plan, (size_t)n) == PFIO_OK) {
+        p->next_planned = (haddr_t)next;
+        p->planned_ahead += n;
+        p->planned_total += n;
+        file->stats.predicted_extents += n;
+    }
+    free(plan);
+}
+
+void H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size)
+{
+    H5FD_prefetch_predictor_t *p = &file->predictor;
+    int64_t delta = p->last_addr == HADDR_UNDEF ? 0 : (int64_t)(addr - p->last_addr);
+    if (p->last_addr != HADDR_UNDEF && size == p->last_size && delta == p->stride && delta != 0) {
+        ++p->repeats;
+        if (p->planned_ahead > 0)
+            --p->planned_ahead;
+    } else {
+        drop_prediction(file);
+        p->stride = delta;
+        p->repeats = p->last_addr != HADDR_UNDEF && size == p->last_size && delta != 0;
+    }
+    p->last_addr = addr;
+    p->last_size = size;
+    if (p->off_reads > 0) {
+        --p->off_reads;
+        return;
+    }
+    if (p->repeats >= 2)
+        plan_ahead(file, addr, size);
+}

@@ -1,0 +1,90 @@
+/* What the parts of the driver share: the per-file struct, the stride prediction and the error
+ * helper. Not installed. */
+#ifndef H5FDprefetch_private_H
+#define H5FDprefetch_private_H
+
+#include <sys/types.h>
+
+#include "H5FDprefetch.h"
+
+/* Prediction of raw-data reads while nothing is declared: after three reads of one length at a
+ * constant stride (sequential is stride = length) the next ones, up to a look-ahead, are planned.
+ * A read off the pattern drops what was predicted (a break). Breaks that come before a quarter of
+ * a prediction was read are misses; after H5FD_PREFETCH_MISSES_OFF misses in a row the prediction
+ * switches itself off for a number of reads that doubles each time (DiskSeen's mis-prefetch
+ * control), so a random reader pays for a few wrong guesses, not for one per read. */
+typedef struct H5FD_prefetch_predictor_t {
+    haddr_t last_addr;      /* the previous raw read, HADDR_UNDEF before the first */
+    size_t last_size;       /* its length */
+    int64_t stride;         /* last_addr minus the read before it */
+    unsigned repeats;       /* reads in a row at that stride and length */
+    haddr_t next_planned;   /* where the next predicted extent starts, HADDR_UNDEF if none */
+    uint64_t planned_ahead; /* predicted extents not yet read */
+    uint64_t planned_total; /* extents predicted since the pattern started */
+    unsigned misses;        /* predictions in a row dropped before a quarter of them was read */
+    uint64_t off_reads;     /* reads left before the prediction switches itself on again */
+    uint64_t off_length;    /* how many reads the next switch-off lasts */
+} H5FD_prefetch_predictor_t;
+
+/* One open file. The descriptor is the file as sec2 would see it (metadata, writes, truncation,
+ * H5Fget_vfd_handle); the pfio context reads raw data ahead, through its own descriptor. */
+typedef struct H5FD_prefetch_t {
+    H5FD_t pub; /* public stuff, must be first */
+
+    /* The file's descriptor, opened with the access HDF5 asked for; H5Fget_vfd_handle returns its
+     * address (H5FD_FEAT_POSIX_COMPAT_HANDLE). */
+    int fd;
+
+    /* End of allocated space as HDF5 sets it, and end of file (the size at open, grown by
+     * writes, set by truncate). Reads past eof return zeros, as with sec2. */
+    haddr_t eoa;
+    haddr_t eof;
+
+    /* Device and inode, so that opening one file twice is seen by cmp. */
+    dev_t device;
+    ino_t inode;
+
+    /* The config this file was opened with (a copy of the fapl's). */
+    H5FD_prefetch_config_t config;
+
+    /* pfio's context and file id for this file. pfio_size is the size pfio read at open or at the
+     * last refresh: raw reads past it go to fd directly. */
+    pfio_context *ctx;
+    int32_t pfio_file;
+    uint64_t pfio_size;
+
+    /* A write happened since pfio last looked at the file: before the next raw read pfio drops
+     * everything it fetched of it (pfio_file_refresh), so no byte older than the write is served.
+     */
+    int stale;
+
+    /* Something was declared: the prediction stays off, the plan is the application's. */
+    int declared;
+
+    H5FD_prefetch_predictor_t predictor;
+    H5FD_prefetch_stats_t stats;
+} H5FD_prefetch_t;
+
+/* Pushes one formatted line onto HDF5's default error stack under the class "pfio", with HDF5's
+ * major error `major` (H5E_VFL, H5E_ARGS, ...) and minor `minor`. */
+void H5FD__prefetch_error(const char *func, hid_t major, hid_t minor, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Closes the ids given (a file, property list, dataspace or datatype; negative ones skipped),
+ * keeping the error stack as it was when `failed` (every HDF5 call clears it). */
+void H5FD__prefetch_close_ids(int failed, hid_t a, hid_t b, hid_t c);
+
+/* The driver's file struct behind obj_id (any id inside a file opened with the driver), or NULL
+ * after pushing an error that says why. */
+H5FD_prefetch_t *H5FD__prefetch_file_of(hid_t obj_id, const char *func);
+
+/* Makes pfio drop what it fetched of the file and its plan (after a write), and read the size
+ * again. 0, or -1 after pushing pfio's error. */
+int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func);
+
+/* Prediction: forget everything (at open, after a refresh), and observe one raw read before it
+ * is served (which may append predicted extents to the plan). */
+void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file);
+void H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size);
+
+#endif /* H5FDprefetch_private_H */
