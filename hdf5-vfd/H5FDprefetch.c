@@ -499,6 +499,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
                              pfio_last_error());
         ret = -1;
     }
+    free(file->pending.items);
     if (close(file->fd) < 0) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "close: %s", strerror(errno));
         ret = -1;
@@ -628,6 +629,7 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
     }
     file->stale = 0;
     file->declared = 0; /* the refresh dropped the plan too */
+    file->pending.count = 0;
     ++file->stats.refreshes;
     H5FD__prefetch_predictor_reset(file);
     return 0;
@@ -639,6 +641,8 @@ static int read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned c
 {
     uint64_t inside = 0, got = 0;
     if (file->stale && H5FD__prefetch_refresh(file, func) < 0)
+        return -1;
+    if (H5FD__prefetch_flush_pending(file, func) < 0)
         return -1;
     ++file->stats.raw_reads;
     if (addr < file->pfio_size)
@@ -676,6 +680,11 @@ static herr_t H5FD__prefetch_read(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id,
                              "read of %zu bytes at address %llu: past the largest address %llu",
                              size, (unsigned long long)addr, (unsigned long long)MAXADDR);
         return -1;
+    }
+    if (type == H5FD_MEM_DRAW && file->probing) {
+        file->probe_addr = addr;
+        file->probe_size = size;
+        return 0;
     }
     if (type == H5FD_MEM_DRAW)
         return read_raw(file, addr, size, buf, __func__) < 0 ? -1 : 0;

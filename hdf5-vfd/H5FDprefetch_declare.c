@@ -18,23 +18,13 @@
 
 #include "H5FDprefetch_private.h"
 
-/* A growing list of extents. */
-typedef struct extent_list {
-    pfio_extent *items;
-    size_t count, capacity;
-    int failed; /* an allocation failed: the list is incomplete */
-} extent_list;
+typedef H5FD_prefetch_extents_t extent_list;
 
-/* Appends [offset, offset+length), joined to the last extent when adjacent to it. */
-static void push(extent_list *list, int32_t file, uint64_t offset, uint64_t length)
+/* Appends *e as it is. */
+static void append(extent_list *list, const pfio_extent *e)
 {
-    pfio_extent *last = list->count > 0 ? &list->items[list->count - 1] : NULL;
-    if (length == 0 || list->failed)
+    if (list->failed)
         return;
-    if (last != NULL && last->offset + last->length == offset) {
-        last->length += length;
-        return;
-    }
     if (list->count == list->capacity) {
         size_t capacity = list->capacity ? 2 * list->capacity : 256;
         pfio_extent *grown = realloc(list->items, capacity * sizeof *grown);
@@ -45,11 +35,36 @@ static void push(extent_list *list, int32_t file, uint64_t offset, uint64_t leng
         list->items = grown;
         list->capacity = capacity;
     }
-    list->items[list->count].file = file;
-    list->items[list->count].marked = 0;
-    list->items[list->count].offset = offset;
-    list->items[list->count].length = length;
-    ++list->count;
+    list->items[list->count++] = *e;
+}
+
+/* Appends [offset, offset+length), joined to the last extent when adjacent to it. */
+static void push(extent_list *list, int32_t file, uint64_t offset, uint64_t length)
+{
+    pfio_extent *last = list->count > 0 ? &list->items[list->count - 1] : NULL;
+    pfio_extent e = {file, 0, offset, length};
+    if (length == 0)
+        return;
+    if (last != NULL && last->offset + last->length == offset) {
+        last->length += length;
+        return;
+    }
+    append(list, &e);
+}
+
+int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
+{
+    pfio_status status;
+    if (file->pending.count == 0)
+        return 0;
+    status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
+    file->pending.count = 0;
+    if (status != PFIO_OK) {
+        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTINIT, "handing the declared plan to pfio: %s",
+                             pfio_last_error());
+        return -1;
+    }
+    return 0;
 }
 
 static int by_offset(const void *a, const void *b)
@@ -161,6 +176,58 @@ done:
     return ret;
 }
 
+/* Where the chunk at element `offset` is stored: *addr and *stored, or HADDR_UNDEF and 0 when
+ * it is not allocated. H5Dget_chunk_info_by_coord answers this, but in HDF5 1.10 it walks the
+ * whole chunk index until it meets the chunk, so declaring every chunk of a dataset costs time
+ * quadratic in the number of chunks (measured in docs/hdf5-driver.md). H5Dread_chunk finds the
+ * chunk by a search of the index and then reads it raw at its address: with file->probing set,
+ * the driver records that read instead of making it. 0, or -1 after an error. */
+static int chunk_address(H5FD_prefetch_t *file, hid_t dset, const hsize_t *offset,
+                         uint64_t chunk_bytes, haddr_t *addr, hsize_t *stored)
+{
+    static unsigned char *scratch = NULL; /* H5Dread_chunk's buffer; never written by probes */
+    static size_t scratch_size = 0;
+    uint32_t filters = 0;
+    herr_t rc;
+    *addr = HADDR_UNDEF;
+    *stored = 0;
+    H5E_BEGIN_TRY
+    {
+        rc = H5Dget_chunk_storage_size(dset, offset, stored);
+    }
+    H5E_END_TRY;
+    if (rc < 0 || *stored == 0) { /* not allocated: fill values, nothing to read */
+        *stored = 0;
+        return 0;
+    }
+    if (*stored > scratch_size) { /* a filtered chunk can be stored larger than it is */
+        size_t size = *stored > chunk_bytes ? (size_t)*stored : (size_t)chunk_bytes;
+        unsigned char *grown = realloc(scratch, size);
+        if (grown == NULL)
+            return -1;
+        scratch = grown;
+        scratch_size = size;
+    }
+    file->probing = 1;
+    file->probe_addr = HADDR_UNDEF;
+    file->probe_size = 0;
+    H5E_BEGIN_TRY
+    {
+        rc = H5Dread_chunk(dset, H5P_DEFAULT, offset, &filters, scratch);
+    }
+    H5E_END_TRY;
+    file->probing = 0;
+    if (rc < 0 || file->probe_addr == HADDR_UNDEF) { /* fall back on the index walk */
+        unsigned mask = 0;
+        if (H5Dget_chunk_info_by_coord(dset, offset, &mask, addr, stored) < 0)
+            return -1;
+        return 0;
+    }
+    *addr = file->probe_addr;
+    *stored = file->probe_size;
+    return 0;
+}
+
 /* The chunks a selection touches, in row-major chunk order. 0, or -1 after pushing an error. */
 static int chunked_extents(H5FD_prefetch_t *file, hid_t dset, hid_t dcpl, hid_t space, int rank,
                            const hsize_t *dims, size_t elem, extent_list *list)
@@ -202,10 +269,9 @@ static int chunked_extents(H5FD_prefetch_t *file, hid_t dset, hid_t dcpl, hid_t 
         if (touched < 0)
             return -1;
         if (touched > 0) {
-            unsigned filter_mask = 0;
             haddr_t addr = HADDR_UNDEF;
             hsize_t stored = 0;
-            if (H5Dget_chunk_info_by_coord(dset, box_start, &filter_mask, &addr, &stored) < 0)
+            if (chunk_address(file, dset, box_start, chunk_bytes, &addr, &stored) < 0)
                 return -1;
             if (addr == HADDR_UNDEF || stored == 0)
                 ++file->stats.skipped_chunks;
@@ -319,8 +385,12 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         H5FD__prefetch_predictor_reset(file);
         file->declared = 1;
     }
-    if (list.count > 0 && pfio_plan_append(file->ctx, list.items, list.count) != PFIO_OK) {
-        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTINIT, "%s", pfio_last_error());
+    for (i = 0; i < list.count; ++i) /* no joining across selections: each is read on its own */
+        append(&file->pending, &list.items[i]);
+    if (file->pending.failed) {
+        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC,
+                             "no memory for %zu declared extents", file->pending.count);
+        file->pending.failed = 0;
         goto done;
     }
     file->stats.declared_extents += list.count;

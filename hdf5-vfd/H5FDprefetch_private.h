@@ -26,6 +26,13 @@ typedef struct H5FD_prefetch_predictor_t {
     uint64_t off_length;    /* how many reads the next switch-off lasts */
 } H5FD_prefetch_predictor_t;
 
+/* A growing list of extents. */
+typedef struct H5FD_prefetch_extents_t {
+    pfio_extent *items;
+    size_t count, capacity;
+    int failed; /* an allocation failed: the list is incomplete */
+} H5FD_prefetch_extents_t;
+
 /* One open file. The descriptor is the file as sec2 would see it (metadata, writes, truncation,
  * H5Fget_vfd_handle); the pfio context reads raw data ahead, through its own descriptor. */
 typedef struct H5FD_prefetch_t {
@@ -61,6 +68,18 @@ typedef struct H5FD_prefetch_t {
     /* Something was declared: the prediction stays off, the plan is the application's. */
     int declared;
 
+    /* Declared extents not yet handed to pfio: they go in one pfio_plan_append at the next raw
+     * read, so an application that declares one small selection at a time pays pfio's per-call
+     * planning cost once per batch, not once per selection. */
+    H5FD_prefetch_extents_t pending;
+
+    /* Set while H5FD_prefetch_declare looks a chunk up with H5Dread_chunk: HDF5 finds the
+     * chunk through its index (a B-tree search) and reads it raw at its address; the driver
+     * records that address and size here instead of reading. */
+    int probing;
+    haddr_t probe_addr;
+    size_t probe_size;
+
     H5FD_prefetch_predictor_t predictor;
     H5FD_prefetch_stats_t stats;
 } H5FD_prefetch_t;
@@ -81,6 +100,9 @@ H5FD_prefetch_t *H5FD__prefetch_file_of(hid_t obj_id, const char *func);
 /* Makes pfio drop what it fetched of the file and its plan (after a write), and read the size
  * again. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func);
+
+/* Hands the pending declared extents to pfio. 0, or -1 after pushing pfio's error. */
+int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
 
 /* Prediction: forget everything (at open, after a refresh), and observe one raw read before it
  * is served (which may append predicted extents to the plan). */
