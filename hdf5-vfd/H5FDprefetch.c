@@ -500,6 +500,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
         ret = -1;
     }
     free(file->pending.items);
+    free(file->probe_buffer);
     if (close(file->fd) < 0) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "close: %s", strerror(errno));
         ret = -1;
@@ -647,9 +648,16 @@ static int read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned c
     ++file->stats.raw_reads;
     if (addr < file->pfio_size)
         inside = size < file->pfio_size - addr ? size : file->pfio_size - addr;
+    /* Without a plan for this read, it is served as sec2 serves it (through the page cache,
+     * with the kernel's readahead): pfio would read it directly, at the same cost or more. */
+    if (inside > 0 && !file->declared) {
+        int predicted =
+            file->config.predict ? H5FD__prefetch_predictor_observe(file, addr, size) : 0;
+        file->stats.unplanned_reads += predicted == 0;
+        if (predicted != 2)
+            inside = 0;
+    }
     if (inside > 0) {
-        if (!file->declared && file->config.predict)
-            H5FD__prefetch_predictor_observe(file, addr, size);
         if (pfio_read(file->ctx, file->pfio_file, buf, addr, inside, &got) != PFIO_OK) {
             H5FD__prefetch_error(func, H5E_IO, H5E_READERROR, "pfio read of %llu bytes at %llu: %s",
                                  (unsigned long long)inside, (unsigned long long)addr,

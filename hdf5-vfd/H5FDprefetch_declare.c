@@ -176,94 +176,185 @@ done:
     return ret;
 }
 
+/* What declare needs to know of a dataset. Finding it costs a dozen HDF5 calls that copy
+ * property lists, as much as declaring a small selection itself, so it is found once per dataset
+ * id and kept (HDF5 1.10 does not reuse the id of a closed object). */
+typedef struct dataset_info {
+    hid_t id; /* the dataset, 0 for an empty slot */
+    H5FD_prefetch_t *file;
+    int rank;
+    hsize_t dims[H5S_MAX_RANK];
+    size_t elem;
+    H5D_layout_t layout;
+    haddr_t base; /* contiguous: where the elements start (HADDR_UNDEF: not written yet) */
+    hsize_t cdims[H5S_MAX_RANK];
+    uint64_t chunk_bytes;
+    int filtered; /* chunks pass through filters (compression): stored sizes vary */
+    int whole;    /* chunks are read whole: filtered, or small enough for the chunk cache */
+} dataset_info;
+
+#define INFO_SLOTS 16
+static dataset_info infos[INFO_SLOTS];
+static unsigned next_info;
+
+/* Fills *info for dset_id. 0, or -1 after pushing an error. */
+static int find_info(hid_t dset_id, dataset_info *info)
+{
+    hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, type = H5I_INVALID_HID;
+    hid_t dapl = H5I_INVALID_HID;
+    size_t nslots = 0, cache_bytes = 0;
+    double w0 = 0;
+    int d, ret = -1;
+    memset(info, 0, sizeof *info);
+    info->file = H5FD__prefetch_file_of(dset_id, "H5FD_prefetch_declare");
+    if (info->file == NULL)
+        return -1;
+    space = H5Dget_space(dset_id);
+    dcpl = H5Dget_create_plist(dset_id);
+    type = H5Dget_type(dset_id);
+    info->rank = space >= 0 ? H5Sget_simple_extent_dims(space, info->dims, NULL) : -1;
+    info->elem = type >= 0 ? H5Tget_size(type) : 0;
+    info->layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    if (info->rank < 0 || info->elem == 0 || info->layout < 0) {
+        H5FD__prefetch_error("H5FD_prefetch_declare", H5E_ARGS, H5E_BADVALUE,
+                             "dataset %lld: could not read its dataspace, type or layout",
+                             (long long)dset_id);
+        goto done;
+    }
+    if (info->rank == 0) { /* a scalar dataspace: one element */
+        info->rank = 1;
+        info->dims[0] = 1;
+    }
+    info->base = info->layout == H5D_CONTIGUOUS ? H5Dget_offset(dset_id) : HADDR_UNDEF;
+    if (info->layout == H5D_CHUNKED) {
+        dapl = H5Dget_access_plist(dset_id);
+        if (H5Pget_chunk(dcpl, info->rank, info->cdims) != info->rank || dapl < 0 ||
+            H5Pget_chunk_cache(dapl, &nslots, &cache_bytes, &w0) < 0) {
+            H5FD__prefetch_error("H5FD_prefetch_declare", H5E_ARGS, H5E_BADVALUE,
+                                 "dataset %lld: could not read its chunk shape or chunk cache",
+                                 (long long)dset_id);
+            goto done;
+        }
+        info->chunk_bytes = info->elem;
+        for (d = 0; d < info->rank; ++d)
+            info->chunk_bytes *= info->cdims[d];
+        info->filtered = H5Pget_nfilters(dcpl) > 0;
+        info->whole = info->filtered || info->chunk_bytes <= cache_bytes;
+    }
+    info->id = dset_id;
+    ret = 0;
+done:
+    H5FD__prefetch_close_ids(ret < 0, space, dcpl, type);
+    H5FD__prefetch_close_ids(ret < 0, dapl, H5I_INVALID_HID, H5I_INVALID_HID);
+    return ret;
+}
+
+/* The kept info of dset_id whose dataspace is `dims` now, found again if the dataset changed. */
+static dataset_info *info_of(hid_t dset_id, int rank, const hsize_t *dims)
+{
+    dataset_info *info = NULL;
+    int i;
+    for (i = 0; i < INFO_SLOTS && info == NULL; ++i)
+        if (infos[i].id == dset_id && infos[i].id > 0)
+            info = &infos[i];
+    if (info != NULL &&
+        (rank != info->rank || memcmp(dims, info->dims, (size_t)rank * sizeof *dims)))
+        info->id = 0; /* extended (H5Dset_extent) since: find again */
+    else if (info != NULL)
+        return info;
+    if (info == NULL)
+        info = &infos[next_info++ % INFO_SLOTS];
+    if (find_info(dset_id, info) < 0)
+        return NULL;
+    return info;
+}
+
 /* Where the chunk at element `offset` is stored: *addr and *stored, or HADDR_UNDEF and 0 when
  * it is not allocated. H5Dget_chunk_info_by_coord answers this, but in HDF5 1.10 it walks the
  * whole chunk index until it meets the chunk, so declaring every chunk of a dataset costs time
  * quadratic in the number of chunks (measured in docs/hdf5-driver.md). H5Dread_chunk finds the
  * chunk by a search of the index and then reads it raw at its address: with file->probing set,
  * the driver records that read instead of making it. 0, or -1 after an error. */
-static int chunk_address(H5FD_prefetch_t *file, hid_t dset, const hsize_t *offset,
-                         uint64_t chunk_bytes, haddr_t *addr, hsize_t *stored)
+static int chunk_address(const dataset_info *info, const hsize_t *offset, haddr_t *addr,
+                         hsize_t *stored)
 {
-    static unsigned char *scratch = NULL; /* H5Dread_chunk's buffer; never written by probes */
-    static size_t scratch_size = 0;
+    H5FD_prefetch_t *file = info->file;
     uint32_t filters = 0;
-    herr_t rc;
+    size_t need = (size_t)info->chunk_bytes;
+    herr_t rc = 0;
     *addr = HADDR_UNDEF;
     *stored = 0;
-    H5E_BEGIN_TRY
-    {
-        rc = H5Dget_chunk_storage_size(dset, offset, stored);
+    if (info->filtered) { /* the stored size first: a filtered chunk can be larger than raw */
+        H5E_BEGIN_TRY
+        {
+            rc = H5Dget_chunk_storage_size(info->id, offset, stored);
+        }
+        H5E_END_TRY;
+        if (rc < 0 || *stored == 0) { /* not allocated: fill values, nothing to read */
+            *stored = 0;
+            return 0;
+        }
+        if (*stored > need)
+            need = (size_t)*stored;
     }
-    H5E_END_TRY;
-    if (rc < 0 || *stored == 0) { /* not allocated: fill values, nothing to read */
-        *stored = 0;
-        return 0;
-    }
-    if (*stored > scratch_size) { /* a filtered chunk can be stored larger than it is */
-        size_t size = *stored > chunk_bytes ? (size_t)*stored : (size_t)chunk_bytes;
-        unsigned char *grown = realloc(scratch, size);
+    if (need > file->probe_buffer_size) {
+        unsigned char *grown = realloc(file->probe_buffer, need);
         if (grown == NULL)
             return -1;
-        scratch = grown;
-        scratch_size = size;
+        file->probe_buffer = grown;
+        file->probe_buffer_size = need;
     }
     file->probing = 1;
     file->probe_addr = HADDR_UNDEF;
     file->probe_size = 0;
     H5E_BEGIN_TRY
     {
-        rc = H5Dread_chunk(dset, H5P_DEFAULT, offset, &filters, scratch);
+        rc = H5Dread_chunk(info->id, H5P_DEFAULT, offset, &filters, file->probe_buffer);
     }
     H5E_END_TRY;
     file->probing = 0;
-    if (rc < 0 || file->probe_addr == HADDR_UNDEF) { /* fall back on the index walk */
-        unsigned mask = 0;
-        if (H5Dget_chunk_info_by_coord(dset, offset, &mask, addr, stored) < 0)
-            return -1;
+    if (rc >= 0 && file->probe_addr != HADDR_UNDEF) {
+        *addr = file->probe_addr;
+        *stored = file->probe_size;
         return 0;
     }
-    *addr = file->probe_addr;
-    *stored = file->probe_size;
-    return 0;
+    /* H5Dread_chunk refuses unallocated chunks; anything else falls back on the index walk. */
+    H5E_BEGIN_TRY
+    {
+        rc = H5Dget_chunk_storage_size(info->id, offset, stored);
+    }
+    H5E_END_TRY;
+    if (rc < 0 || *stored == 0) {
+        *stored = 0;
+        return 0;
+    }
+    {
+        unsigned mask = 0;
+        return H5Dget_chunk_info_by_coord(info->id, offset, &mask, addr, stored) < 0 ? -1 : 0;
+    }
 }
 
 /* The chunks a selection touches, in row-major chunk order. 0, or -1 after pushing an error. */
-static int chunked_extents(H5FD_prefetch_t *file, hid_t dset, hid_t dcpl, hid_t space, int rank,
-                           const hsize_t *dims, size_t elem, extent_list *list)
+static int chunked_extents(const dataset_info *info, hid_t space, extent_list *list)
 {
-    hsize_t cdims[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], scaled[H5S_MAX_RANK];
-    hsize_t first[H5S_MAX_RANK], last[H5S_MAX_RANK], box_start[H5S_MAX_RANK], box_end[H5S_MAX_RANK],
-        box_count[H5S_MAX_RANK];
-    size_t nslots = 0, cache_bytes = 0;
-    double w0 = 0;
-    uint64_t chunk_bytes = elem;
-    int d, whole;
-    hid_t dapl = H5Dget_access_plist(dset);
-    if (H5Pget_chunk(dcpl, rank, cdims) != rank || dapl < 0 ||
-        H5Pget_chunk_cache(dapl, &nslots, &cache_bytes, &w0) < 0) {
-        if (dapl >= 0)
-            H5Pclose(dapl);
-        return -1;
-    }
-    H5Pclose(dapl);
-    for (d = 0; d < rank; ++d)
-        chunk_bytes *= cdims[d];
-    whole = H5Pget_nfilters(dcpl) > 0 || chunk_bytes <= cache_bytes;
+    H5FD_prefetch_t *file = info->file;
+    const int rank = info->rank;
+    hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], scaled[H5S_MAX_RANK], first[H5S_MAX_RANK];
+    hsize_t last[H5S_MAX_RANK], box_start[H5S_MAX_RANK], box_end[H5S_MAX_RANK];
+    int d;
     if (H5Sget_select_bounds(space, lo, hi) < 0)
         return -1;
     for (d = 0; d < rank; ++d) {
-        first[d] = lo[d] / cdims[d];
-        last[d] = hi[d] / cdims[d];
+        first[d] = lo[d] / info->cdims[d];
+        last[d] = hi[d] / info->cdims[d];
         scaled[d] = first[d];
     }
     for (;;) {
         for (d = 0; d < rank; ++d) {
-            box_start[d] = scaled[d] * cdims[d];
-            box_end[d] = box_start[d] + cdims[d] - 1;
-            if (box_end[d] >= dims[d])
-                box_end[d] = dims[d] - 1;
-            box_count[d] = cdims[d];
+            box_start[d] = scaled[d] * info->cdims[d];
+            box_end[d] = box_start[d] + info->cdims[d] - 1;
+            if (box_end[d] >= info->dims[d])
+                box_end[d] = info->dims[d] - 1;
         }
         htri_t touched = H5Sselect_intersect_block(space, box_start, box_end);
         if (touched < 0)
@@ -271,14 +362,14 @@ static int chunked_extents(H5FD_prefetch_t *file, hid_t dset, hid_t dcpl, hid_t 
         if (touched > 0) {
             haddr_t addr = HADDR_UNDEF;
             hsize_t stored = 0;
-            if (chunk_address(file, dset, box_start, chunk_bytes, &addr, &stored) < 0)
+            if (chunk_address(info, box_start, &addr, &stored) < 0)
                 return -1;
             if (addr == HADDR_UNDEF || stored == 0)
                 ++file->stats.skipped_chunks;
-            else if (whole)
+            else if (info->whole)
                 push(list, file->pfio_file, addr, stored);
-            else if (runs_in_box(space, rank, box_start, box_count, elem, addr, file->pfio_file,
-                                 list) < 0)
+            else if (runs_in_box(space, rank, box_start, info->cdims, info->elem, addr,
+                                 file->pfio_file, list) < 0)
                 return -1;
         }
         for (d = rank - 1; d >= 0; --d) { /* next chunk, row-major */
@@ -289,6 +380,21 @@ static int chunked_extents(H5FD_prefetch_t *file, hid_t dset, hid_t dcpl, hid_t 
         if (d < 0)
             return 0;
     }
+}
+
+/* Cuts the extents to what pfio saw of the file (data written since then is read directly). */
+static void clip_to_engine(const H5FD_prefetch_t *file, extent_list *list)
+{
+    size_t i, kept = 0;
+    for (i = 0; i < list->count; ++i) {
+        pfio_extent e = list->items[i];
+        if (e.offset >= file->pfio_size)
+            continue;
+        if (e.offset + e.length > file->pfio_size)
+            e.length = file->pfio_size - e.offset;
+        list->items[kept++] = e;
+    }
+    list->count = kept;
 }
 
 /*-------------------------------------------------------------------------
@@ -304,54 +410,54 @@ static int chunked_extents(H5FD_prefetch_t *file, hid_t dset, hid_t dcpl, hid_t 
  */
 herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
 {
-    H5FD_prefetch_t *file = H5FD__prefetch_file_of(dset_id, __func__);
     extent_list list = {NULL, 0, 0, 0};
     hsize_t dims[H5S_MAX_RANK], zeros[H5S_MAX_RANK] = {0};
-    hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, type = H5I_INVALID_HID;
+    hid_t space = H5I_INVALID_HID, all = H5I_INVALID_HID;
+    dataset_info *info;
+    H5FD_prefetch_t *file;
     herr_t ret = -1;
-    size_t elem, i;
+    size_t i;
     int rank;
     hssize_t npoints;
-    H5D_layout_t layout;
-    if (file == NULL)
-        return -1;
     if (H5Iget_type(dset_id) != H5I_DATASET) {
         H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADTYPE, "dset_id %lld is not a dataset",
                              (long long)dset_id);
         return -1;
     }
-    space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : H5Scopy(file_space_id);
-    dcpl = H5Dget_create_plist(dset_id);
-    type = H5Dget_type(dset_id);
-    if (space < 0 || dcpl < 0 || type < 0)
-        goto done;
-    rank = H5Sget_simple_extent_dims(space, dims, NULL);
-    elem = H5Tget_size(type);
-    npoints = H5Sget_select_npoints(space);
-    layout = H5Pget_layout(dcpl);
-    if (rank < 0 || elem == 0 || npoints < 0 || layout < 0) {
+    if (file_space_id == H5S_ALL)
+        space = all = H5Dget_space(dset_id);
+    else
+        space = file_space_id;
+    rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
+    npoints = space >= 0 ? H5Sget_select_npoints(space) : -1;
+    if (rank < 0 || npoints < 0) {
         H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE,
-                             "file_space_id %lld: could not read its rank, selection or layout",
+                             "file_space_id %lld is not a dataspace with a selection",
                              (long long)file_space_id);
         goto done;
     }
-    if (rank == 0) { /* a scalar dataspace: one element */
+    if (rank == 0) {
         rank = 1;
         dims[0] = 1;
     }
+    info = info_of(dset_id, rank, dims);
+    if (info == NULL)
+        goto done;
+    file = info->file;
     if (file->stale && H5FD__prefetch_refresh(file, __func__) < 0)
         goto done;
-    if (npoints > 0 && layout == H5D_CONTIGUOUS) {
-        haddr_t base = H5Dget_offset(dset_id);
-        if (base != HADDR_UNDEF &&
-            runs_in_box(space, rank, zeros, dims, elem, base, file->pfio_file, &list) < 0) {
+    if (npoints > 0 && info->layout == H5D_CONTIGUOUS) {
+        if (info->base == HADDR_UNDEF)
+            info->base = H5Dget_offset(dset_id); /* written since it was looked at? */
+        if (info->base != HADDR_UNDEF && runs_in_box(space, rank, zeros, dims, info->elem,
+                                                     info->base, file->pfio_file, &list) < 0) {
             H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not list the runs of its selection",
                                  (long long)dset_id);
             goto done;
         }
-    } else if (npoints > 0 && layout == H5D_CHUNKED) {
-        if (chunked_extents(file, dset_id, dcpl, space, rank, dims, elem, &list) < 0) {
+    } else if (npoints > 0 && info->layout == H5D_CHUNKED) {
+        if (chunked_extents(info, space, &list) < 0) {
             H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not find the chunks its selection touches",
                                  (long long)dset_id);
@@ -363,22 +469,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
                              "no memory for the %zu extents of the selection", list.count);
         goto done;
     }
-    /* pfio plans only what the file held when it last looked: data written since then is read
-     * directly, so extents past that end are cut off. */
-    for (i = 0; i < list.count; ++i) {
-        pfio_extent *e = &list.items[i];
-        if (e->offset >= file->pfio_size)
-            e->length = 0;
-        else if (e->offset + e->length > file->pfio_size)
-            e->length = file->pfio_size - e->offset;
-    }
-    {
-        size_t kept = 0;
-        for (i = 0; i < list.count; ++i)
-            if (list.items[i].length > 0)
-                list.items[kept++] = list.items[i];
-        list.count = kept;
-    }
+    clip_to_engine(file, &list);
     if (!file->declared) { /* the application's plan replaces what was predicted */
         pfio_extent none = {0, 0, 0, 0};
         pfio_plan_replace(file->ctx, &none, 0);
@@ -388,8 +479,8 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     for (i = 0; i < list.count; ++i) /* no joining across selections: each is read on its own */
         append(&file->pending, &list.items[i]);
     if (file->pending.failed) {
-        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC,
-                             "no memory for %zu declared extents", file->pending.count);
+        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for %zu declared extents",
+                             file->pending.count);
         file->pending.failed = 0;
         goto done;
     }
@@ -399,6 +490,6 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     ret = 0;
 done:
     free(list.items);
-    H5FD__prefetch_close_ids(ret < 0, type, dcpl, space);
+    H5FD__prefetch_close_ids(ret < 0, all, H5I_INVALID_HID, H5I_INVALID_HID);
     return ret;
 }

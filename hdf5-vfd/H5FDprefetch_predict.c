@@ -1,5 +1,6 @@
 /* Stride prediction of raw-data reads, for files where nothing was declared (the struct's comment
  * in H5FDprefetch_private.h says what it does and when it switches itself off). */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,15 @@
 #define LOOKAHEAD_BYTES ((uint64_t)64 << 20)
 #define LOOKAHEAD_EXTENTS 4096
 #define LOOKAHEAD_MIN_EXTENTS 8
+
+/* Where predicted bytes go. Reads of at least PFIO_MIN_READ go through pfio's plan. Smaller
+ * ones are predicted into the page cache (posix_fadvise WILLNEED) and served from it, as sec2
+ * serves them: pfio's own CPU per read (about 10 us here, docs/limits.md) is more than a small
+ * read from the page cache costs. Strides up to DENSE_STRIDE are advised as one span, from the
+ * next predicted read to the last (what HDF5's sieve buffer and the kernel's readahead make of
+ * such reads under sec2); longer ones read by read. */
+#define PFIO_MIN_READ ((size_t)64 << 10)
+#define DENSE_STRIDE ((int64_t)256 << 10)
 
 /* Misses in a row that switch the prediction off, and the first and longest switch-off (reads). */
 #define MISSES_OFF 3
@@ -35,7 +45,8 @@ static void drop_prediction(H5FD_prefetch_t *file)
     pfio_extent none = {0, 0, 0, 0};
     if (p->next_planned == HADDR_UNDEF)
         return;
-    pfio_plan_replace(file->ctx, &none, 0);
+    if (p->via_pfio)
+        pfio_plan_replace(file->ctx, &none, 0);
     ++file->stats.prediction_breaks;
     if (4 * (p->planned_total - p->planned_ahead) < p->planned_total) {
         if (++p->misses >= MISSES_OFF) {
@@ -83,7 +94,19 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
         ++n;
         next += p->stride;
     }
-    if (n > 0 && pfio_plan_append(file->ctx, plan, (size_t)n) == PFIO_OK) {
+    p->via_pfio = size >= PFIO_MIN_READ && p->stride == (int64_t)size;
+    if (n > 0 && !p->via_pfio) {
+        if (p->stride > 0 && p->stride <= DENSE_STRIDE) {
+            posix_fadvise(file->fd, (off_t)plan[0].offset,
+                          (off_t)(plan[n - 1].offset + plan[n - 1].length - plan[0].offset),
+                          POSIX_FADV_WILLNEED);
+        } else {
+            for (uint64_t i = 0; i < n; ++i)
+                posix_fadvise(file->fd, (off_t)plan[i].offset, (off_t)plan[i].length,
+                              POSIX_FADV_WILLNEED);
+        }
+    }
+    if (n > 0 && (!p->via_pfio || pfio_plan_append(file->ctx, plan, (size_t)n) == PFIO_OK)) {
         p->next_planned = (haddr_t)next;
         p->planned_ahead += n;
         p->planned_total += n;
@@ -92,14 +115,17 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     free(plan);
 }
 
-void H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size)
+int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size)
 {
     H5FD_prefetch_predictor_t *p = &file->predictor;
     int64_t delta = p->last_addr == HADDR_UNDEF ? 0 : (int64_t)(addr - p->last_addr);
+    int predicted = 0;
     if (p->last_addr != HADDR_UNDEF && size == p->last_size && delta == p->stride && delta != 0) {
         ++p->repeats;
-        if (p->planned_ahead > 0)
+        if (p->planned_ahead > 0) {
             --p->planned_ahead;
+            predicted = 1;
+        }
     } else {
         drop_prediction(file);
         p->stride = delta;
@@ -107,10 +133,12 @@ void H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_
     }
     p->last_addr = addr;
     p->last_size = size;
+    predicted = predicted ? (p->via_pfio ? 2 : 1) : 0;
     if (p->off_reads > 0) {
         --p->off_reads;
-        return;
+        return predicted;
     }
     if (p->repeats >= 2)
         plan_ahead(file, addr, size);
+    return predicted;
 }

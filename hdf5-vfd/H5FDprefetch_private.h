@@ -24,6 +24,7 @@ typedef struct H5FD_prefetch_predictor_t {
     unsigned misses;        /* predictions in a row dropped before a quarter of them was read */
     uint64_t off_reads;     /* reads left before the prediction switches itself on again */
     uint64_t off_length;    /* how many reads the next switch-off lasts */
+    int via_pfio;           /* the prediction is in pfio's plan (else in the page cache) */
 } H5FD_prefetch_predictor_t;
 
 /* A growing list of extents. */
@@ -79,6 +80,8 @@ typedef struct H5FD_prefetch_t {
     int probing;
     haddr_t probe_addr;
     size_t probe_size;
+    unsigned char *probe_buffer; /* H5Dread_chunk's buffer: never written while probing */
+    size_t probe_buffer_size;
 
     H5FD_prefetch_predictor_t predictor;
     H5FD_prefetch_stats_t stats;
@@ -105,8 +108,10 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func);
 int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
 
 /* Prediction: forget everything (at open, after a refresh), and observe one raw read before it
- * is served (which may append predicted extents to the plan). */
+ * is served (which may predict the next ones). observe returns 0 for a read nobody predicted,
+ * 1 for one predicted into the page cache, 2 for one predicted into pfio's plan: only those are
+ * read through pfio; the others go through the page cache. */
 void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file);
-void H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size);
+int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size);
 
 #endif /* H5FDprefetch_private_H */
