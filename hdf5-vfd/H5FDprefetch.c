@@ -500,6 +500,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
         ret = -1;
     }
     free(file->pending.items);
+    free(file->advice.items);
     free(file->probe_buffer);
     if (close(file->fd) < 0) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "close: %s", strerror(errno));
@@ -631,6 +632,7 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
     file->stale = 0;
     file->declared = 0; /* the refresh dropped the plan too */
     file->pending.count = 0;
+    H5FD__prefetch_advise_clear(file);
     ++file->stats.refreshes;
     H5FD__prefetch_predictor_reset(file);
     return 0;
@@ -656,6 +658,10 @@ static int read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned c
         file->stats.unplanned_reads += predicted == 0;
         if (predicted != 2)
             inside = 0;
+    } else if (inside > 0 && size < H5FD_PREFETCH_PFIO_MIN &&
+               H5FD__prefetch_advise_read(file, addr, size)) {
+        ++file->stats.advised_reads; /* a small declared extent: in the page cache by now */
+        inside = 0;
     }
     if (inside > 0) {
         if (pfio_read(file->ctx, file->pfio_file, buf, addr, inside, &got) != PFIO_OK) {

@@ -68,6 +68,8 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t predicted_extents; /* extents appended by the stride prediction */
     uint64_t prediction_breaks; /* times a prediction was dropped because reads left it */
     uint64_t prediction_offs;   /* times the prediction switched itself off for missing */
+    uint64_t advised_extents;   /* small declared extents advised into the page cache */
+    uint64_t advised_reads;     /* raw reads that were such an extent */
     uint64_t unplanned_reads;   /* raw reads nothing declared or predicted, served as sec2
                                    would serve them (page cache), not through pfio */
 } H5FD_prefetch_stats_t;

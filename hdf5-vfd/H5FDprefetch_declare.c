@@ -476,8 +476,12 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         H5FD__prefetch_predictor_reset(file);
         file->declared = 1;
     }
-    for (i = 0; i < list.count; ++i) /* no joining across selections: each is read on its own */
-        append(&file->pending, &list.items[i]);
+    for (i = 0; i < list.count; ++i) { /* no joining across selections: each is read alone */
+        if (list.items[i].length >= H5FD_PREFETCH_PFIO_MIN)
+            append(&file->pending, &list.items[i]);
+        else if (H5FD__prefetch_advise_append(file, &list.items[i]) < 0)
+            file->pending.failed = 1;
+    }
     if (file->pending.failed) {
         H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for %zu declared extents",
                              file->pending.count);

@@ -34,6 +34,20 @@ typedef struct H5FD_prefetch_extents_t {
     int failed; /* an allocation failed: the list is incomplete */
 } H5FD_prefetch_extents_t;
 
+/* Declared extents smaller than this are read through the page cache (H5FDprefetch_advise.c);
+ * larger ones through pfio. Advice runs this many bytes ahead of the reader. */
+#define H5FD_PREFETCH_PFIO_MIN ((uint64_t)64 << 10)
+#define H5FD_PREFETCH_ADVISE_AHEAD ((uint64_t)32 << 20)
+
+/* The small declared extents in plan order, and how far reading and advising got. */
+typedef struct H5FD_prefetch_advice_t {
+    pfio_extent *items;
+    size_t count, capacity;
+    size_t next_read;     /* the first extent not read yet */
+    size_t next_advise;   /* the first extent not advised yet (>= next_read) */
+    uint64_t ahead_bytes; /* bytes advised and not read yet */
+} H5FD_prefetch_advice_t;
+
 /* One open file. The descriptor is the file as sec2 would see it (metadata, writes, truncation,
  * H5Fget_vfd_handle); the pfio context reads raw data ahead, through its own descriptor. */
 typedef struct H5FD_prefetch_t {
@@ -74,6 +88,9 @@ typedef struct H5FD_prefetch_t {
      * planning cost once per batch, not once per selection. */
     H5FD_prefetch_extents_t pending;
 
+    /* Declared extents too small for pfio, read through the page cache. */
+    H5FD_prefetch_advice_t advice;
+
     /* Set while H5FD_prefetch_declare looks a chunk up with H5Dread_chunk: HDF5 finds the
      * chunk through its index (a B-tree search) and reads it raw at its address; the driver
      * records that address and size here instead of reading. */
@@ -106,6 +123,13 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func);
 
 /* Hands the pending declared extents to pfio. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
+
+/* The page-cache path (H5FDprefetch_advise.c): append a small declared extent (0, or -1 when
+ * memory ran out); note a raw read of [addr, addr+size) and advise further ahead (1 when the read
+ * was one of the extents); forget everything (after a refresh). */
+int H5FD__prefetch_advise_append(H5FD_prefetch_t *file, const pfio_extent *e);
+int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size);
+void H5FD__prefetch_advise_clear(H5FD_prefetch_t *file);
 
 /* Prediction: forget everything (at open, after a refresh), and observe one raw read before it
  * is served (which may predict the next ones). observe returns 0 for a read nobody predicted,

@@ -174,6 +174,12 @@ H5FD_prefetch_stats_t Stats(hid_t id) {
   return s;
 }
 
+// Raw reads served from a declared plan: by pfio (hits, and sequential runs it left to the
+// kernel), or from the page cache after advice (small extents).
+uint64_t Planned(const H5FD_prefetch_stats_t &st) {
+  return st.engine.hits + st.engine.passthrough_reads + st.advised_reads;
+}
+
 // Every pattern x dataset x method, value by value.
 TEST_F(H5FDPrefetchTest, EveryPatternLayoutAndMethodReadsTheRightValues) {
   for (const char *method : {"sec2", "prefetch", "prefetch-declared"}) {
@@ -201,8 +207,8 @@ TEST_F(H5FDPrefetchTest, EveryPatternLayoutAndMethodReadsTheRightValues) {
           EXPECT_GT(st.declared_extents, 0u);
           // HDF5's chunk cache keeps chunks read once, so a declared chunk that a later
           // selection touches again is never read twice: no read strays off the plan.
-          EXPECT_EQ(st.engine.misses, 0u) << "raw reads " << st.raw_reads;
-          EXPECT_GT(st.engine.hits + st.engine.passthrough_reads, 0u);
+          EXPECT_EQ(st.engine.misses + st.unplanned_reads, 0u) << "raw reads " << st.raw_reads;
+          EXPECT_EQ(Planned(st), st.raw_reads);
         }
         H5Dclose(dset);
         H5Fclose(file);
@@ -234,8 +240,9 @@ TEST_F(H5FDPrefetchTest, DeclaredPlansOfSeveralDatasetsInterleave) {
   EXPECT_EQ(bad, 0u);
   H5FD_prefetch_stats_t st = Stats(file);
   EXPECT_EQ(st.declared_extents, 2 * n);
-  EXPECT_EQ(st.engine.misses, 0u);
-  EXPECT_EQ(st.engine.hits + st.engine.passthrough_reads, st.raw_reads);
+  EXPECT_EQ(st.engine.misses + st.unplanned_reads, 0u);
+  EXPECT_EQ(Planned(st), st.raw_reads);
+  EXPECT_GT(st.advised_reads, 0u) << "8 KiB chunks go through the page cache";
   H5Dclose(a);
   H5Dclose(b);
   H5Fclose(file);
@@ -264,7 +271,7 @@ TEST_F(H5FDPrefetchTest, CompressedChunksAreDeclaredByStoredSize) {
   EXPECT_LT(stored_total, kRows * kCols * sizeof(uint64_t) / 2) << "the values should compress";
   EXPECT_EQ(ReadAndCheck(dset, kDatasets[5], {0, 0, kRows, kCols}), 0u);
   st = Stats(file);
-  EXPECT_EQ(st.engine.misses, 0u);
+  EXPECT_EQ(st.engine.misses + st.unplanned_reads, 0u);
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);
@@ -314,7 +321,7 @@ TEST_F(H5FDPrefetchTest, UnallocatedChunksAreSkippedAndReadAsFillValues) {
     for (hsize_t c = 0; c < 128; ++c)
       bad += buf[r * 128 + c] != (r / 32 == c / 32 ? Value(9, r, c, 128) : 7);
   EXPECT_EQ(bad, 0u);
-  EXPECT_EQ(Stats(file).engine.misses, 0u);
+  EXPECT_EQ(Stats(file).engine.misses + Stats(file).unplanned_reads, 0u);
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);
@@ -341,7 +348,7 @@ TEST_F(H5FDPrefetchTest, ChunksLargerThanTheCacheDeclareTheSelectedRuns) {
   size_t bad = 0;
   for (const Slab &s : slabs) bad += ReadAndCheck(dset, kDatasets[3], s);
   EXPECT_EQ(bad, 0u);
-  EXPECT_EQ(Stats(file).engine.misses, 0u);
+  EXPECT_EQ(Stats(file).engine.misses + Stats(file).unplanned_reads, 0u);
   H5Dclose(dset);
   H5Pclose(dapl);
   H5Fclose(file);
@@ -364,7 +371,7 @@ TEST_F(H5FDPrefetchTest, APlanNotFollowedCostsMissesNotValues) {
   for (const Slab &s : slabs) bad += ReadAndCheck(dset, kDatasets[1], s);
   EXPECT_EQ(bad, 0u);
   H5FD_prefetch_stats_t st = Stats(file);
-  EXPECT_GE(st.engine.misses, slabs.size() / 4);
+  EXPECT_GE(st.engine.misses + st.unplanned_reads, slabs.size() / 4);
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);

@@ -1,0 +1,94 @@
+/* The page-cache path for small declared extents.
+ *
+ * pfio costs about 10 us of CPU per read it serves (docs/limits.md); a chunk of 8 KiB costs the
+ * device less than that to read, and HDF5 reads every chunk with its own driver call. So declared
+ * extents smaller than H5FD_PREFETCH_PFIO_MIN go another way: the driver keeps them in plan
+ * order, advises the kernel to read them (posix_fadvise WILLNEED, which queues the reads and
+ * returns) up to H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader, and serves each read from
+ * the page cache with pread. Larger extents go to pfio's plan as before. The cursor follows the
+ * reads: a read that matches a later extent skips ahead (what was skipped is not advised again),
+ * a read that matches none leaves the cursor where it is. */
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "H5FDprefetch_private.h"
+
+/* How far ahead of the next read to search for the extent a read matches. */
+#define RESYNC_WINDOW 64
+
+int H5FD__prefetch_advise_append(H5FD_prefetch_t *file, const pfio_extent *e)
+{
+    H5FD_prefetch_advice_t *a = &file->advice;
+    if (a->count == a->capacity) {
+        size_t capacity = a->capacity ? 2 * a->capacity : 1024;
+        pfio_extent *grown;
+        if (a->next_read > 0 && a->next_read >= a->count / 2) { /* drop what was read first */
+            size_t drop = a->next_read;
+            for (size_t i = drop; i < a->count; ++i)
+                a->items[i - drop] = a->items[i];
+            a->count -= drop;
+            a->next_read = 0;
+            a->next_advise -= drop;
+            return H5FD__prefetch_advise_append(file, e);
+        }
+        grown = realloc(a->items, capacity * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        a->items = grown;
+        a->capacity = capacity;
+    }
+    a->items[a->count++] = *e;
+    return 0;
+}
+
+/* Advises extents until H5FD_PREFETCH_ADVISE_AHEAD bytes not yet read are on their way. */
+static void advise_ahead(H5FD_prefetch_t *file)
+{
+    H5FD_prefetch_advice_t *a = &file->advice;
+    while (a->next_advise < a->count && a->ahead_bytes < H5FD_PREFETCH_ADVISE_AHEAD) {
+        const pfio_extent *e = &a->items[a->next_advise++];
+        posix_fadvise(file->fd, (off_t)e->offset, (off_t)e->length, POSIX_FADV_WILLNEED);
+        a->ahead_bytes += e->length;
+        ++file->stats.advised_extents;
+    }
+}
+
+int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size)
+{
+    H5FD_prefetch_advice_t *a = &file->advice;
+    size_t i, end = a->next_read + RESYNC_WINDOW;
+    if (a->next_read >= a->count)
+        return 0;
+    if (end > a->count)
+        end = a->count;
+    for (i = a->next_read; i < end; ++i) {
+        const pfio_extent *e = &a->items[i];
+        if (addr >= e->offset && addr + size <= e->offset + e->length)
+            break;
+    }
+    if (i == end) {
+        advise_ahead(file); /* the first read after a declare starts the advice */
+        return 0;
+    }
+    /* The extents before i were skipped over; i itself is done when the read reaches its end
+     * (HDF5 reads a run of joined chunks one chunk at a time). */
+    if (addr + size == a->items[i].offset + a->items[i].length)
+        ++i;
+    for (; a->next_read < i; ++a->next_read) {
+        if (a->next_read < a->next_advise) {
+            uint64_t n = a->items[a->next_read].length;
+            a->ahead_bytes -= n < a->ahead_bytes ? n : a->ahead_bytes;
+        }
+    }
+    if (a->next_advise < a->next_read)
+        a->next_advise = a->next_read;
+    advise_ahead(file);
+    return 1;
+}
+
+void H5FD__prefetch_advise_clear(H5FD_prefetch_t *file)
+{
+    H5FD_prefetch_advice_t *a = &file->advice;
+    a->count = a->next_read = a->next_advise = 0;
+    a->ahead_bytes = 0;
+}
