@@ -384,11 +384,17 @@ static herr_t H5FD__prefetch_fapl_free(void *fapl)
     return 0;
 }
 
-/* Starts the file's pfio context and opens the file in it. 0, or -1 after pushing pfio's error. */
-static int engine_open(H5FD_prefetch_t *file, const char *name)
+/* Starts the file's pfio context and opens the file in it, the first time something is to be read
+ * through pfio (a file read only through the page cache never starts one: a context costs an
+ * I/O thread, and tens of milliseconds to stop). 0, or -1 after pushing pfio's error. */
+int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
 {
-    pfio_config *engine = engine_config(&file->config, "H5FD__prefetch_open");
+    const char *name = file->name;
+    pfio_config *engine;
     pfio_status status;
+    if (file->ctx != NULL)
+        return 0;
+    engine = engine_config(&file->config, func);
     if (engine == NULL)
         return -1;
     status = pfio_context_create(engine, &file->ctx);
@@ -398,8 +404,8 @@ static int engine_open(H5FD_prefetch_t *file, const char *name)
     if (status == PFIO_OK)
         status = pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size);
     if (status != PFIO_OK) {
-        H5FD__prefetch_error("H5FD__prefetch_open", H5E_VFL, H5E_CANTOPENFILE,
-                             "pfio could not open %s: %s", name, pfio_last_error());
+        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTOPENFILE, "pfio could not open %s: %s", name,
+                             pfio_last_error());
         pfio_context_destroy(file->ctx);
         file->ctx = NULL;
         return -1;
@@ -423,6 +429,7 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
 {
     H5FD_prefetch_t *file = NULL;
     const H5FD_prefetch_config_t *config;
+    pfio_config *engine;
     struct stat sb;
     int o_flags = (H5F_ACC_RDWR & flags) ? O_RDWR : O_RDONLY;
     if (H5F_ACC_TRUNC & flags)
@@ -471,7 +478,15 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
     file->eof = (haddr_t)sb.st_size;
     file->device = sb.st_dev;
     file->inode = sb.st_ino;
-    if (engine_open(file, name) < 0) {
+    file->pfio_size = file->eof;
+    file->name = strdup(name);
+    engine = engine_config(&file->config, __func__); /* a bad PFIO_* variable fails the open */
+    pfio_config_destroy(engine);
+    if (file->name == NULL || engine == NULL) {
+        if (file->name == NULL)
+            H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for the name %s",
+                                 name);
+        free(file->name);
         close(file->fd);
         free(file);
         return NULL;
@@ -494,12 +509,13 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
 {
     H5FD_prefetch_t *file = (H5FD_prefetch_t *)_file;
     herr_t ret = 0;
-    if (pfio_context_destroy(file->ctx) != PFIO_OK) {
+    if (file->ctx != NULL && pfio_context_destroy(file->ctx) != PFIO_OK) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "closing pfio's context: %s",
                              pfio_last_error());
         ret = -1;
     }
     free(file->pending.items);
+    free(file->name);
     free(file->advice.items);
     free(file->probe_buffer);
     if (close(file->fd) < 0) {
@@ -622,8 +638,10 @@ static int read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigne
 
 int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
 {
-    if (pfio_file_refresh(file->ctx, file->pfio_file) != PFIO_OK ||
-        pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size) != PFIO_OK) {
+    if (file->ctx == NULL) {
+        file->pfio_size = file->eof;
+    } else if (pfio_file_refresh(file->ctx, file->pfio_file) != PFIO_OK ||
+               pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size) != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_IO, H5E_READERROR,
                              "pfio could not drop what it read before a write: %s",
                              pfio_last_error());
@@ -661,6 +679,9 @@ static int read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned c
     } else if (inside > 0 && size < H5FD_PREFETCH_PFIO_MIN &&
                H5FD__prefetch_advise_read(file, addr, size)) {
         ++file->stats.advised_reads; /* a small declared extent: in the page cache by now */
+        inside = 0;
+    } else if (inside > 0 && file->ctx == NULL) {
+        ++file->stats.unplanned_reads; /* nothing declared goes through pfio */
         inside = 0;
     }
     if (inside > 0) {
@@ -916,7 +937,10 @@ herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*
     file = H5FD__prefetch_file_of(obj_id, __func__);
     if (file == NULL)
         return -1;
-    if (pfio_stats_get(file->ctx, &file->stats.engine, sizeof file->stats.engine) != PFIO_OK) {
+    if (file->ctx == NULL) {
+        memset(&file->stats.engine, 0, sizeof file->stats.engine);
+    } else if (pfio_stats_get(file->ctx, &file->stats.engine, sizeof file->stats.engine) !=
+               PFIO_OK) {
         H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET, "%s", pfio_last_error());
         return -1;
     }

@@ -57,6 +57,8 @@ int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
     pfio_status status;
     if (file->pending.count == 0)
         return 0;
+    if (H5FD__prefetch_engine(file, func) < 0)
+        return -1;
     status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
     file->pending.count = 0;
     if (status != PFIO_OK) {
@@ -469,10 +471,17 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
                              "no memory for the %zu extents of the selection", list.count);
         goto done;
     }
+    for (i = 0; i < list.count; ++i) /* extents for pfio: it must know the file's size */
+        if (list.items[i].length >= H5FD_PREFETCH_PFIO_MIN) {
+            if (H5FD__prefetch_engine(file, __func__) < 0)
+                goto done;
+            break;
+        }
     clip_to_engine(file, &list);
     if (!file->declared) { /* the application's plan replaces what was predicted */
         pfio_extent none = {0, 0, 0, 0};
-        pfio_plan_replace(file->ctx, &none, 0);
+        if (file->ctx != NULL)
+            pfio_plan_replace(file->ctx, &none, 0);
         H5FD__prefetch_predictor_reset(file);
         file->declared = 1;
     }

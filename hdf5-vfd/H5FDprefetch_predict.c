@@ -69,6 +69,7 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     H5FD_prefetch_predictor_t *p = &file->predictor;
     uint64_t cap = LOOKAHEAD_BYTES / size, want = 2 * (uint64_t)p->repeats, n = 0;
     int64_t next;
+    uint64_t limit;
     pfio_extent *plan;
     if (cap > LOOKAHEAD_EXTENTS)
         cap = LOOKAHEAD_EXTENTS;
@@ -83,18 +84,21 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     next = p->next_planned != HADDR_UNDEF ? (int64_t)p->next_planned : (int64_t)addr + p->stride;
     plan = malloc((size_t)(want - p->planned_ahead) * sizeof *plan);
     if (plan == NULL)
-        return; /* no prediction: reads still work, directly */
-    while (p->planned_ahead + n < want && next >= 0 && (uint64_t)next < file->pfio_size) {
+        return;                         /* no prediction: reads still work, directly */
+    if (p->next_planned == HADDR_UNDEF) /* a new prediction: which way it goes */
+        p->via_pfio = size >= PFIO_MIN_READ && p->stride == (int64_t)size &&
+                      H5FD__prefetch_engine(file, "H5FD__prefetch_read") == 0;
+    limit = p->via_pfio ? file->pfio_size : file->eof;
+    while (p->planned_ahead + n < want && next >= 0 && (uint64_t)next < limit) {
         plan[n].file = file->pfio_file;
         plan[n].marked = 0;
         plan[n].offset = (uint64_t)next;
         plan[n].length = size;
-        if (plan[n].offset + plan[n].length > file->pfio_size)
-            plan[n].length = file->pfio_size - plan[n].offset;
+        if (plan[n].offset + plan[n].length > limit)
+            plan[n].length = limit - plan[n].offset;
         ++n;
         next += p->stride;
     }
-    p->via_pfio = size >= PFIO_MIN_READ && p->stride == (int64_t)size;
     if (n > 0 && !p->via_pfio) {
         if (p->stride > 0 && p->stride <= DENSE_STRIDE) {
             posix_fadvise(file->fd, (off_t)plan[0].offset,

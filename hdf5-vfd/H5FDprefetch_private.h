@@ -69,8 +69,10 @@ typedef struct H5FD_prefetch_t {
     /* The config this file was opened with (a copy of the fapl's). */
     H5FD_prefetch_config_t config;
 
-    /* pfio's context and file id for this file. pfio_size is the size pfio read at open or at the
-     * last refresh: raw reads past it go to fd directly. */
+    /* The name it was opened by, and pfio's context and file id for it (ctx NULL until
+     * something is read through pfio). pfio_size is the size pfio read when it opened the file
+     * or at the last refresh (before that, the size at open): raw reads past it go to fd. */
+    char *name;
     pfio_context *ctx;
     int32_t pfio_file;
     uint64_t pfio_size;
@@ -116,6 +118,9 @@ void H5FD__prefetch_close_ids(int failed, hid_t a, hid_t b, hid_t c);
 /* The driver's file struct behind obj_id (any id inside a file opened with the driver), or NULL
  * after pushing an error that says why. */
 H5FD_prefetch_t *H5FD__prefetch_file_of(hid_t obj_id, const char *func);
+
+/* Starts pfio's context for the file if it has none yet. 0, or -1 after pushing an error. */
+int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func);
 
 /* Makes pfio drop what it fetched of the file and its plan (after a write), and read the size
  * again. 0, or -1 after pushing pfio's error. */
