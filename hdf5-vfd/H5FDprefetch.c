@@ -165,6 +165,7 @@ herr_t H5FD_prefetch_config_init(H5FD_prefetch_config_t *config)
     config->magic = H5FD_PREFETCH_CONFIG_MAGIC;
     config->version = H5FD_PREFETCH_CONFIG_VERSION;
     config->predict = 1;
+    config->engine_min = H5FD_PREFETCH_ENGINE_NEVER;
     return 0;
 }
 
@@ -676,7 +677,7 @@ static int read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned c
         file->stats.unplanned_reads += predicted == 0;
         if (predicted != 2)
             inside = 0;
-    } else if (inside > 0 && size < H5FD_PREFETCH_PFIO_MIN &&
+    } else if (inside > 0 && size < file->config.engine_min &&
                H5FD__prefetch_advise_read(file, addr, size)) {
         ++file->stats.advised_reads; /* a small declared extent: in the page cache by now */
         inside = 0;

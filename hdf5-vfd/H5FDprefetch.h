@@ -41,6 +41,7 @@ extern "C" {
 #define H5FD_PREFETCH_SETTINGS_MAX 16
 #define H5FD_PREFETCH_KEY_MAX 32
 #define H5FD_PREFETCH_VALUE_MAX 96
+#define H5FD_PREFETCH_ENGINE_NEVER UINT64_MAX
 
 typedef struct H5FD_prefetch_setting_t {
     char key[H5FD_PREFETCH_KEY_MAX];     /* a pfio key, NUL-terminated */
@@ -53,6 +54,12 @@ typedef struct H5FD_prefetch_config_t {
     int32_t predict;   /* 1 (default): predict strided raw-data reads while nothing is declared */
     int32_t nsettings; /* settings[0 .. nsettings) are in force */
     H5FD_prefetch_setting_t settings[H5FD_PREFETCH_SETTINGS_MAX];
+    /* Raw reads and declared extents of at least engine_min bytes go through pfio's engine
+     * (O_DIRECT reads at queue depth into its reorder buffer, within the budget); smaller ones
+     * through the page cache, advised ahead of the reader. The default,
+     * H5FD_PREFETCH_ENGINE_NEVER, sends everything through the page cache: on this project's
+     * machine that was faster for every pattern (docs/hdf5-driver.md has the numbers). */
+    uint64_t engine_min;
 } H5FD_prefetch_config_t;
 
 /* Counters of one open file: pfio's own, and the driver's. */
@@ -68,6 +75,7 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t predicted_extents; /* extents appended by the stride prediction */
     uint64_t prediction_breaks; /* times a prediction was dropped because reads left it */
     uint64_t prediction_offs;   /* times the prediction switched itself off for missing */
+    uint64_t prediction_shifts; /* times a run went on at a new phase (a gap between chunks) */
     uint64_t advised_extents;   /* small declared extents advised into the page cache */
     uint64_t advised_reads;     /* raw reads that were such an extent */
     uint64_t unplanned_reads;   /* raw reads nothing declared or predicted, served as sec2
@@ -77,7 +85,8 @@ typedef struct H5FD_prefetch_stats_t {
 /* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */
 hid_t H5FD_prefetch_init(void);
 
-/* Fills *config with the magic, the version, predict = 1 and no settings. */
+/* Fills *config with the magic, the version, predict = 1, no settings and
+ * engine_min = H5FD_PREFETCH_ENGINE_NEVER. */
 herr_t H5FD_prefetch_config_init(H5FD_prefetch_config_t *config);
 
 /* Adds (or replaces) one engine setting. The key and value are checked by pfio at once: an

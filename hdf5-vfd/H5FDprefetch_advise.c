@@ -2,7 +2,7 @@
  *
  * pfio costs about 10 us of CPU per read it serves (docs/limits.md); a chunk of 8 KiB costs the
  * device less than that to read, and HDF5 reads every chunk with its own driver call. So declared
- * extents smaller than H5FD_PREFETCH_PFIO_MIN go another way: the driver keeps them in plan
+ * extents smaller than config.engine_min go another way: the driver keeps them in plan
  * order, advises the kernel to read them (posix_fadvise WILLNEED, which queues the reads and
  * returns) up to H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader, and serves each read from
  * the page cache with pread. Larger extents go to pfio's plan as before. The cursor follows the
@@ -37,19 +37,46 @@ int H5FD__prefetch_advise_append(H5FD_prefetch_t *file, const pfio_extent *e)
         a->items = grown;
         a->capacity = capacity;
     }
-    a->items[a->count++] = *e;
+    a->items[a->count] = *e;
+    a->items[a->count++].marked = 0;
     return 0;
 }
 
-/* Advises extents until H5FD_PREFETCH_ADVISE_AHEAD bytes not yet read are on their way. */
+/* What an extent's advice costs the window: its bytes and the gap before it that its advice
+ * joined (kept in the extent's otherwise unused `marked` field). */
+static uint64_t charge(const pfio_extent *e)
+{
+    return e->length + (uint64_t)e->marked;
+}
+
+/* Advises extents until H5FD_PREFETCH_ADVISE_AHEAD bytes not yet read are on their way.
+ * Extents that follow each other in the plan forward in the file with gaps of at most
+ * JOIN_GAP are advised as one range, at most JOIN_SPAN long: the kernel then reads them as
+ * one sequential request, as HDF5's sieve and the kernel's readahead do for sec2, instead of
+ * a page at a time. The gap bytes count against the window. */
+#define JOIN_GAP ((uint64_t)64 << 10)
+#define JOIN_SPAN ((uint64_t)4 << 20)
 static void advise_ahead(H5FD_prefetch_t *file)
 {
     H5FD_prefetch_advice_t *a = &file->advice;
     while (a->next_advise < a->count && a->ahead_bytes < H5FD_PREFETCH_ADVISE_AHEAD) {
-        const pfio_extent *e = &a->items[a->next_advise++];
-        posix_fadvise(file->fd, (off_t)e->offset, (off_t)e->length, POSIX_FADV_WILLNEED);
-        a->ahead_bytes += e->length;
+        pfio_extent *e = &a->items[a->next_advise++];
+        uint64_t start = e->offset, end = e->offset + e->length;
+        e->marked = 0;
+        a->ahead_bytes += charge(e);
         ++file->stats.advised_extents;
+        while (a->next_advise < a->count && a->ahead_bytes < H5FD_PREFETCH_ADVISE_AHEAD) {
+            pfio_extent *n = &a->items[a->next_advise];
+            if (n->offset < end || n->offset - end > JOIN_GAP ||
+                n->offset + n->length - start > JOIN_SPAN)
+                break;
+            n->marked = (int32_t)(n->offset - end);
+            end = n->offset + n->length;
+            a->ahead_bytes += charge(n);
+            ++a->next_advise;
+            ++file->stats.advised_extents;
+        }
+        posix_fadvise(file->fd, (off_t)start, (off_t)(end - start), POSIX_FADV_WILLNEED);
     }
 }
 
@@ -76,7 +103,7 @@ int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size)
         ++i;
     for (; a->next_read < i; ++a->next_read) {
         if (a->next_read < a->next_advise) {
-            uint64_t n = a->items[a->next_read].length;
+            uint64_t n = charge(&a->items[a->next_read]);
             a->ahead_bytes -= n < a->ahead_bytes ? n : a->ahead_bytes;
         }
     }

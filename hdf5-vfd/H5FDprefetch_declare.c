@@ -472,7 +472,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         goto done;
     }
     for (i = 0; i < list.count; ++i) /* extents for pfio: it must know the file's size */
-        if (list.items[i].length >= H5FD_PREFETCH_PFIO_MIN) {
+        if (list.items[i].length >= file->config.engine_min) {
             if (H5FD__prefetch_engine(file, __func__) < 0)
                 goto done;
             break;
@@ -486,7 +486,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         file->declared = 1;
     }
     for (i = 0; i < list.count; ++i) { /* no joining across selections: each is read alone */
-        if (list.items[i].length >= H5FD_PREFETCH_PFIO_MIN)
+        if (list.items[i].length >= file->config.engine_min)
             append(&file->pending, &list.items[i]);
         else if (H5FD__prefetch_advise_append(file, &list.items[i]) < 0)
             file->pending.failed = 1;

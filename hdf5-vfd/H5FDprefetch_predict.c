@@ -6,21 +6,26 @@
 
 #include "H5FDprefetch_private.h"
 
-/* How far a prediction reaches ahead of the reader: twice the reads the run has had so far (as
- * the kernel's readahead ramps up), at least LOOKAHEAD_MIN_EXTENTS, at most the bytes and extents
- * below. So a run that ends wastes at most about twice what it used. */
+/* How far a prediction reaches ahead of the reader: twice the reads the run has had so far for
+ * pfio, as many for the page cache (as the kernel's readahead ramps up), at least
+ * LOOKAHEAD_MIN_EXTENTS, at most the bytes and extents below. So a run that ends wastes at most
+ * about as much as (pfio: twice what) it used. */
 #define LOOKAHEAD_BYTES ((uint64_t)64 << 20)
 #define LOOKAHEAD_EXTENTS 4096
 #define LOOKAHEAD_MIN_EXTENTS 8
+#define PAGE_CACHE_EXTENTS 256
+#define ADVISE_MAX_READ ((size_t)4 << 20)
 
-/* Where predicted bytes go. Reads of at least PFIO_MIN_READ go through pfio's plan. Smaller
- * ones are predicted into the page cache (posix_fadvise WILLNEED) and served from it, as sec2
- * serves them: pfio's own CPU per read (about 10 us here, docs/limits.md) is more than a small
- * read from the page cache costs. Strides up to DENSE_STRIDE are advised as one span, from the
- * next predicted read to the last (what HDF5's sieve buffer and the kernel's readahead make of
- * such reads under sec2); longer ones read by read. */
-#define PFIO_MIN_READ ((size_t)64 << 10)
+/* Where predicted bytes go. Sequential runs of reads of at least config.engine_min bytes go
+ * through pfio's plan. The others are predicted into the page cache (posix_fadvise WILLNEED)
+ * and served from it, as sec2 serves them. Strides up to DENSE_STRIDE are advised as one span,
+ * from the next predicted read to the last (what HDF5's sieve buffer and the kernel's readahead
+ * make of such reads under sec2); longer ones read by read. */
 #define DENSE_STRIDE ((int64_t)256 << 10)
+
+/* A read off the stride by at most this much, in the same direction, continues a page-cache
+ * prediction at a new phase instead of breaking it. */
+#define NEAR_SHIFT ((int64_t)64 << 10)
 
 /* Misses in a row that switch the prediction off, and the first and longest switch-off (reads). */
 #define MISSES_OFF 3
@@ -67,10 +72,26 @@ static void drop_prediction(H5FD_prefetch_t *file)
 static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
 {
     H5FD_prefetch_predictor_t *p = &file->predictor;
-    uint64_t cap = LOOKAHEAD_BYTES / size, want = 2 * (uint64_t)p->repeats, n = 0;
+    uint64_t cap = LOOKAHEAD_BYTES / size, want, n = 0;
     int64_t next;
     uint64_t limit;
     pfio_extent *plan;
+    if (p->next_planned == HADDR_UNDEF) /* a new prediction: which way it goes */
+        p->via_pfio = size >= file->config.engine_min && p->stride == (int64_t)size &&
+                      H5FD__prefetch_engine(file, "H5FD__prefetch_read") == 0;
+    /* The page cache is advised only for runs the kernel reads well as spans: forward, with a
+     * stride of at most DENSE_STRIDE or the read's own length (sequential), in reads of at most
+     * ADVISE_MAX_READ. Measured here, advice for wide strides (a column of chunks) wasted more
+     * at each run's end than it saved, and large sequential reads are already read ahead by the
+     * kernel: those are served as sec2 serves them. */
+    if (!p->via_pfio && (size > ADVISE_MAX_READ || p->stride <= 0 ||
+                         p->stride > (DENSE_STRIDE > (int64_t)size ? DENSE_STRIDE : (int64_t)size)))
+        return;
+    /* pfio needs depth to keep the device busy; the kernel's readahead does not (and a run's
+     * end wastes what was advised past it), so page-cache predictions ramp up half as fast. */
+    want = p->via_pfio ? 2 * (uint64_t)p->repeats : (uint64_t)p->repeats;
+    if (!p->via_pfio && cap > PAGE_CACHE_EXTENTS)
+        cap = PAGE_CACHE_EXTENTS;
     if (cap > LOOKAHEAD_EXTENTS)
         cap = LOOKAHEAD_EXTENTS;
     if (cap < LOOKAHEAD_MIN_EXTENTS)
@@ -84,10 +105,7 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     next = p->next_planned != HADDR_UNDEF ? (int64_t)p->next_planned : (int64_t)addr + p->stride;
     plan = malloc((size_t)(want - p->planned_ahead) * sizeof *plan);
     if (plan == NULL)
-        return;                         /* no prediction: reads still work, directly */
-    if (p->next_planned == HADDR_UNDEF) /* a new prediction: which way it goes */
-        p->via_pfio = size >= PFIO_MIN_READ && p->stride == (int64_t)size &&
-                      H5FD__prefetch_engine(file, "H5FD__prefetch_read") == 0;
+        return; /* no prediction: reads still work, directly */
     limit = p->via_pfio ? file->pfio_size : file->eof;
     while (p->planned_ahead + n < want && next >= 0 && (uint64_t)next < limit) {
         plan[n].file = file->pfio_file;
@@ -123,12 +141,31 @@ int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t
 {
     H5FD_prefetch_predictor_t *p = &file->predictor;
     int64_t delta = p->last_addr == HADDR_UNDEF ? 0 : (int64_t)(addr - p->last_addr);
+    int64_t shift = delta - p->stride;
     int predicted = 0;
     if (p->last_addr != HADDR_UNDEF && size == p->last_size && delta == p->stride && delta != 0) {
         ++p->repeats;
         if (p->planned_ahead > 0) {
             --p->planned_ahead;
             predicted = 1;
+        }
+    } else if (p->last_addr != HADDR_UNDEF && size == p->last_size && p->repeats >= 2 &&
+               !p->via_pfio && p->stride != 0 && (delta > 0) == (p->stride > 0) &&
+               shift >= -NEAR_SHIFT && shift <= NEAR_SHIFT) {
+        /* The run goes on past something HDF5 placed between two of its chunks (an index node
+         * allocated while the chunks were written): same stride, a new phase. The reads advised
+         * at the old phase are advised again where they now fall. */
+        ++p->repeats;
+        ++file->stats.prediction_shifts;
+        if (p->planned_ahead > 0) {
+            --p->planned_ahead;
+            predicted = 1;
+        }
+        if (p->next_planned != HADDR_UNDEF) {
+            p->next_planned += (haddr_t)shift;
+            for (uint64_t i = 1; i <= p->planned_ahead && i <= LOOKAHEAD_MIN_EXTENTS; ++i)
+                posix_fadvise(file->fd, (off_t)((int64_t)p->next_planned - (int64_t)i * p->stride),
+                              (off_t)size, POSIX_FADV_WILLNEED);
         }
     } else {
         drop_prediction(file);

@@ -34,9 +34,7 @@ typedef struct H5FD_prefetch_extents_t {
     int failed; /* an allocation failed: the list is incomplete */
 } H5FD_prefetch_extents_t;
 
-/* Declared extents smaller than this are read through the page cache (H5FDprefetch_advise.c);
- * larger ones through pfio. Advice runs this many bytes ahead of the reader. */
-#define H5FD_PREFETCH_PFIO_MIN ((uint64_t)64 << 10)
+/* How far the page-cache path advises ahead of the reader (H5FDprefetch_advise.c). */
 #define H5FD_PREFETCH_ADVISE_AHEAD ((uint64_t)32 << 20)
 
 /* The small declared extents in plan order, and how far reading and advising got. */

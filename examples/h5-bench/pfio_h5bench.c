@@ -3,7 +3,7 @@
  *
  * usage: pfio-h5bench [--file PATH] [--rows N] [--datasets LIST] [--patterns LIST]
  *                     [--methods LIST] [--rounds R] [--budget SIZE] [--points N]
- *                     [--json PATH] [--quiet] [--help]
+ *                     [--json PATH] [--lookup] [--quiet] [--help]
  * Datasets (N x N unsigned 64-bit values each, N = --rows, 8192 by default: 512 MiB each):
  *   c8k     chunked, 32 x 32 chunks (8 KiB)
  *   c128k   chunked, 128 x 128 chunks (128 KiB)
@@ -20,6 +20,10 @@
  *   prefetch-declared  the same, and H5FD_prefetch_declare for every selection before reading
  *   sec2-cached        sec2 with the whole file in the page cache (read once before the run):
  *                      no driver can beat it; it is HDF5's own cost per read on this machine
+ *   declared-engine    prefetch-declared with engine_min = 64 KiB: extents of 64 KiB and more
+ *                      read by pfio's engine instead of the page cache
+ * --lookup also times finding chunk addresses (H5Dget_chunk_info_by_coord against
+ * H5FD_prefetch_declare) for 256, 1024 and 4096 random chunks of c8k.
  * Every run is a child process (so its peak RSS is its own): the file is evicted from the page
  * cache first (except for sec2-cached) (fdatasync, POSIX_FADV_DONTNEED, and as root
  * /proc/sys/vm/drop_caches), every value read is checked (element i of a dataset holds seed << 40 |
@@ -56,15 +60,16 @@ typedef struct {
 static const Dataset datasets[] = {
     {"c8k", 32, 32, 11}, {"c128k", 128, 128, 12}, {"c1m", 128, 1024, 13}, {"contig", 0, 0, 14}};
 static const char *patterns[] = {"tiles", "columns", "rows", "random-points"};
-static const char *methods[] = {"sec2", "prefetch", "prefetch-declared", "sec2-cached"};
+static const char *methods[] = {"sec2", "prefetch", "prefetch-declared", "sec2-cached",
+                                "declared-engine"};
 #define NDATASETS 4
 #define NPATTERNS 4
-#define NMETHODS 4
+#define NMETHODS 5
 
 typedef struct {
   const char *file, *datasets, *patterns, *methods, *json, *budget;
   hsize_t rows;
-  int rounds, points, quiet;
+  int rounds, points, quiet, lookup;
 } Options;
 
 /* What one run measured (sent from the child through a pipe). */
@@ -85,10 +90,10 @@ static void usage(FILE *out) {
   fputs(
       "usage: pfio-h5bench [--file PATH] [--rows N] [--datasets LIST] [--patterns LIST]\n"
       "                    [--methods LIST] [--rounds R] [--budget SIZE] [--points N]\n"
-      "                    [--json PATH] [--quiet] [--help]\n"
+      "                    [--json PATH] [--lookup] [--quiet] [--help]\n"
       "  datasets: c8k c128k c1m contig (N x N uint64, chunks 8 KiB, 128 KiB, 1 MiB, none)\n"
       "  patterns: tiles columns rows random-points\n"
-      "  methods:  sec2 prefetch prefetch-declared sec2-cached\n"
+      "  methods:  sec2 prefetch prefetch-declared sec2-cached declared-engine\n"
       "  defaults: --file pfio-h5bench.h5 --rows 8192 --rounds 1 --budget 256M --points 2048,\n"
       "            every dataset, pattern and method\n",
       out);
@@ -289,6 +294,7 @@ static void run_child(const Options *o, int di, int pi, int mi, Result *res) {
   } else {
     H5FD_prefetch_config_t config;
     H5FD_prefetch_config_init(&config);
+    if (mi == 4) config.engine_min = 64 << 10; /* extents of 64 KiB and more through pfio */
     if (H5FD_prefetch_config_set(&config, "budget", o->budget) < 0 ||
         H5Pset_fapl_prefetch(fapl, &config) < 0) {
       snprintf(res->error, sizeof res->error, "bad --budget %s", o->budget);
@@ -302,7 +308,7 @@ static void run_child(const Options *o, int di, int pi, int mi, Result *res) {
     snprintf(res->error, sizeof res->error, "cannot open dataset %s of %s", d->name, o->file);
     return;
   }
-  if (mi == 2) {
+  if (mi == 2 || mi == 4) {
     for (i = 0; i < n; ++i) {
       hid_t space = select_slab(dset, &slabs[i]);
       if (H5FD_prefetch_declare(dset, space) < 0) {
@@ -328,7 +334,7 @@ static void run_child(const Options *o, int di, int pi, int mi, Result *res) {
         res->bad += buf[r * s->nc + c] != value_of(d, s->r0 + r, s->c0 + c, o->rows);
     res->bytes += s->nr * s->nc * sizeof *buf;
   }
-  if (mi == 1 || mi == 2) {
+  if (mi == 1 || mi == 2 || mi == 4) {
     H5FD_prefetch_stats_t st;
     if (H5FD_prefetch_get_stats(file, &st) >= 0) {
       res->raw_reads = st.raw_reads;
@@ -400,6 +406,45 @@ static double sequential_rate(const char *path) {
   return t0 > 0 ? (double)total / (1 << 20) / t0 : 0;
 }
 
+/* ---- the cost of finding chunk addresses ------------------------------------------------------
+ */
+
+/* Finds the file address of `n` chunks of c8k picked at random, twice: with
+ * H5Dget_chunk_info_by_coord (which in HDF5 1.10 walks the chunk index up to the chunk), and with
+ * H5FD_prefetch_declare of each chunk's tile (an index search per chunk); us per chunk. */
+static void lookup_cost(const Options *o, int n, double *by_coord_us, double *declare_us) {
+  const Dataset *d = &datasets[0];
+  hsize_t per_row = o->rows / d->chunk_cols;
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), file, dset;
+  uint64_t rng = 0x2545F4914F6CDD1DULL;
+  double t0;
+  H5Pset_fapl_prefetch(fapl, NULL);
+  file = H5Fopen(o->file, H5F_ACC_RDONLY, fapl);
+  dset = H5Dopen2(file, d->name, H5P_DEFAULT);
+  t0 = now();
+  for (int i = 0; i < n; ++i) {
+    hsize_t k = (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, rng) % (per_row * per_row);
+    hsize_t offset[2] = {k / per_row * d->chunk_rows, k % per_row * d->chunk_cols}, size = 0;
+    unsigned mask = 0;
+    haddr_t addr = 0;
+    H5Dget_chunk_info_by_coord(dset, offset, &mask, &addr, &size);
+  }
+  *by_coord_us = (now() - t0) * 1e6 / n;
+  t0 = now();
+  for (int i = 0; i < n; ++i) {
+    hsize_t k = (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, rng) % (per_row * per_row);
+    Slab s = {k / per_row * d->chunk_rows, k % per_row * d->chunk_cols, d->chunk_rows,
+              d->chunk_cols};
+    hid_t space = select_slab(dset, &s);
+    H5FD_prefetch_declare(dset, space);
+    H5Sclose(space);
+  }
+  *declare_us = (now() - t0) * 1e6 / n;
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 /* ---- report ---------------------------------------------------------------------------------- */
 
 static int by_double(const void *a, const void *b) {
@@ -438,6 +483,9 @@ static void parse(int argc, char **argv, Options *o) {
       exit(0);
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
+      continue;
+    } else if (strcmp(a, "--lookup") == 0) {
+      o->lookup = 1;
       continue;
     }
     if (v == NULL) {
@@ -570,23 +618,39 @@ int main(int argc, char **argv) {
                     (unsigned long long)run->r.bytes_read, (unsigned long long)run->r.predicted,
                     (unsigned long long)run->r.memory_peak, run->peak_rss_kib, o.budget);
         }
+  if (o.lookup) {
+    hsize_t chunks = (o.rows / 32) * (o.rows / 32);
+    for (int n = 256; n <= 4096; n *= 4) {
+      double by_coord = 0, declare = 0;
+      lookup_cost(&o, n, &by_coord, &declare);
+      printf(
+          "chunk addresses of %d random chunks of c8k (%llu chunks): "
+          "H5Dget_chunk_info_by_coord %.1f us/chunk, H5FD_prefetch_declare %.1f us/chunk\n",
+          n, (unsigned long long)chunks, by_coord, declare);
+      if (json != NULL)
+        fprintf(json,
+                "{\"lookup_chunks\":%d,\"dataset_chunks\":%llu,\"by_coord_us\":%.3f,"
+                "\"declare_us\":%.3f}\n",
+                n, (unsigned long long)chunks, by_coord, declare);
+    }
+  }
   seq = sequential_rate(o.file);
   printf(
       "median MiB/s over %d round(s), %llu x %llu uint64 per dataset (%.0f MiB), budget %s; "
       "H5Fopen to last value checked\n",
       o.rounds, (unsigned long long)o.rows, (unsigned long long)o.rows,
       (double)o.rows * (double)o.rows * 8 / (1 << 20), o.budget);
-  printf("%-7s %-14s %10s %10s %10s %10s %10s %12s %12s\n", "dataset", "pattern", "sec2",
-         "prefetch", "declared", "pf/sec2", "decl/sec2", "decl peakRSS", "sec2-cached");
+  printf("%-7s %-14s %10s %10s %10s %10s %10s %12s %12s %10s\n", "dataset", "pattern", "sec2",
+         "prefetch", "declared", "pf/sec2", "decl/sec2", "decl peakRSS", "sec2-cached", "engine");
   for (int di = 0; di < NDATASETS; ++di)
     for (int pi = 0; pi < NPATTERNS; ++pi) {
       long rss[NMETHODS];
       double m[NMETHODS];
       if (!listed(o.datasets, datasets[di].name) || !listed(o.patterns, patterns[pi])) continue;
       for (int mi = 0; mi < NMETHODS; ++mi) m[mi] = median_rate(runs, nruns, di, pi, mi, &rss[mi]);
-      printf("%-7s %-14s %10.1f %10.1f %10.1f %9.2fx %9.2fx %8ld MiB %12.1f\n", datasets[di].name,
-             patterns[pi], m[0], m[1], m[2], m[0] > 0 ? m[1] / m[0] : 0, m[0] > 0 ? m[2] / m[0] : 0,
-             rss[2] / 1024, m[3]);
+      printf("%-7s %-14s %10.1f %10.1f %10.1f %9.2fx %9.2fx %8ld MiB %12.1f %10.1f\n",
+             datasets[di].name, patterns[pi], m[0], m[1], m[2], m[0] > 0 ? m[1] / m[0] : 0,
+             m[0] > 0 ? m[2] / m[0] : 0, rss[2] / 1024, m[3], m[4]);
     }
   printf("seq (one reader, O_DIRECT 8 MiB reads of the whole file): %.1f MiB/s\n", seq);
   if (json != NULL) {

@@ -139,10 +139,14 @@ size_t ReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s) {
   return bad;
 }
 
-hid_t PrefetchFapl(bool predict = true) {
+// A fapl for the driver: by default extents of 64 KiB and more go through pfio's engine (the
+// driver's own default sends everything through the page cache; both routes are tested).
+hid_t PrefetchFapl(bool predict = true, uint64_t engine_min = 64 << 10) {
   H5FD_prefetch_config_t config;
   EXPECT_GE(H5FD_prefetch_config_init(&config), 0);
+  EXPECT_EQ(config.engine_min, H5FD_PREFETCH_ENGINE_NEVER);
   config.predict = predict;
+  config.engine_min = engine_min;
   EXPECT_GE(H5FD_prefetch_config_set(&config, "budget", "32M"), 0);
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   EXPECT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
@@ -182,17 +186,22 @@ uint64_t Planned(const H5FD_prefetch_stats_t &st) {
 
 // Every pattern x dataset x method, value by value.
 TEST_F(H5FDPrefetchTest, EveryPatternLayoutAndMethodReadsTheRightValues) {
-  for (const char *method : {"sec2", "prefetch", "prefetch-declared"}) {
+  for (std::string method :
+       {"sec2", "prefetch", "prefetch-declared", "page-cache", "page-cache-declared"}) {
     for (const DatasetSpec &d : kDatasets) {
       for (const char *pattern : {"tiles", "columns", "rows", "random-points"}) {
-        SCOPED_TRACE(std::string(method) + " " + d.name + " " + pattern);
-        hid_t fapl = std::string(method) == "sec2" ? H5Pcreate(H5P_FILE_ACCESS) : PrefetchFapl();
-        if (std::string(method) == "sec2") H5Pset_fapl_sec2(fapl);
+        SCOPED_TRACE(method + " " + d.name + " " + pattern);
+        const bool engine = method.rfind("prefetch", 0) == 0;
+        hid_t fapl = method == "sec2"
+                         ? H5Pcreate(H5P_FILE_ACCESS)
+                         : PrefetchFapl(true, engine ? 64 << 10 : H5FD_PREFETCH_ENGINE_NEVER);
+        if (method == "sec2") H5Pset_fapl_sec2(fapl);
         hid_t file = Open(fapl);
         hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
         ASSERT_GE(dset, 0);
         std::vector<Slab> slabs = Pattern(pattern, d);
-        if (std::string(method) == "prefetch-declared") {
+        const bool declared = method.find("declared") != std::string::npos;
+        if (declared) {
           for (const Slab &s : slabs) {
             hid_t space = Select(dset, s);
             ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
@@ -202,8 +211,11 @@ TEST_F(H5FDPrefetchTest, EveryPatternLayoutAndMethodReadsTheRightValues) {
         size_t bad = 0;
         for (const Slab &s : slabs) bad += ReadAndCheck(dset, d, s);
         EXPECT_EQ(bad, 0u);
-        if (std::string(method) == "prefetch-declared") {
+        if (declared) {
           H5FD_prefetch_stats_t st = Stats(dset);
+          if (!engine) {
+            EXPECT_EQ(st.engine.reads, 0u) << "everything through the page cache";
+          }
           EXPECT_GT(st.declared_extents, 0u);
           // HDF5's chunk cache keeps chunks read once, so a declared chunk that a later
           // selection touches again is never read twice: no read strays off the plan.

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The HDF5 benchmark for docs/: pfio-h5bench (every dataset, pattern and method in one
+# invocation, ROUNDS rounds, methods alternating) on one file of four 512 MiB datasets, the cost
+# of finding chunk addresses, and fio's sequential rate of the same file as the device's
+# yardstick; then docs/benchmarks.md and docs/h5bench.png from docs/results/h5bench/.
+# usage: bash scripts/run-h5bench.sh        (env: ROWS=8192 ROUNDS=3 PFIO_BENCH_DIR=build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh release
+rows=${ROWS:-8192}; rounds=${ROUNDS:-3}
+dir=${PFIO_BENCH_DIR:-build}
+mkdir -p "$dir"
+data=$(cd "$dir" && pwd)/pfio-h5bench-$rows.h5
+out=docs/results/h5bench
+rm -rf "$out"
+mkdir -p "$out"
+hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
+cat >"$out/machine.json" <<JSON
+{"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
+ "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
+ "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5"}
+JSON
+build/examples/pfio-h5bench --file "$data" --rows "$rows" --rounds "$rounds" --lookup \
+  --json "$out/runs.jsonl" | tee "$out/h5bench.log"
+# The device's sequential rate of the same file, from a tool nobody here wrote.
+dev=$(df --output=source "$data" | tail -1); fs=$(df --output=fstype "$data" | tail -1)
+sed -i "s|\"rounds\"|\"device\": \"$dev\", \"fs\": \"$fs\", \"rounds\"|" "$out/machine.json"
+for i in 1 2 3; do
+  sync
+  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
+  fio --name=seqread --filename="$data" --rw=read --bs=1M --iodepth=16 --direct=1 \
+    --ioengine=libaio --output-format=json --output="$out/fio-seq-$i.json" >/dev/null
+done
+/usr/bin/python3 scripts/render_docs.py docs/results docs
