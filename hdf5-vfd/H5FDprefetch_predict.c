@@ -80,11 +80,11 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
         p->via_pfio = size >= file->config.engine_min && p->stride == (int64_t)size &&
                       H5FD__prefetch_engine(file, "H5FD__prefetch_read") == 0;
     /* The page cache is advised only for runs the kernel reads well as spans: forward, with a
-     * stride of at most DENSE_STRIDE or the read's own length (sequential), in reads of at most
-     * ADVISE_MAX_READ. Measured here, advice for wide strides (a column of chunks) wasted more
-     * at each run's end than it saved, and large sequential reads are already read ahead by the
-     * kernel: those are served as sec2 serves them. */
-    if (!p->via_pfio && (size > ADVISE_MAX_READ || p->stride <= 0 ||
+     * stride of at most DENSE_STRIDE, in reads of at most
+     * ADVISE_MAX_READ, not sequential. Measured here, advice for wide strides (a column of
+     * chunks) wasted more at each run's end than it saved, and sequential reads are read ahead
+     * by the kernel already, earlier than advice would: those are served as sec2 serves them. */
+    if (!p->via_pfio && (size > ADVISE_MAX_READ || p->stride <= 0 || p->stride == (int64_t)size ||
                          p->stride > (DENSE_STRIDE > (int64_t)size ? DENSE_STRIDE : (int64_t)size)))
         return;
     /* pfio needs depth to keep the device busy; the kernel's readahead does not (and a run's
