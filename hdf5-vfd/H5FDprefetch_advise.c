@@ -61,7 +61,7 @@ static void advise_ahead(H5FD_prefetch_t *file)
     H5FD_prefetch_advice_t *a = &file->advice;
     while (a->next_advise < a->count && a->ahead_bytes < H5FD_PREFETCH_ADVISE_AHEAD) {
         pfio_extent *e = &a->items[a->next_advise++];
-        uint64_t start = e->offset, end = e->offset + e->length;
+        uint64_t start = e->offset, end = e->offset + e->length, gaps = 0;
         e->marked = 0;
         a->ahead_bytes += charge(e);
         ++file->stats.advised_extents;
@@ -71,15 +71,17 @@ static void advise_ahead(H5FD_prefetch_t *file)
                 n->offset + n->length - start > JOIN_SPAN)
                 break;
             n->marked = (int32_t)(n->offset - end);
+            gaps += n->offset - end;
             end = n->offset + n->length;
             a->ahead_bytes += charge(n);
             ++a->next_advise;
             ++file->stats.advised_extents;
         }
-        /* A range that continues the previous one (within JOIN_GAP) is a sequential read: the
-         * kernel's own readahead already fetches it, earlier and in larger requests than
-         * advice would (measured: advising sequential rows made them slower). */
-        if (!(start >= a->last_end && start - a->last_end <= JOIN_GAP))
+        /* A dense range (gaps under 1/16 of it) that continues the previous one is a
+         * sequential read: the kernel's own readahead already fetches it, earlier and in larger
+         * requests than advice would (measured: advising sequential rows made them slower).
+         * Sparse ranges (a tile's rows, 2 KiB every 64 KiB) are strided to the kernel: advised. */
+        if (!(start >= a->last_end && start - a->last_end <= JOIN_GAP && 16 * gaps <= end - start))
             posix_fadvise(file->fd, (off_t)start, (off_t)(end - start), POSIX_FADV_WILLNEED);
         a->last_end = end;
     }

@@ -8,7 +8,11 @@
  *    costs time, never correctness.
  *  - Every call returns a pfio_status. On failure, pfio_last_error() returns one line that
  *    names the argument, its value and what is allowed; pfio_strerror() names the status.
- *  - A context is used by one thread at a time; distinct contexts are independent.
+ *  - A context may be shared by threads: its calls take turns (one runs at a time, the others
+ *    wait), so every call sees the plan and the buffer as the previous one left them. Distinct
+ *    contexts are independent. A context belongs to the process that created it: in a child of
+ *    fork() every call on it returns PFIO_ESTATE at once (pfio_last_error names fork), and the
+ *    child creates its own.
  *  - Every wait inside pfio is bounded by the config's timeout_ms.
  *  - No call lets a C++ exception or a signal escape; allocation failure is PFIO_ENOMEM.
  */

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -16,6 +17,12 @@
 
 struct pfio_context {
   std::unique_ptr<pfio::Context> engine;
+  // One call at a time: threads that share a context (ranks with MPI_THREAD_MULTIPLE, threaded
+  // HDF5 readers) take turns here, so each call finds the engine as the previous one left it.
+  std::mutex calls;
+  // The process that created the context. After fork() the child has its memory but not its I/O
+  // thread, and possibly a lock some parent thread held at the fork: it must not touch either.
+  pid_t owner;
 };
 
 struct pfio_config {
@@ -33,6 +40,15 @@ pfio_status Report(const pfio::Status &s) {
 pfio_status NullArgument(const char *call, const char *what) {
   g_last_error = pfio::Format("%s: %s = NULL: expected a pointer", call, what);
   return PFIO_EINVAL;
+}
+
+pfio_status ForkedChild(const char *call, pid_t owner) {
+  g_last_error = pfio::Format(
+      "%s: this context was created by process %d and is used in process %d, a child of fork(): "
+      "the child has the context's memory but not its I/O thread; create a new context in the "
+      "child",
+      call, static_cast<int>(owner), static_cast<int>(getpid()));
+  return PFIO_ESTATE;
 }
 
 pfio_status NullContext(const char *call) {
@@ -127,15 +143,22 @@ pfio_status pfio_context_create(const pfio_config *config, pfio_context **out) {
     std::unique_ptr<pfio::Context> engine;
     pfio::Status s = pfio::Context::Create(settings, nullptr, nullptr, &engine);
     if (!s.ok()) return Report(s);
-    *out = new pfio_context{std::move(engine)};
+    *out = new pfio_context;
+    (*out)->engine = std::move(engine);
+    (*out)->owner = getpid();
     return PFIO_OK;
   });
 }
 
 pfio_status pfio_context_destroy(pfio_context *ctx) {
   if (ctx == nullptr) return PFIO_OK;
+  // In a fork() child nothing of the context can be freed safely (its thread and locks belong to
+  // the parent): it is left as it is, and the parent destroys its own.
+  if (getpid() != ctx->owner) return ForkedChild("pfio_context_destroy", ctx->owner);
   return Guarded("pfio_context_destroy", [&] {
+    std::unique_lock<std::mutex> one_call(ctx->calls);  // calls of other threads finish first
     pfio::Status s = ctx->engine->Shutdown();
+    one_call.unlock();
     if (s.code() == PFIO_ETIMEDOUT) {
       // Reads may still land in the engine's memory: the engine is left allocated (leaked), as
       // its message says, rather than freed under them.
@@ -146,12 +169,15 @@ pfio_status pfio_context_destroy(pfio_context *ctx) {
   });
 }
 
-// A context call: checks ctx, then runs `body` on its engine inside Guarded.
-#define PFIO_CALL(call, body)                   \
-  if (ctx == nullptr) return NullContext(call); \
-  return Guarded(call, [&] {                    \
-    pfio::Context &e = *ctx->engine;            \
-    body;                                       \
+// A context call: checks ctx and that this is the process that made it, then runs `body` on its
+// engine inside Guarded, one call of the context at a time.
+#define PFIO_CALL(call, body)                                       \
+  if (ctx == nullptr) return NullContext(call);                     \
+  if (getpid() != ctx->owner) return ForkedChild(call, ctx->owner); \
+  return Guarded(call, [&] {                                        \
+    std::lock_guard<std::mutex> one_call(ctx->calls);               \
+    pfio::Context &e = *ctx->engine;                                \
+    body;                                                           \
   })
 
 pfio_status pfio_file_open(pfio_context *ctx, const char *path, int32_t *file) {
