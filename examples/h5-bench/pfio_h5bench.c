@@ -28,7 +28,8 @@
  * cache first (except for sec2-cached) (fdatasync, POSIX_FADV_DONTNEED, and as root
  * /proc/sys/vm/drop_caches), every value read is checked (element i of a dataset holds seed << 40 |
  * i), and `elapsed` runs from H5Fopen to the last value checked (checking stands for the
- * application's computing, which a prefetcher overlaps). Methods alternate within each round.
+ * application's computing, which a prefetcher overlaps). Methods alternate within each round,
+ * each round starting with the next method.
  * Prints progress, then a table of medians; --json writes one line per run. The file is made once
  * and kept; a --file that exists and is not a pfio-h5bench file of this size is refused, never
  * overwritten.
@@ -576,7 +577,10 @@ int main(int argc, char **argv) {
   for (int round = 0; round < o.rounds; ++round)
     for (int di = 0; di < NDATASETS; ++di)
       for (int pi = 0; pi < NPATTERNS; ++pi)
-        for (int mi = 0; mi < NMETHODS && nruns < MAX_RUNS; ++mi) {
+        for (int step = 0; step < NMETHODS && nruns < MAX_RUNS; ++step) {
+          /* Each round starts with another method, so no method always runs first after the
+           * eviction or right after the same neighbour. */
+          const int mi = (step + round) % NMETHODS;
           Run *run = &runs[nruns];
           if (!listed(o.datasets, datasets[di].name) || !listed(o.patterns, patterns[pi]) ||
               !listed(o.methods, methods[mi]))
