@@ -45,17 +45,36 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
   f.size = static_cast<uint64_t>(st.st_size);
   f.on_lustre = OnLustre(f.buffered_fd);
   if (want_direct) {
+    // Only EINVAL means the file system refuses O_DIRECT (at open or at the first read). Any
+    // other failure (EMFILE, ENOMEM, EIO, ...) is not O_DIRECT's: the open fails naming it, so a
+    // readable file is neither moved to the page cache for good nor refused for the wrong reason.
     int fd = opener(path);
     int e = errno;
+    if (fd < 0 && e != EINVAL) {
+      close(f.buffered_fd);
+      return Status(PFIO_EIO, Format("opening %s with O_DIRECT failed: %s (errno %d)", path.c_str(),
+                                     std::strerror(e), e));
+    }
     if (fd >= 0 && f.size > 0) {
       void *probe = nullptr;
       if (posix_memalign(&probe, kDirectAlign, kDirectAlign) == 0) {
-        if (pread(fd, probe, kDirectAlign, 0) < 0) {
-          e = errno;
+        ssize_t n;
+        do {
+          n = pread(fd, probe, kDirectAlign, 0);
+        } while (n < 0 && errno == EINTR);
+        e = errno;
+        free(probe);
+        if (n < 0) {
           close(fd);
           fd = -1;
+          if (e != EINVAL) {
+            close(f.buffered_fd);
+            return Status::Io(Format(
+                "reading the first %llu bytes of %s with O_DIRECT failed: "
+                "%s (errno %d)",
+                static_cast<unsigned long long>(kDirectAlign), path.c_str(), std::strerror(e), e));
+          }
         }
-        free(probe);
       }
     }
     if (fd >= 0) {
