@@ -315,3 +315,42 @@ TEST(Config, StrerrorNamesEveryStatus) {
 }
 
 }  // namespace
+
+// A bad value is shown escaped and cut, whatever it holds: one readable line, not a whole
+// megabyte with newlines in it (issue 13 item 11).
+TEST(ConfigShown, BadValuesAreShownEscapedAndCut) {
+  pfio_config *cfg = nullptr;
+  ASSERT_EQ(pfio_config_create(&cfg), PFIO_OK);
+  const std::string huge = "stripe=1M,targets=x\n" + std::string(1 << 20, 'y');
+  EXPECT_EQ(pfio_config_set(cfg, "layout", huge.c_str()), PFIO_EINVAL);
+  std::string m = pfio_last_error();
+  EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m.substr(0, 400);
+  EXPECT_NE(m.find("(1048596 bytes)"), std::string::npos) << m.substr(0, 400);
+  EXPECT_EQ(pfio_config_set(cfg, "budget", "1\tG\x01"), PFIO_EINVAL);
+  m = pfio_last_error();
+  EXPECT_NE(m.find("budget = \"1\\tG\\x01\""), std::string::npos) << m;
+  EXPECT_EQ(pfio_config_set(cfg, std::string(5000, 'k').c_str(), "1"), PFIO_EINVAL);
+  m = pfio_last_error();
+  EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
+  pfio_config_destroy(cfg);
+}
+
+// A stats file that cannot be written is named by where its path came from (issue 13 item 11:
+// the message used to name only the setting, not PFIO_STATS, which is what users set).
+TEST(ConfigShown, AnUnwritableStatsPathNamesWhereItCameFrom) {
+  pfio_config *cfg = nullptr;
+  ASSERT_EQ(pfio_config_create(&cfg), PFIO_OK);
+  ASSERT_EQ(pfio_config_set(cfg, "stats_path", "/nonexistent-dir/stats.json"), PFIO_OK);
+  ASSERT_EQ(pfio_config_set(cfg, "budget", "4M"), PFIO_OK);
+  pfio_context *ctx = nullptr;
+  ASSERT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
+  pfio_config_destroy(cfg);
+  EXPECT_EQ(pfio_stats_write(ctx, "/nonexistent-dir/other.json"), PFIO_EIO);
+  std::string m = pfio_last_error();
+  EXPECT_EQ(m.rfind("pfio_stats_write: path = \"/nonexistent-dir/other.json\"", 0), 0u) << m;
+  EXPECT_EQ(pfio_context_destroy(ctx), PFIO_EIO);
+  m = pfio_last_error();
+  EXPECT_NE(m.find("PFIO_STATS"), std::string::npos) << m;
+  EXPECT_NE(m.find("/nonexistent-dir/stats.json"), std::string::npos) << m;
+}

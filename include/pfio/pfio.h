@@ -38,7 +38,8 @@ extern "C" {
 typedef enum pfio_status {
   PFIO_OK = 0,
   PFIO_EINVAL = 1,    /* an argument or config field is out of range */
-  PFIO_ERANGE = 2,    /* an extent or read lies outside the file */
+  PFIO_ERANGE = 2,    /* a plan extent lies outside the file (a read past the end is not an
+                         error: it returns PFIO_OK with *nread short, 0 at or past the end) */
   PFIO_EIO = 3,       /* the file system reported an error; pfio_last_error has the errno */
   PFIO_ENOMEM = 4,    /* the memory budget could not be reserved */
   PFIO_ETIMEDOUT = 5, /* a bounded wait expired (the message says what was awaited) */

@@ -10,8 +10,8 @@ Status ParseSize(const std::string &text, const char *what, uint64_t *bytes) {
   char *end = nullptr;
   double v = std::strtod(s, &end);
   if (end == s || !std::isfinite(v) || v < 0) {
-    return Status::Invalid(
-        Format("%s = \"%s\": expected a size such as 4096, 64K, 1M or 4G", what, text.c_str()));
+    return Status::Invalid(Format("%s = \"%s\": expected a size such as 4096, 64K, 1M or 4G", what,
+                                  Shown(text).c_str()));
   }
   double mult = 1;
   std::string suffix(end);
@@ -28,12 +28,12 @@ Status ParseSize(const std::string &text, const char *what, uint64_t *bytes) {
     return Status::Invalid(
         Format("%s = \"%s\": unknown suffix \"%s\"; expected K, M, G or T "
                "(powers of 1024)",
-               what, text.c_str(), suffix.c_str()));
+               what, Shown(text).c_str(), Shown(suffix).c_str()));
   }
   double b = v * mult;
   if (b > 9.0e18 || b != std::floor(b)) {
-    return Status::Invalid(
-        Format("%s = \"%s\": expected a whole number of bytes below 8 EiB", what, text.c_str()));
+    return Status::Invalid(Format("%s = \"%s\": expected a whole number of bytes below 8 EiB", what,
+                                  Shown(text).c_str()));
   }
   *bytes = static_cast<uint64_t>(b);
   return Status::Ok();

@@ -30,4 +30,24 @@ std::string Bytes(unsigned long long n) {
   return Format("%llu (%.4g %s)", n, v, units[u]);
 }
 
+std::string Shown(const std::string &text) {
+  constexpr size_t kMax = 64;
+  std::string out;
+  size_t i = 0;
+  for (; i < text.size() && out.size() < kMax; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += Format("\\x%02x", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (i < text.size()) out += Format("... (%zu bytes)", text.size());
+  return out;
+}
+
 }  // namespace pfio

@@ -38,4 +38,9 @@ std::string Format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // "4096 (4 KiB)"-style rendering of a byte count for messages.
 std::string Bytes(unsigned long long n);
 
+// A value the user gave, as an error message shows it: control and non-ASCII bytes escaped
+// (\n, \xNN), and at most 64 characters of it followed by "... (N bytes)", so a message stays
+// one readable line whatever was passed in.
+std::string Shown(const std::string &text);
+
 }  // namespace pfio

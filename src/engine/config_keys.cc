@@ -295,8 +295,8 @@ const std::string &NearestKey(const std::string &name) {
 }
 
 Status UnknownKey(const std::string &key) {
-  return Status::Invalid(Format("key \"%s\": unknown; the nearest valid key is \"%s\"", key.c_str(),
-                                NearestKey(key).c_str()));
+  return Status::Invalid(Format("key \"%s\": unknown; the nearest valid key is \"%s\"",
+                                Shown(key).c_str(), NearestKey(key).c_str()));
 }
 
 // Why a config whose field `k` is out of range is bad: "expected <allowed>", or the key's own
@@ -309,7 +309,7 @@ std::string WhyBad(const ConfigKey &k, const Config &c) {
 Status BadValue(const std::string &what, const ConfigKey &k, const std::string &value,
                 const Config &parsed) {
   return Status::Invalid(
-      Format("%s = \"%s\": %s", what.c_str(), value.c_str(), WhyBad(k, parsed).c_str()));
+      Format("%s = \"%s\": %s", what.c_str(), Shown(value).c_str(), WhyBad(k, parsed).c_str()));
 }
 
 }  // namespace

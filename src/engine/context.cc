@@ -137,7 +137,9 @@ Status Context::Shutdown() {
   if (backend_) files_.CloseAll(backend_.get());
   if (!stats_path_.empty()) {
     pfio_stats snapshot = SnapshotLocked();
-    Status w = WriteStatsFile(stats_path_, snapshot, memory_.history());
+    Status w = WriteStatsFile(stats_path_, snapshot, memory_.history(),
+                              "stats_path (PFIO_STATS, PFIO_STATS_PATH, or the setting "
+                              "\"stats_path\" / hint prefetch_stats_path)");
     if (result.ok()) result = w;
   }
   return result;
@@ -346,7 +348,7 @@ pfio_stats Context::Stats() {
 
 Status Context::WriteStats(const std::string &path) {
   Lock lock(mu_);
-  return WriteStatsFile(path, SnapshotLocked(), memory_.history());
+  return WriteStatsFile(path, SnapshotLocked(), memory_.history(), "pfio_stats_write: path");
 }
 
 }  // namespace pfio

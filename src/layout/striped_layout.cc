@@ -13,7 +13,8 @@ using ull = unsigned long long;
 Status ParseCount(const std::string &text, const char *what, uint64_t *v) {
   Status s = ParseSize(text, what, v);
   if (!s.ok())
-    return Status::Invalid(Format("%s = \"%s\": expected a whole number", what, text.c_str()));
+    return Status::Invalid(
+        Format("%s = \"%s\": expected a whole number", what, Shown(text).c_str()));
   return s;
 }
 }  // namespace
@@ -46,7 +47,7 @@ Status StripedLayout::Parse(const std::string &spec, std::unique_ptr<StripedLayo
       return Status::Invalid(
           Format("layout \"%s\": item \"%s\" is not key=value; expected e.g. "
                  "stripe=1MiB,targets=8,buses=2",
-                 spec.c_str(), item.c_str()));
+                 Shown(spec).c_str(), Shown(item).c_str()));
     }
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     Status s;
@@ -62,7 +63,7 @@ Status StripedLayout::Parse(const std::string &spec, std::unique_ptr<StripedLayo
       return Status::Invalid(
           Format("layout \"%s\": unknown key \"%s\"; expected stripe, targets "
                  "or buses",
-                 spec.c_str(), key.c_str()));
+                 Shown(spec).c_str(), Shown(key).c_str()));
     }
     if (!s.ok()) return s;
   }
@@ -70,7 +71,7 @@ Status StripedLayout::Parse(const std::string &spec, std::unique_ptr<StripedLayo
     return Status::Invalid(
         Format("layout \"%s\": missing %s; expected e.g. "
                "stripe=1MiB,targets=8,buses=2",
-               spec.c_str(), have_stripe ? "targets" : "stripe"));
+               Shown(spec).c_str(), have_stripe ? "targets" : "stripe"));
   }
   if (targets > kMaxTargets) {
     return Status::Invalid(Format("targets = %llu: expected 1 .. %u", (ull)targets, kMaxTargets));

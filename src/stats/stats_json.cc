@@ -47,10 +47,10 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
 }
 
 Status WriteStatsFile(const std::string &path, const pfio_stats &s,
-                      const std::vector<AimdEvent> &history) {
+                      const std::vector<AimdEvent> &history, const char *what) {
   std::FILE *f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
-    return Status::Io(Format("stats_path = \"%s\": cannot open for writing: %s", path.c_str(),
+    return Status::Io(Format("%s = \"%s\": cannot open for writing: %s", what, Shown(path).c_str(),
                              std::strerror(errno)));
   }
   std::string j = StatsToJson(s, history);
@@ -58,7 +58,7 @@ Status WriteStatsFile(const std::string &path, const pfio_stats &s,
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) {
     return Status::Io(
-        Format("stats_path = \"%s\": write failed: %s", path.c_str(), std::strerror(errno)));
+        Format("%s = \"%s\": write failed: %s", what, Shown(path).c_str(), std::strerror(errno)));
   }
   return Status::Ok();
 }

@@ -13,7 +13,9 @@ namespace pfio {
 std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &history);
 
 // Writes StatsToJson to `path` (replacing it); the error names the path and the errno.
+// `what` names where the path came from in error messages ("pfio_stats_write: path", or the
+// setting and the variable that set it).
 Status WriteStatsFile(const std::string &path, const pfio_stats &s,
-                      const std::vector<AimdEvent> &history);
+                      const std::vector<AimdEvent> &history, const char *what);
 
 }  // namespace pfio
