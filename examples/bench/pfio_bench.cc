@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -118,6 +121,14 @@ int ParseArgs(int argc, char **argv, Options *o) {
       o->quiet = true;
       continue;
     }
+    static const char *const kValueOptions[] = {
+        "--workload", "--file",        "--file-size",   "--block",  "--budget",
+        "--infill",   "--queue-depth", "--max-request", "--window", "--repeat",
+        "--seed",     "--layout",      "--json",        "--methods"};
+    if (std::find(std::begin(kValueOptions), std::end(kValueOptions), a) ==
+        std::end(kValueOptions)) {
+      return Usage("unknown option " + a);
+    }
     if (i + 1 >= argc) return Usage(a + ": missing value");
     std::string v = argv[++i];
     Status s;
@@ -142,7 +153,9 @@ int ParseArgs(int argc, char **argv, Options *o) {
         }
         s = ParseSize(item, "--budget", &b);
         if (!s.ok()) break;
-        if (b < (1 << 20)) return Usage("--budget = " + item + ": expected at least 1M");
+        if (b < (2 << 20)) {
+          return Usage("--budget = " + item + ": expected auto or at least 2M (pfio's smallest)");
+        }
         o->budgets.push_back(b);
       }
     } else if (a == "--infill") {
@@ -163,7 +176,11 @@ int ParseArgs(int argc, char **argv, Options *o) {
       if (s.ok() && (n < 1 || n > 100)) return Usage("--repeat = " + v + ": expected 1 .. 100");
       o->repeat = static_cast<uint32_t>(n);
     } else if (a == "--seed") {
-      s = ParseSize(v, "--seed", &o->seed);
+      char *end = nullptr;
+      errno = 0;
+      o->seed = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-')
+        return Usage("--seed = \"" + v + "\": expected a whole number");
     } else if (a == "--layout") {
       o->layout = v;
     } else if (a == "--json") {
@@ -266,7 +283,7 @@ bool UsesBudget(const std::string &method) {
   return method == "fadvise" || method.rfind("pfio-", 0) == 0;
 }
 
-void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &rows, uint64_t reads,
+bool WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &rows, uint64_t reads,
                double verify_s_per_read) {
   using Json = nlohmann::ordered_json;
   Json j;
@@ -330,11 +347,13 @@ void WriteJson(const Options &o, const MachineInfo &m, const std::vector<Row> &r
   if (!f) {
     std::fprintf(stderr, "pfio-bench: --json %s: cannot write: %s\n", o.json.c_str(),
                  std::strerror(errno));
-    return;
+    return false;
   }
   const std::string text = j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) std::fprintf(stderr, "pfio-bench: --json %s: write failed\n", o.json.c_str());
+  return ok;
 }
 
 int Main(int argc, char **argv) {
@@ -419,7 +438,7 @@ int Main(int argc, char **argv) {
     all_ok = all_ok && ok;
     if (method == "naive" && ok) naive_seconds = r.seconds;
     char speed[32] = "-";
-    if (naive_seconds > 0 && r.seconds > 0) {
+    if (ok && naive_seconds > 0 && r.seconds > 0) {  // a failed run has no speed
       std::snprintf(speed, sizeof speed, "%.2fx", naive_seconds / r.seconds);
     }
     std::printf("%-15s %7s %9.2f %10.1f %8s %8.0f M %6.2f us %9s\n", method.c_str(),
@@ -433,7 +452,7 @@ int Main(int argc, char **argv) {
     std::fflush(stdout);
     rows.push_back(row);
   }
-  if (!o.json.empty()) WriteJson(o, m, rows, blocks.size(), verify_s);
+  if (!o.json.empty() && !WriteJson(o, m, rows, blocks.size(), verify_s)) all_ok = false;
   if (!reused && !o.keep) unlink(o.file.c_str());
   return all_ok ? 0 : 1;
 }
