@@ -147,217 +147,6 @@ static herr_t H5FD__prefetch_term(void)
 }
 
 /*-------------------------------------------------------------------------
- * Function:    H5FD_prefetch_config_init
- *
- * Purpose:     Fills *config with the magic, the version, prediction on and no settings.
- *
- * Return:      Success:    0
- *              Failure:    -1 (config NULL)
- *-------------------------------------------------------------------------
- */
-herr_t H5FD_prefetch_config_init(H5FD_prefetch_config_t *config)
-{
-    if (config == NULL) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE, "config is NULL: expected a struct");
-        return -1;
-    }
-    memset(config, 0, sizeof *config);
-    config->magic = H5FD_PREFETCH_CONFIG_MAGIC;
-    config->version = H5FD_PREFETCH_CONFIG_VERSION;
-    config->predict = 1;
-    config->engine_min = H5FD_PREFETCH_ENGINE_NEVER;
-    return 0;
-}
-
-/* Builds pfio's config from the environment and `config`'s settings; NULL after pushing an error
- * that names the first setting pfio refuses. */
-static pfio_config *engine_config(const H5FD_prefetch_config_t *config, const char *func)
-{
-    pfio_config *engine = NULL;
-    int i;
-    if (pfio_config_create(&engine) != PFIO_OK) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
-        pfio_config_destroy(engine);
-        return NULL;
-    }
-    for (i = 0; config != NULL && i < config->nsettings; ++i) {
-        const H5FD_prefetch_setting_t *s = &config->settings[i];
-        if (pfio_config_set(engine, s->key, s->value) != PFIO_OK) {
-            H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "config settings[%d]: %s", i,
-                                 pfio_last_error());
-            pfio_config_destroy(engine);
-            return NULL;
-        }
-    }
-    if (pfio_config_validate(engine) != PFIO_OK) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
-        pfio_config_destroy(engine);
-        return NULL;
-    }
-    return engine;
-}
-
-/* Whether `config` is one this release understands; pushes an error naming the field if not. */
-static int config_ok(const H5FD_prefetch_config_t *config, const char *func)
-{
-    int i;
-    if (config->magic != H5FD_PREFETCH_CONFIG_MAGIC) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE,
-                             "config magic = 0x%08x: expected 0x%08x (H5FD_PREFETCH_CONFIG_MAGIC; "
-                             "fill the struct with H5FD_prefetch_config_init)",
-                             (unsigned)config->magic, (unsigned)H5FD_PREFETCH_CONFIG_MAGIC);
-        return 0;
-    }
-    if (config->version != H5FD_PREFETCH_CONFIG_VERSION) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE,
-                             "config version = %d: expected %d (H5FD_PREFETCH_CONFIG_VERSION)",
-                             (int)config->version, H5FD_PREFETCH_CONFIG_VERSION);
-        return 0;
-    }
-    if (config->predict != 0 && config->predict != 1) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "config predict = %d: expected 0 or 1",
-                             (int)config->predict);
-        return 0;
-    }
-    if (config->nsettings < 0 || config->nsettings > H5FD_PREFETCH_SETTINGS_MAX) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE,
-                             "config nsettings = %d: expected 0 .. %d", (int)config->nsettings,
-                             H5FD_PREFETCH_SETTINGS_MAX);
-        return 0;
-    }
-    for (i = 0; i < config->nsettings; ++i) {
-        const H5FD_prefetch_setting_t *s = &config->settings[i];
-        if (memchr(s->key, '\0', sizeof s->key) == NULL ||
-            memchr(s->value, '\0', sizeof s->value) == NULL) {
-            H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE,
-                                 "config settings[%d]: key or value not NUL-terminated within %d "
-                                 "and %d bytes",
-                                 i, H5FD_PREFETCH_KEY_MAX, H5FD_PREFETCH_VALUE_MAX);
-            return 0;
-        }
-    }
-    pfio_config *engine = engine_config(config, func);
-    pfio_config_destroy(engine);
-    return engine != NULL;
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5FD_prefetch_config_set
- *
- * Purpose:     Adds or replaces the engine setting `key` in *config, after pfio accepted it.
- *
- * Return:      Success:    0
- *              Failure:    -1, *config unchanged, pfio's message on the error stack
- *-------------------------------------------------------------------------
- */
-herr_t H5FD_prefetch_config_set(H5FD_prefetch_config_t *config, const char *key, const char *value)
-{
-    pfio_config *probe = NULL;
-    int i;
-    if (config == NULL || key == NULL || value == NULL) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE,
-                             "config, key and value must not be NULL (config %p, key %p, value %p)",
-                             (void *)config, (const void *)key, (const void *)value);
-        return -1;
-    }
-    if (!config_ok(config, __func__))
-        return -1;
-    if (strlen(key) >= H5FD_PREFETCH_KEY_MAX || strlen(value) >= H5FD_PREFETCH_VALUE_MAX) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE,
-                             "setting %s = %s: key longer than %d or value longer than %d bytes",
-                             key, value, H5FD_PREFETCH_KEY_MAX - 1, H5FD_PREFETCH_VALUE_MAX - 1);
-        return -1;
-    }
-    if (pfio_config_create(&probe) != PFIO_OK && probe == NULL) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_CANTALLOC, "%s", pfio_last_error());
-        return -1;
-    }
-    if (pfio_config_set(probe, key, value) != PFIO_OK) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE, "%s", pfio_last_error());
-        pfio_config_destroy(probe);
-        return -1;
-    }
-    pfio_config_destroy(probe);
-    for (i = 0; i < config->nsettings; ++i)
-        if (strcmp(config->settings[i].key, key) == 0)
-            break;
-    if (i == H5FD_PREFETCH_SETTINGS_MAX) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE,
-                             "setting %s = %s: config already holds %d settings, the most it can",
-                             key, value, H5FD_PREFETCH_SETTINGS_MAX);
-        return -1;
-    }
-    snprintf(config->settings[i].key, sizeof config->settings[i].key, "%s", key);
-    snprintf(config->settings[i].value, sizeof config->settings[i].value, "%s", value);
-    if (i == config->nsettings)
-        ++config->nsettings;
-    return 0;
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5Pset_fapl_prefetch
- *
- * Purpose:     Makes the file access property list use the prefetch driver with a copy of
- *              *config (NULL: defaults and the PFIO_* environment).
- *
- * Return:      Success:    Non-negative
- *              Failure:    Negative, the fapl unchanged
- *-------------------------------------------------------------------------
- */
-herr_t H5Pset_fapl_prefetch(hid_t fapl_id, const H5FD_prefetch_config_t *config)
-{
-    H5FD_prefetch_config_t defaults;
-    hid_t driver;
-    if (config == NULL) {
-        H5FD_prefetch_config_init(&defaults);
-        config = &defaults;
-    }
-    if (!config_ok(config, __func__))
-        return -1;
-    if (H5Pisa_class(fapl_id, H5P_FILE_ACCESS) <= 0) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADTYPE,
-                             "fapl_id %lld is not a file access property list", (long long)fapl_id);
-        return -1;
-    }
-    driver = H5FD_prefetch_init();
-    if (driver < 0) {
-        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTINIT, "could not register the driver");
-        return -1;
-    }
-    return H5Pset_driver(fapl_id, driver, config);
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5Pget_fapl_prefetch
- *
- * Purpose:     Copies the config of a fapl that uses the prefetch driver into *config.
- *
- * Return:      Success:    Non-negative
- *              Failure:    Negative (another driver, or config NULL), *config unchanged
- *-------------------------------------------------------------------------
- */
-herr_t H5Pget_fapl_prefetch(hid_t fapl_id, H5FD_prefetch_config_t *config /*out*/)
-{
-    const H5FD_prefetch_config_t *info;
-    if (config == NULL) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE, "config is NULL: expected a struct");
-        return -1;
-    }
-    if (H5Pget_driver(fapl_id) != H5FD_prefetch_init()) {
-        H5FD__prefetch_error(__func__, H5E_PLIST, H5E_BADVALUE,
-                             "fapl_id %lld does not use the prefetch driver", (long long)fapl_id);
-        return -1;
-    }
-    info = (const H5FD_prefetch_config_t *)H5Pget_driver_info(fapl_id);
-    if (info == NULL) {
-        H5FD_prefetch_config_init(config);
-        return 0;
-    }
-    memcpy(config, info, sizeof *config);
-    return 0;
-}
-
-/*-------------------------------------------------------------------------
  * Function:    H5FD__prefetch_fapl_get / _fapl_copy / _fapl_free
  *
  * Purpose:     The config of an open file (a new copy), a copy of a config, and its release.
@@ -395,7 +184,7 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
     pfio_status status;
     if (file->ctx != NULL)
         return 0;
-    engine = engine_config(&file->config, func);
+    engine = H5FD__prefetch_engine_config(&file->config, func);
     if (engine == NULL)
         return -1;
     status = pfio_context_create(engine, &file->ctx);
@@ -481,7 +270,8 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
     file->inode = sb.st_ino;
     file->pfio_size = file->eof;
     file->name = strdup(name);
-    engine = engine_config(&file->config, __func__); /* a bad PFIO_* variable fails the open */
+    engine = H5FD__prefetch_engine_config(&file->config,
+                                          __func__); /* a bad PFIO_* variable fails the open */
     pfio_config_destroy(engine);
     if (file->name == NULL || engine == NULL) {
         if (file->name == NULL)

@@ -110,6 +110,10 @@ typedef struct H5FD_prefetch_t {
 void H5FD__prefetch_error(const char *func, hid_t major, hid_t minor, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* pfio's config for a file: the PFIO_* environment, then `config`'s settings, validated; NULL
+ * after pushing an error that names the first setting pfio refuses (H5FDprefetch_config.c). */
+pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, const char *func);
+
 /* Closes the ids given (a file, property list, dataspace or datatype; negative ones skipped),
  * keeping the error stack as it was when `failed` (every HDF5 call clears it). */
 void H5FD__prefetch_close_ids(int failed, hid_t a, hid_t b, hid_t c);
