@@ -72,6 +72,7 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t declared_extents;  /* extents appended by H5FD_prefetch_declare */
     uint64_t declared_bytes;    /* their bytes */
     uint64_t skipped_chunks;    /* chunks a declared selection touches that are not allocated */
+    uint64_t chunk_lookups;     /* chunk index searches made to declare them */
     uint64_t predicted_extents; /* extents appended by the stride prediction */
     uint64_t prediction_breaks; /* times a prediction was dropped because reads left it */
     uint64_t prediction_offs;   /* times the prediction switched itself off for missing */

@@ -76,7 +76,8 @@ typedef struct {
 /* What one run measured (sent from the child through a pipe). */
 typedef struct {
   double elapsed, declare_seconds;
-  uint64_t bytes, bad, raw_reads, hits, misses, unplanned, bytes_read, predicted, memory_peak;
+  uint64_t bytes, bad, raw_reads, hits, misses, unplanned, bytes_read, predicted, memory_peak,
+      lookups;
   int ok;
   char error[256];
 } Result;
@@ -342,6 +343,7 @@ static void run_child(const Options *o, int di, int pi, int mi, Result *res) {
       res->hits = st.engine.hits + st.engine.passthrough_reads;
       res->misses = st.engine.misses;
       res->unplanned = st.unplanned_reads;
+      res->lookups = st.chunk_lookups;
       res->bytes_read = st.engine.bytes_read;
       res->predicted = st.predicted_extents;
       res->memory_peak = st.engine.memory_peak;
@@ -612,7 +614,7 @@ int main(int argc, char **argv) {
                     "\"declare_s\":%.6f,\"bytes\":%llu,\"mib_s\":%.3f,"
                     "\"raw_reads\":%llu,\"hits\":%llu,\"misses\":%llu,\"unplanned\":%llu,"
                     "\"bytes_read\":%llu,\"predicted\":%llu,\"memory_peak\":%llu,"
-                    "\"peak_rss_kib\":%ld,\"budget\":\"%s\"}\n",
+                    "\"peak_rss_kib\":%ld,\"budget\":\"%s\",\"chunk_lookups\":%llu}\n",
                     datasets[di].name, patterns[pi], methods[mi], round, (unsigned long long)o.rows,
                     run->r.ok ? "true" : "false", run->r.elapsed, run->r.declare_seconds,
                     (unsigned long long)run->r.bytes,
@@ -620,7 +622,8 @@ int main(int argc, char **argv) {
                     (unsigned long long)run->r.raw_reads, (unsigned long long)run->r.hits,
                     (unsigned long long)run->r.misses, (unsigned long long)run->r.unplanned,
                     (unsigned long long)run->r.bytes_read, (unsigned long long)run->r.predicted,
-                    (unsigned long long)run->r.memory_peak, run->peak_rss_kib, o.budget);
+                    (unsigned long long)run->r.memory_peak, run->peak_rss_kib, o.budget,
+                    (unsigned long long)run->r.lookups);
         }
   if (o.lookup) {
     hsize_t chunks = (o.rows / 32) * (o.rows / 32);
