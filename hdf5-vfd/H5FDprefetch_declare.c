@@ -20,81 +20,6 @@
 
 typedef H5FD_prefetch_extents_t extent_list;
 
-/* Appends *e as it is. */
-static void append(extent_list *list, const pfio_extent *e)
-{
-    if (list->failed)
-        return;
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? 2 * list->capacity : 256;
-        pfio_extent *grown = realloc(list->items, capacity * sizeof *grown);
-        if (grown == NULL) {
-            list->failed = 1;
-            return;
-        }
-        list->items = grown;
-        list->capacity = capacity;
-    }
-    list->items[list->count++] = *e;
-}
-
-/* Appends [offset, offset+length), joined to the last extent when adjacent to it. */
-static void push(extent_list *list, int32_t file, uint64_t offset, uint64_t length)
-{
-    pfio_extent *last = list->count > 0 ? &list->items[list->count - 1] : NULL;
-    pfio_extent e = {file, 0, offset, length};
-    if (length == 0)
-        return;
-    if (last != NULL && last->offset + last->length == offset) {
-        last->length += length;
-        return;
-    }
-    append(list, &e);
-}
-
-int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
-{
-    pfio_status status;
-    if (file->pending.count == 0)
-        return 0;
-    if (H5FD__prefetch_engine(file, func) < 0)
-        return -1;
-    status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
-    file->pending.count = 0;
-    if (status != PFIO_OK) {
-        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTINIT, "handing the declared plan to pfio: %s",
-                             pfio_last_error());
-        return -1;
-    }
-    return 0;
-}
-
-static int by_offset(const void *a, const void *b)
-{
-    const pfio_extent *x = a, *y = b;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* Sorts list->items[from ..] by offset and joins adjacent ones. */
-static void sort_and_join(extent_list *list, size_t from)
-{
-    size_t i, out = from;
-    if (list->count - from < 2)
-        return;
-    qsort(list->items + from, list->count - from, sizeof *list->items, by_offset);
-    for (i = from + 1; i < list->count; ++i) {
-        pfio_extent *last = &list->items[out];
-        if (last->offset + last->length >= list->items[i].offset) {
-            uint64_t end = list->items[i].offset + list->items[i].length;
-            if (end > last->offset + last->length)
-                last->length = end - last->offset;
-        } else {
-            list->items[++out] = list->items[i];
-        }
-    }
-    list->count = out + 1;
-}
-
 /* The box [box_start, box_start + box_count) of a dataspace laid out row-major at `base`, with
  * elements of `elem` bytes: the runs of bytes the selection of `space` inside the box covers, in
  * file order. 0, or -1 after pushing an error. */
@@ -134,7 +59,7 @@ static int runs_in_box(hid_t space, int rank, const hsize_t *box_start, const hs
                     at += (c - box_start[d]) * pitch[d];
                 }
                 if (inside)
-                    push(list, file, at, elem);
+                    H5FD__prefetch_extents_push(list, file, at, elem);
             }
             free(points);
             ret = 0;
@@ -160,7 +85,7 @@ static int runs_in_box(hid_t space, int rank, const hsize_t *box_start, const hs
             uint64_t at = base;
             for (d = 0; d < rank; ++d)
                 at += (coord[d] - box_start[d]) * pitch[d];
-            push(list, file, at, run);
+            H5FD__prefetch_extents_push(list, file, at, run);
             for (d = rank - 2; d >= 0; --d) {
                 if (++coord[d] <= hi[d])
                     break;
@@ -170,7 +95,7 @@ static int runs_in_box(hid_t space, int rank, const hsize_t *box_start, const hs
                 break;
         }
     }
-    sort_and_join(list, from);
+    H5FD__prefetch_extents_sort_and_join(list, from);
     ret = 0;
 done:
     free(blocks);
@@ -361,7 +286,7 @@ static int declare_run(const dataset_info *info, hsize_t *offset, hsize_t lo, hs
         if (addr_lo == HADDR_UNDEF)
             ++file->stats.skipped_chunks;
         else
-            push(list, file->pfio_file, addr_lo, size);
+            H5FD__prefetch_extents_push(list, file->pfio_file, addr_lo, size);
         return 0;
     }
     if (addr_hi == NOT_LOOKED_UP) {
@@ -371,7 +296,7 @@ static int declare_run(const dataset_info *info, hsize_t *offset, hsize_t lo, hs
     }
     if (addr_lo != HADDR_UNDEF && addr_hi != HADDR_UNDEF && addr_hi > addr_lo &&
         addr_hi - addr_lo == (hi - lo) * size) {
-        push(list, file->pfio_file, addr_lo, (hi - lo + 1) * size);
+        H5FD__prefetch_extents_push(list, file->pfio_file, addr_lo, (hi - lo + 1) * size);
         return 0;
     }
     mid = lo + (hi - lo) / 2;
@@ -433,7 +358,7 @@ static int chunked_extents(const dataset_info *info, hid_t space, extent_list *l
             if (addr == HADDR_UNDEF || stored == 0)
                 ++file->stats.skipped_chunks;
             else if (info->whole)
-                push(list, file->pfio_file, addr, stored);
+                H5FD__prefetch_extents_push(list, file->pfio_file, addr, stored);
             else if (runs_in_box(space, rank, box_start, info->cdims, info->elem, addr,
                                  file->pfio_file, list) < 0)
                 return -1;
@@ -557,7 +482,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     }
     for (i = 0; i < list.count; ++i) { /* no joining across selections: each is read alone */
         if (list.items[i].length >= file->config.engine_min)
-            append(&file->pending, &list.items[i]);
+            H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
         else if (H5FD__prefetch_advise_append(file, &list.items[i]) < 0)
             file->pending.failed = 1;
     }

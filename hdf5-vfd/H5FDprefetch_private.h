@@ -129,6 +129,14 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func);
  * again. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func);
 
+/* Extent lists (H5FDprefetch_extents.c): append *e as it is; push [offset, offset+length),
+ * joined to the last extent when adjacent to it; sort items[from ..] by offset and join
+ * adjacent ones. An allocation failure sets list->failed and leaves the list as it was. */
+void H5FD__prefetch_extents_append(H5FD_prefetch_extents_t *list, const pfio_extent *e);
+void H5FD__prefetch_extents_push(H5FD_prefetch_extents_t *list, int32_t file, uint64_t offset,
+                                 uint64_t length);
+void H5FD__prefetch_extents_sort_and_join(H5FD_prefetch_extents_t *list, size_t from);
+
 /* Hands the pending declared extents to pfio. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
 

@@ -24,12 +24,5 @@ JSON
 build/examples/pfio-h5bench --file "$data" --rows "$rows" --rounds "$rounds" --lookup \
   --json "$out/runs.jsonl" | tee "$out/h5bench.log"
 # The device's sequential rate of the same file, from a tool nobody here wrote.
-dev=$(df --output=source "$data" | tail -1); fs=$(df --output=fstype "$data" | tail -1)
-sed -i "s|\"rounds\"|\"device\": \"$dev\", \"fs\": \"$fs\", \"rounds\"|" "$out/machine.json"
-for i in 1 2 3; do
-  sync
-  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
-  fio --name=seqread --filename="$data" --rw=read --bs=1M --iodepth=16 --direct=1 \
-    --ioengine=libaio --output-format=json --output="$out/fio-seq-$i.json" >/dev/null
-done
+bash scripts/fio-seq.sh "$data" "$out"
 /usr/bin/python3 scripts/render_docs.py docs/results docs

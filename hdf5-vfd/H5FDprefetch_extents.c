@@ -1,0 +1,82 @@
+/* A growing list of pfio extents (what a declaration produces), and handing the declared
+ * extents bound for pfio's engine over in one batch. */
+#include <stdlib.h>
+
+#include "H5FDprefetch_private.h"
+
+typedef H5FD_prefetch_extents_t extent_list;
+
+/* Appends *e as it is. */
+void H5FD__prefetch_extents_append(extent_list *list, const pfio_extent *e)
+{
+    if (list->failed)
+        return;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 256;
+        pfio_extent *grown = realloc(list->items, capacity * sizeof *grown);
+        if (grown == NULL) {
+            list->failed = 1;
+            return;
+        }
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = *e;
+}
+
+/* Appends [offset, offset+length), joined to the last extent when adjacent to it. */
+void H5FD__prefetch_extents_push(extent_list *list, int32_t file, uint64_t offset, uint64_t length)
+{
+    pfio_extent *last = list->count > 0 ? &list->items[list->count - 1] : NULL;
+    pfio_extent e = {file, 0, offset, length};
+    if (length == 0)
+        return;
+    if (last != NULL && last->offset + last->length == offset) {
+        last->length += length;
+        return;
+    }
+    H5FD__prefetch_extents_append(list, &e);
+}
+
+int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
+{
+    pfio_status status;
+    if (file->pending.count == 0)
+        return 0;
+    if (H5FD__prefetch_engine(file, func) < 0)
+        return -1;
+    status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
+    file->pending.count = 0;
+    if (status != PFIO_OK) {
+        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTINIT, "handing the declared plan to pfio: %s",
+                             pfio_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const pfio_extent *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Sorts list->items[from ..] by offset and joins adjacent ones. */
+void H5FD__prefetch_extents_sort_and_join(extent_list *list, size_t from)
+{
+    size_t i, out = from;
+    if (list->count - from < 2)
+        return;
+    qsort(list->items + from, list->count - from, sizeof *list->items, by_offset);
+    for (i = from + 1; i < list->count; ++i) {
+        pfio_extent *last = &list->items[out];
+        if (last->offset + last->length >= list->items[i].offset) {
+            uint64_t end = list->items[i].offset + list->items[i].length;
+            if (end > last->offset + last->length)
+                last->length = end - last->offset;
+        } else {
+            list->items[++out] = list->items[i];
+        }
+    }
+    list->count = out + 1;
+}
