@@ -13,7 +13,7 @@ packages=(
   autoconf automake libtool dpkg-dev xz-utils python3
   libhdf5-openmpi-dev
   libgtest-dev googletest
-  clang-format
+  clang-format clang libclang-rt-14-dev
   python3-matplotlib
 )
 

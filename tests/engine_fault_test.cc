@@ -74,11 +74,21 @@ class StuckBackend : public BackendWrapper {
     }
     return BackendWrapper::Submit(req);
   }
+  // The held reads go out from the next Reap, on the engine's I/O thread: Submit and Reap are
+  // called from one thread (backend.h).
   void Unblock() {
     std::lock_guard<std::mutex> l(mu_);
     unblocked_ = true;
-    for (IoRequest *r : held_) EXPECT_TRUE(BackendWrapper::Submit(r).ok());
-    held_.clear();
+  }
+  void Reap(std::vector<IoRequest *> *done) override {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (unblocked_) {
+        for (IoRequest *r : held_) EXPECT_TRUE(BackendWrapper::Submit(r).ok());
+        held_.clear();
+      }
+    }
+    BackendWrapper::Reap(done);
   }
 
  private:

@@ -282,6 +282,9 @@ const std::string &NearestKey(const std::string &name) {
   for (const std::string prefix : {"prefetch_", "pfio_"}) {
     if (bare.rfind(prefix, 0) == 0) bare = bare.substr(prefix.size());
   }
+  // Keys are short: a longer name is compared by its start only, so a megabyte of garbage costs
+  // no more than a typo.
+  if (bare.size() > 64) bare.resize(64);
   const ConfigKey *best = &Keys().front();
   size_t best_d = SIZE_MAX;
   for (const ConfigKey &k : Keys()) {

@@ -41,6 +41,10 @@ struct IoRequest {
   std::vector<iovec> iov;
   int64_t result = 0;     // bytes read, or -errno
   bool buffered = false;  // read through the page cache (its block was staged there)
+  // The shared sink infill gaps are read into (iov entries with this base; their bytes are never
+  // used). A backend whose reads run on several threads of its own may point those entries at a
+  // sink per thread instead, so that two of its threads never write the same memory.
+  char *discard = nullptr;
 };
 
 class Backend {

@@ -55,6 +55,8 @@ void SyncBackend::Reap(std::vector<IoRequest *> *done) {
 }
 
 void SyncBackend::Worker() {
+  std::vector<char> sink;  // this worker's own place for infill gap bytes
+  std::vector<iovec> iov;
   for (;;) {
     IoRequest *req;
     {
@@ -64,7 +66,12 @@ void SyncBackend::Worker() {
       req = todo_.front();
       todo_.pop_front();
     }
-    req->result = PreadvFully(req->file->buffered_fd, req->offset, req->iov);
+    iov = req->iov;
+    for (const iovec &v : iov)
+      if (v.iov_base == req->discard && sink.size() < v.iov_len) sink.resize(v.iov_len);
+    for (iovec &v : iov)
+      if (req->discard != nullptr && v.iov_base == req->discard) v.iov_base = sink.data();
+    req->result = PreadvFully(req->file->buffered_fd, req->offset, iov);
     {
       std::lock_guard<std::mutex> l(mu_);
       finished_.push_back(req);

@@ -58,6 +58,7 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
 void FillIov(PendingRead *r, const RequestShape &shape) {
   auto &iov = r->req.iov;
   iov.clear();
+  r->req.discard = shape.discard;
   uint64_t pos = r->req.offset;
   for (const Piece *p : r->pieces) {
     if (p->offset > pos) iov.push_back({shape.discard, static_cast<size_t>(p->offset - pos)});
