@@ -484,6 +484,34 @@ TEST(EngineRead, AnImpossibleExtentCountIsAnErrorNotAnAbort) {
   ReadAll(c, {e});
 }
 
+// The plan is charged to the budget and stored compactly: 2 M extents of strided columns take
+// one entry per pass (a few hundred KiB) at a 16 MiB budget; 2 M random extents, which would need
+// tens of MiB, are refused with the sizes named and the plan left as it was.
+TEST(EngineRead, PlanOutsideTheBudgetIsBoundedAndCompact) {
+  test::ScratchDir dir;
+  const uint64_t size = 16 * kMiB;
+  std::string path = dir.MakeFile("bigplan", size, kSeed);
+  Context c(16 * kMiB, "pipelined");
+  int32_t f = c.Open(path);
+  const size_t n = 2000000;
+  std::vector<pfio_extent> v(n);
+  // Strided columns: one run per pass over the file (256 extents each).
+  for (size_t i = 0; i < n; ++i) v[i] = {f, 0, (i * 65536) % size, 4096};
+  ASSERT_EQ(pfio_plan_append(c.ctx, v.data(), n), PFIO_OK) << pfio_last_error();
+  std::mt19937_64 rng(9);
+  for (auto &e : v) e.offset = rng() % (size / 4096) * 4096;
+  EXPECT_EQ(pfio_plan_append(c.ctx, v.data(), n), PFIO_ENOMEM);
+  const std::string msg = pfio_last_error();
+  EXPECT_NE(msg.find("(2000000 added)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected at most half the memory budget"), std::string::npos) << msg;
+  // Nothing of the refused append was kept: the strided plan reads as planned, all hits.
+  std::vector<pfio_extent> first(n);
+  for (size_t i = 0; i < 3000; ++i) first[i] = {f, 0, (i * 65536) % size, 4096};
+  first.resize(3000);
+  ReadAll(c, first);
+  EXPECT_EQ(c.Stats().misses, 0u);
+}
+
 // A file that shrinks after it was opened: reads that go straight to the file (a sequential run
 // left to readahead, an extent larger than the whole budget) fail naming the file, never return
 // OK with a buffer they did not fill.

@@ -159,7 +159,13 @@ pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size);
 
 /* Appends extents to the end of the plan. Every extent is checked first (open file, length > 0,
  * inside the file); on error nothing is appended. Extents may repeat, overlap and be unsorted:
- * the plan is a consumption order, not a set. */
+ * the plan is a consumption order, not a set.
+ * The plan is stored compactly and charged to the memory budget: consecutive extents of one file
+ * and one length at a constant stride (blocks in order, a column, a strided subarray) share one
+ * 40-byte run however many they are; other extents cost up to 40 bytes each. A plan that would
+ * hold more than half the budget is PFIO_ENOMEM naming the sizes, and nothing is appended:
+ * append a long random plan in parts as reading goes on (the same bound holds for the
+ * replace calls). */
 pfio_status pfio_plan_append(pfio_context *ctx, const pfio_extent *extents, size_t count);
 
 /* Replaces everything not yet read with `extents` (count 0 clears the plan). */

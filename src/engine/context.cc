@@ -242,15 +242,43 @@ Status Context::RefreshFile(int32_t id) {
 
 Status Context::PlanAppend(const pfio_extent *extents, size_t count) {
   Lock lock(mu_);
-  std::vector<Extent> v;
-  Status s = files_.CheckExtents(extents, count, &v);
+  Status s = files_.CheckExtents(extents, count, nullptr);  // all checked before any is kept
   if (!s.ok()) return s;
-  window_.plan().Append(v.data(), v.size());
+  AccessPlan &plan = window_.plan();
+  const uint64_t old_end = plan.end_index();
+  Extent chunk[1024];
+  for (size_t i = 0; i < count;) {
+    const size_t n = std::min<size_t>(count - i, std::size(chunk));
+    for (size_t j = 0; j < n; ++j) {
+      const pfio_extent &x = extents[i + j];
+      chunk[j] = Extent{x.file, x.marked != 0, x.offset, x.length};
+    }
+    plan.Append(chunk, n);
+    i += n;
+  }
+  s = CheckPlanSize(count);
+  if (!s.ok()) {
+    plan.TruncateFrom(old_end);  // as it was
+    return s;
+  }
   Refill(false);
   return Status::Ok();
 }
 
-Status Context::ReplaceFrom(const Extent *extents, size_t count) {
+Status Context::CheckPlanSize(size_t added) const {
+  const AccessPlan &plan = window_.plan();
+  const uint64_t limit = memory_.cap() / 2;
+  if (plan.heap_bytes() <= limit) return Status::Ok();
+  return Status::NoMem(Format(
+      "plan of %llu extents (%zu added) would hold %s in memory (%zu runs of %llu bytes; "
+      "extents of one length at one stride share a run): expected at most half the memory "
+      "budget (%s); append the plan in parts as reading goes on, or raise budget",
+      static_cast<unsigned long long>(plan.size()), added, Bytes(plan.heap_bytes()).c_str(),
+      plan.runs(), static_cast<unsigned long long>(AccessPlan::MaxBytesFor(1)),
+      Bytes(memory_.cap()).c_str()));
+}
+
+Status Context::ReplaceChecked(const Extent *extents, size_t count) {
   // New entries first, old references last, so pieces both plans need are kept, not re-read.
   std::deque<Window::Entry> old = window_.Replace(extents, count);
   Refill(true);
@@ -266,6 +294,19 @@ Status Context::PlanReplace(const pfio_extent *extents, size_t count) {
   Status s = files_.CheckExtents(extents, count, &v);
   if (!s.ok()) return s;
   return ReplaceFrom(v.data(), v.size());
+}
+
+Status Context::ReplaceFrom(const Extent *extents, size_t count) {
+  AccessPlan trial;  // the new plan as it will be stored, to hold it to the bound first
+  trial.Append(extents, count);
+  const uint64_t limit = memory_.cap() / 2;
+  if (trial.heap_bytes() > limit) {
+    return Status::NoMem(Format(
+        "replacement plan of %zu extents would hold %s in memory (%zu runs): expected at most "
+        "half the memory budget (%s); the plan is unchanged",
+        count, Bytes(trial.heap_bytes()).c_str(), trial.runs(), Bytes(memory_.cap()).c_str()));
+  }
+  return ReplaceChecked(extents, count);
 }
 
 Status Context::PlanReplaceAfterMark(const pfio_extent *extents, size_t count) {

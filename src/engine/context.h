@@ -92,7 +92,12 @@ class Context : private ReadPath::Host {
   // Sets the layout (null: one target) and everything sized by it: per-target state, rounds per
   // bus, the issue policy, the per-target read limit and the look-ahead in rounds.
   void UseLayout(std::unique_ptr<Layout> layout);
+  // Replaces the plan from its front with `extents` (checked), unless the new plan would hold
+  // more than half the budget; ReplaceChecked does the replacing.
   Status ReplaceFrom(const Extent *extents, size_t count);
+  Status ReplaceChecked(const Extent *extents, size_t count);
+  // PFIO_ENOMEM (naming sizes) when the plan holds more than half the budget cap in memory.
+  Status CheckPlanSize(size_t added) const;
   pfio_stats SnapshotLocked() const;
   Status DropFileLocked(Lock &lock, int32_t id, const char *doing);
 

@@ -81,9 +81,9 @@ void Context::ConsumeFront(double stalled) {
 }
 
 uint64_t Context::Held() const {
-  // The plan beyond the window is the application's list (sizeof(Extent) per extent): not
-  // charged here, as windows are planned without it.
-  return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count());
+  // The plan (compact runs, at most half the budget: CheckPlanSize) is charged with the rest.
+  return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count()) +
+         window_.plan().heap_bytes();
 }
 
 bool Context::AllocatePieces(PendingRead *pr) {

@@ -32,8 +32,12 @@ void FileTable::CloseAll(Backend *backend) {
   }
 }
 
+bool FileTable::IsOpen(int32_t id) const {
+  return id >= 0 && static_cast<size_t>(id) < files_.size() && files_[id]->open;
+}
+
 Status FileTable::Check(int32_t id, const char *what) const {
-  if (id < 0 || static_cast<size_t>(id) >= files_.size() || !files_[id]->open) {
+  if (!IsOpen(id)) {
     return Status::BadFile(Format("%s = %d: not a file open in this context (%zu opened so far)",
                                   what, id, files_.size()));
   }
@@ -54,23 +58,23 @@ Status FileTable::CheckExtents(const pfio_extent *extents, size_t count,
         "count = %zu extents: the plan's copy would need %s bytes, more than MemTotal (%s)", count,
         overflows ? "over 2^64" : Bytes(count * sizeof(Extent)).c_str(), Bytes(total).c_str()));
   }
-  out->reserve(count);
+  if (out != nullptr) out->reserve(count);
   for (size_t i = 0; i < count; ++i) {
     const pfio_extent &x = extents[i];
-    std::string which = Format("extent %zu", i);
-    Status s = Check(x.file, (which + ": file").c_str());
-    if (!s.ok()) return s;
+    const auto which = [i] { return Format("extent %zu", i); };  // only when something is wrong
+    if (!IsOpen(x.file)) return Check(x.file, (which() + ": file").c_str());
     if (x.length == 0) {
-      return Status::Invalid(Format("%s: length = 0: expected at least 1 byte", which.c_str()));
+      return Status::Invalid(Format("%s: length = 0: expected at least 1 byte", which().c_str()));
     }
     const FileHandle &h = handle(x.file);
     if (x.offset > h.size || x.length > h.size - x.offset) {
       return Status::Range(Format(
           "%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
           "expected offset + length <= size",
-          which.c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length, h.path.c_str(), (ull)h.size));
+          which().c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length, h.path.c_str(),
+          (ull)h.size));
     }
-    out->push_back(Extent{x.file, x.marked != 0, x.offset, x.length});
+    if (out != nullptr) out->push_back(Extent{x.file, x.marked != 0, x.offset, x.length});
   }
   return Status::Ok();
 }

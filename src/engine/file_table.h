@@ -27,10 +27,12 @@ class FileTable {
   // Closes every open file (context shutdown).
   void CloseAll(Backend *backend);
 
+  bool IsOpen(int32_t id) const;
   // OK if `id` is open; else PFIO_EBADF naming `what` (e.g. "file", "extent 3: file").
   Status Check(int32_t id, const char *what) const;
-  // Copies `extents` into *out after checking each (open file, length > 0, inside the file).
-  // A count whose copy could not fit in memory is PFIO_ENOMEM before anything is read.
+  // Checks each of `extents` (open file, length > 0, inside the file) and, when `out` is not
+  // null, copies them into *out. A count whose copy could not fit in memory is PFIO_ENOMEM
+  // before anything is read.
   Status CheckExtents(const pfio_extent *extents, size_t count, std::vector<Extent> *out) const;
 
   // For an id that Check accepted.

@@ -4,6 +4,13 @@
 // is expected to read; entries before it were consumed and are gone. The plan keeps what
 // replace-after-mark needs: the most recently consumed marked entry and the entries consumed since.
 // It checks nothing about files: callers validate extents before adding them.
+//
+// Storage is compact: consecutive unmarked extents of one file with the same length at a constant
+// stride (a file read block after block, a column of a matrix, a strided subarray, the same block
+// over and over) are kept as one run of kRunBytes, whatever their number; a random plan costs
+// kRunBytes per extent. heap_bytes() says what the plan holds, so that the engine can charge it
+// against the memory budget. Walking the plan forwards or backwards from the last index asked
+// for costs O(1) per step; at() of an arbitrary index costs O(runs between).
 #pragma once
 
 #include <cstdint>
@@ -19,10 +26,11 @@ namespace pfio {
 class AccessPlan {
  public:
   uint64_t front_index() const { return front_; }
-  uint64_t end_index() const { return front_ + entries_.size(); }
-  bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
-  const Extent &at(uint64_t index) const { return entries_[index - front_]; }
+  uint64_t end_index() const { return front_ + size_; }
+  bool empty() const { return size_ == 0; }
+  uint64_t size() const { return size_; }
+  // The extent at absolute `index` (front_index() <= index < end_index()).
+  Extent at(uint64_t index) const;
 
   void Append(const Extent *extents, size_t count);
 
@@ -44,9 +52,36 @@ class AccessPlan {
 
   const std::optional<Extent> &last_mark() const { return last_mark_; }
 
+  // Runs held, and the heap bytes they and the since-mark list take.
+  size_t runs() const { return runs_.size(); }
+  uint64_t heap_bytes() const;
+  // What `count` more extents can cost at most (each its own run).
+  static uint64_t MaxBytesFor(uint64_t count) { return count * kRunBytes; }
+
  private:
-  std::deque<Extent> entries_;
+  // count extents: offset, offset + stride, ... (uint64 arithmetic; stride may be negative).
+  struct Run {
+    uint64_t offset;
+    uint64_t length;
+    uint64_t stride;
+    uint32_t count;
+    int32_t file;
+    bool marked;
+    Extent nth(uint64_t k) const { return Extent{file, marked, offset + k * stride, length}; }
+  };
+  static constexpr uint64_t kRunBytes = sizeof(Run);
+
+  void AppendOne(const Extent &e);
+  void DropFront();  // the front extent, consumed or skipped
+  // Moves the cursor to the run holding `index` and returns its position in runs_.
+  size_t Seek(uint64_t index) const;
+
+  std::deque<Run> runs_;
   uint64_t front_ = 0;
+  uint64_t size_ = 0;
+  // Where the last Seek ended: runs_[cursor_run_] starts at absolute index cursor_first_.
+  mutable size_t cursor_run_ = 0;
+  mutable uint64_t cursor_first_ = 0;
   std::optional<Extent> last_mark_;
   std::vector<Extent> since_mark_;  // consumed after last_mark_, in order (bounded)
 };
