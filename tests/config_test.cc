@@ -81,6 +81,7 @@ const std::vector<KeyCase> &Cases() {
       {"aimd",
        {{"0", "0"}, {"1", "1"}, {"off", "0"}, {"enable", "1"}, {"TRUE", "1"}},
        {"2", "maybe", ""}},
+      {"revalidate", {{"on", "1"}, {"0", "0"}, {"yes", "1"}}, {"sometimes", "2"}},
       {"reserve_percent", {{"1", "1"}, {"8", "8"}, {"50", "50"}}, {"0", "51", "ten"}},
       {"stats_path", {{"/tmp/s.json", "/tmp/s.json"}, {"", ""}}, {}},
       {"layout",

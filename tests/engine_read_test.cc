@@ -4,7 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -510,6 +514,102 @@ TEST(EngineRead, PlanOutsideTheBudgetIsBoundedAndCompact) {
   first.resize(3000);
   ReadAll(c, first);
   EXPECT_EQ(c.Stats().misses, 0u);
+}
+
+// Writes the pattern of `seed` over the whole file in place, as another process rewriting it
+// would (the same inode, a new mtime).
+void RewriteInPlace(const std::string &path, uint64_t size, uint64_t seed) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later mtime tick
+  int fd = open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  std::vector<char> buf(kMiB);
+  for (uint64_t off = 0; off < size; off += buf.size()) {
+    FillPattern(buf.data(), off, buf.size(), seed);
+    ASSERT_EQ(pwrite(fd, buf.data(), buf.size(), static_cast<off_t>(off)),
+              static_cast<ssize_t>(buf.size()));
+  }
+  close(fd);
+}
+
+// A file rewritten while it is read. Without revalidate, prefetched blocks come back as the old
+// bytes (documented: pfio serves bytes as they were when prefetched); with revalidate = on, the
+// change is seen within one window's worth of reads (stats: files_changed), and from then on
+// every read has the new bytes, although blocks prefetched before the change were still held.
+// Every read, either way, holds one version or the other, never a mix or garbage.
+TEST(EngineRead, FileRewrittenUnderTheReaderIsSeenWithRevalidate) {
+  test::ScratchDir dir;
+  const uint64_t size = 8 * kMiB, budget = kMiB, kNew = kSeed + 1;
+  for (const std::string revalidate : {"off", "on"}) {
+    std::string path = dir.MakeFile("rewritten-" + revalidate, size, kSeed);
+    Settings settings = Context::Config(2 * budget, "pipelined", "auto");
+    settings.push_back({"revalidate", revalidate});
+    Context c(settings);
+    int32_t f = c.Open(path);
+    std::mt19937_64 rng(5);
+    std::vector<pfio_extent> plan(4000);
+    for (auto &e : plan) e = {f, 0, rng() % (size / 4096) * 4096, 4096};
+    ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+    std::vector<char> buf(4096);
+    size_t old_after = 0, old_once_seen = 0, seen_at = 0;
+    const size_t change_at = 1000;
+    for (size_t i = 0; i < plan.size(); ++i) {
+      if (i == change_at) RewriteInPlace(path, size, kNew);
+      uint64_t n = 0;
+      ASSERT_EQ(pfio_read(c.ctx, f, buf.data(), plan[i].offset, 4096, &n), PFIO_OK)
+          << pfio_last_error();
+      ASSERT_EQ(n, 4096u);
+      const bool is_old = test::HoldsPattern(buf.data(), plan[i].offset, n, kSeed);
+      const bool is_new = test::HoldsPattern(buf.data(), plan[i].offset, n, kNew);
+      ASSERT_TRUE(is_old || is_new) << "read " << i << " is neither version";
+      ASSERT_TRUE(i < change_at ? is_old : true) << "read " << i;
+      if (i >= change_at && is_old) ++old_after;
+      if (seen_at > 0 && is_old) ++old_once_seen;
+      if (seen_at == 0 && c.Stats().files_changed > 0) seen_at = i;
+    }
+    if (revalidate == "off") {
+      EXPECT_GT(old_after, 0u) << "prefetched blocks are served as they were read";
+      EXPECT_EQ(c.Stats().files_changed, 0u);
+    } else {
+      ASSERT_GT(seen_at, change_at);
+      EXPECT_LE(seen_at - change_at, (2 * budget) / 4096 + 1) << "seen a window late or more";
+      EXPECT_EQ(old_once_seen, 0u) << "old bytes served after the change was seen";
+      EXPECT_EQ(c.Stats().files_changed, 1u);
+    }
+  }
+}
+
+// A file truncated while it is read: once any direct read sees it shorter, its size is read again
+// and blocks prefetched past the new end are no longer served (before, they came back as the old
+// bytes with PFIO_OK); reads there give 0 bytes, as pread does.
+TEST(EngineRead, ShrunkFileIsSeenByTheNextReadAfterADirectReadCameBackShort) {
+  test::ScratchDir dir;
+  const uint64_t size = 8 * kMiB;
+  std::string path = dir.MakeFile("truncated", size, kSeed);
+  Context c(16 * kMiB, "pipelined");  // the whole plan fits: every block is prefetched at once
+  int32_t f = c.Open(path);
+  std::vector<pfio_extent> plan;
+  for (uint64_t off = size; off > 0; off -= 65536) plan.push_back({f, 0, off - 65536, 4096});
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  ReadAll(c, {plan[0]});  // waits for the first block: the others are in flight or landed
+  ASSERT_EQ(truncate(path.c_str(), 2 * kMiB), 0);
+  // A read outside the plan, past the new end: a direct read that comes back short (0 bytes, as
+  // pread gives at the end of a file).
+  std::vector<char> buf(4096);
+  uint64_t n = 1;
+  EXPECT_EQ(pfio_read(c.ctx, f, buf.data(), 3 * kMiB + 8192, 4096, &n), PFIO_OK);
+  EXPECT_EQ(n, 0u);
+  // The next planned block (past the new end, prefetched before the truncation): the file ends
+  // at 2 MiB now, so 0 bytes, as pread gives; not the old bytes.
+  n = 1;
+  EXPECT_EQ(pfio_read(c.ctx, f, buf.data(), plan[1].offset, 4096, &n), PFIO_OK);
+  EXPECT_EQ(n, 0u) << "a block past the new end came back with the old bytes";
+  uint64_t now_size = 0;
+  EXPECT_EQ(pfio_file_size(c.ctx, f, &now_size), PFIO_OK);
+  EXPECT_EQ(now_size, 2 * kMiB);
+  EXPECT_EQ(c.Stats().files_changed, 1u);
+  // Blocks below the new end still read correctly.
+  std::vector<pfio_extent> low(plan.end() - 8, plan.end());
+  ReadAll(c, low);
 }
 
 // A file that shrinks after it was opened: reads that go straight to the file (a sequential run

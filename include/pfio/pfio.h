@@ -130,6 +130,8 @@ typedef struct pfio_stats {
   char policy[16];            /* "aggressive", "fixed-horizon", "forestall" */
   char stage_mode[16];        /* "none", "poke", "pagecache", "ladvise", "device" */
   char stage_note[112];       /* why staging is off, when it is */
+  uint64_t files_changed;     /* times a file was seen changed on disk (revalidate, or a direct
+                                 read that came back short) and the prefetched bytes dropped */
 } pfio_stats;
 
 /* Creates a context from `config` (NULL: the defaults and the PFIO_* environment, where a bad
@@ -147,6 +149,21 @@ pfio_status pfio_file_open(pfio_context *ctx, const char *path, int32_t *file);
 /* Closes a file: waits (bounded) for its reads in flight, drops its buffered data and removes its
  * extents from the plan. */
 pfio_status pfio_file_close(pfio_context *ctx, int32_t file);
+
+/* Files that change while they are read. pfio reads the file it opened, as read(2) on an open
+ * descriptor does: a file renamed over the path later is not seen. Bytes are served as they were
+ * when prefetched, so a block written by another descriptor or process after pfio prefetched it
+ * comes back as the old bytes, unless:
+ *  - the application calls pfio_file_refresh after the change (the ROMIO driver and the HDF5
+ *    driver do so after their own writes);
+ *  - the setting revalidate = on is used: before each window's worth of reads (the budget, in
+ *    bytes) the size and mtime of every open file are compared with what was seen; a changed file
+ *    gets its size read again and every prefetched byte of the context is dropped and read again
+ *    (the plan is kept). A change is seen within one window's worth of reads; mtime resolution
+ *    is the kernel's clock tick, so a rewrite within the same tick as the last look can be missed;
+ *  - a direct read (a miss, a sequential run, a failed prefetch's fallback) comes back shorter
+ *    than the size pfio knew: the file is taken as changed, as above, before the next read.
+ * Every read returns one version of each byte or an error; counted in pfio_stats.files_changed. */
 
 /* The file changed on disk (written, truncated or extended, by this process or another): drops
  * every prefetched byte of it and its extents in the plan, waits (bounded) for its reads in

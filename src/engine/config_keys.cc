@@ -211,6 +211,10 @@ std::vector<ConfigKey> MakeKeys() {
   keys.push_back(BoolKey("aimd", &Config::aimd,
                          "adapt the budget to memory pressure (halve on pressure, +10 % of the "
                          "cap after a clean round)"));
+  keys.push_back(BoolKey("revalidate", &Config::revalidate,
+                         "before each window's worth of reads, compare every open file's size "
+                         "and mtime with what was seen; a changed file's prefetched bytes are "
+                         "dropped and read again"));
   keys.push_back(CountKey("reserve_percent", &Config::reserve_percent, 1, 50, nullptr,
                           "share of MemTotal (and of a cgroup's limit) prefetching never takes: "
                           "an auto budget stops above it, growth stops at it, falling below it "

@@ -190,8 +190,11 @@ Status Context::OpenFile(const std::string &path, int32_t *id) {
         "it",
         path.c_str(), fs.c_str()));
   }
+  FileVersion version;
+  const bool versioned = backend_->Version(h, &version).ok();
   Lock lock(mu_);
   *id = files_.Add(h);
+  if (versioned) files_.SetVersion(*id, version);
   return Status::Ok();
 }
 
@@ -234,6 +237,9 @@ Status Context::RefreshFile(int32_t id) {
   if (s.ok()) s = backend_->CurrentSize(files_.handle(id), &size);
   if (!s.ok()) return s;
   files_.SetSize(id, size);
+  FileVersion version;
+  if (backend_->Version(files_.handle(id), &version).ok()) files_.SetVersion(id, version);
+  files_.ClearChanged(id);
   Refill(false);
   return Status::Ok();
 }
@@ -333,11 +339,21 @@ Status Context::PlanLastMark(pfio_extent *mark) {
 
 Status Context::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread) {
   Lock lock(mu_);
+  Status s = RevalidateIfDue(lock);
+  if (!s.ok()) {
+    *nread = 0;
+    return s;
+  }
   return read_path_.Read(lock, id, buf, offset, length, nread);
 }
 
 Status Context::ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread) {
   Lock lock(mu_);
+  Status s = RevalidateIfDue(lock);
+  if (!s.ok()) {
+    *nread = 0;
+    return s;
+  }
   return read_path_.ReadV(lock, id, pieces, count, nread);
 }
 

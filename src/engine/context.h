@@ -124,6 +124,14 @@ class Context : private ReadPath::Host {
   void Complete(PendingRead *pr);
   uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
 
+  // Files that changed on disk (file_changes.cc). Before a read: with revalidate, once a
+  // window's worth of bytes was read since the last look, compares every open file's size and
+  // mtime with what was seen; then every changed file (seen so, or marked by a short direct read)
+  // gets its size read again and the prefetched bytes of the context are dropped and the plan
+  // kept, so its reads are issued again, after the change.
+  Status RevalidateIfDue(Lock &lock);
+  void ReplanAfterChange();
+
   // Constant after construction.
   const Config cfg_;
   std::string stats_path_;
@@ -144,6 +152,8 @@ class Context : private ReadPath::Host {
   Scheduler scheduler_;
   Stager stager_;
   pfio_stats stats_{};
+  uint64_t bytes_since_check_ = 0;  // plan bytes read since files were last revalidated
+  bool checked_once_ = false;
   double last_consume_ = -1;
   bool shut_down_ = false;
   bool abandoned_ = false;  // shutdown timed out with reads in flight

@@ -40,6 +40,14 @@ class FileTable {
   uint64_t size(int32_t id) const { return files_[id]->handle.size; }
   // The file's size changed on disk (Context::RefreshFile read it again).
   void SetSize(int32_t id, uint64_t size) { files_[id]->handle.size = size; }
+  // The size and mtime last seen (at open, refresh or revalidation).
+  const FileVersion &version(int32_t id) const { return files_[id]->version; }
+  void SetVersion(int32_t id, const FileVersion &v) { files_[id]->version = v; }
+  // A read saw the file change (a direct read came back short): revalidate it before the next.
+  void MarkChanged(int32_t id) { files_[id]->changed = true; }
+  bool changed(int32_t id) const { return files_[id]->changed; }
+  void ClearChanged(int32_t id) { files_[id]->changed = false; }
+  size_t count() const { return files_.size(); }
   // id -> handle of every open file (what BuildRequests needs).
   const std::unordered_map<int32_t, const FileHandle *> &handles() const { return handles_; }
   bool empty() const { return files_.empty(); }
@@ -54,6 +62,8 @@ class FileTable {
     FileHandle handle;
     bool open = false;
     uint32_t in_flight = 0;
+    FileVersion version;
+    bool changed = false;
   };
   std::vector<std::unique_ptr<File>> files_;
   std::unordered_map<int32_t, const FileHandle *> handles_;

@@ -58,6 +58,9 @@ Status ReadPath::Read(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64
         uint64_t got = 0;
         s = ReadDirect(lock, id, dst + (pos - offset), pos, end - pos, &got);
         if (!s.ok()) return s;
+        // Short, as pread(2) is at the end of a file; but the file was longer: it shrank, and
+        // what was prefetched of it is revalidated before the next read.
+        if (got < end - pos) files_->MarkChanged(id);
         pos += got;
         break;
       }
@@ -182,7 +185,8 @@ Status ReadPath::ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, 
   return s;
 }
 
-Status ReadPath::ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted) const {
+Status ReadPath::ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted) {
+  files_->MarkChanged(id);
   return Status::Io(
       Format("file %d (%s) is shorter than when opened: direct read at %llu "
              "returned %llu of %llu bytes",

@@ -77,7 +77,9 @@ class ReadPath {
   Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
   // A direct read of bytes inside the file as opened: short is an error (the file shrank).
   Status ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n);
-  Status ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted) const;
+  // A direct read came back short: the file shrank. Marks it changed (the context revalidates
+  // it before the next read) and returns the error naming it.
+  Status ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted);
 
   const Config &cfg_;
   FileTable *files_;

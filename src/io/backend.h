@@ -34,6 +34,13 @@ struct FileHandle {
   bool on_lustre = false;  // Lustre's advice ioctl (stage = ladvise) is issued only then
 };
 
+// What says whether a file changed on disk: its size and last modification time.
+struct FileVersion {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileVersion &) const = default;
+};
+
 struct IoRequest {
   const FileHandle *file = nullptr;
   uint64_t offset = 0;
@@ -80,6 +87,8 @@ class Backend {
   // default asks the buffered descriptor (fstat); nothing is closed or reopened, so POSIX locks
   // the process holds on the file stay held.
   virtual Status CurrentSize(const FileHandle &file, uint64_t *size);
+  // The file's size and modification time now (fstat of the buffered descriptor by default).
+  virtual Status Version(const FileHandle &file, FileVersion *out);
 
   // What the scheduler may know of the device (io/device_model.h); the default knows nothing.
   virtual const DeviceModel &device() const;

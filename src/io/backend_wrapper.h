@@ -30,6 +30,9 @@ class BackendWrapper : public Backend {
   Status CurrentSize(const FileHandle &file, uint64_t *size) override {
     return target_->CurrentSize(file, size);
   }
+  Status Version(const FileHandle &file, FileVersion *out) override {
+    return target_->Version(file, out);
+  }
   Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind) override {
     return target_->Stage(file, offset, length, kind);
   }

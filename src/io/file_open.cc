@@ -156,4 +156,15 @@ Status Backend::CurrentSize(const FileHandle &file, uint64_t *size) {
   return Status::Ok();
 }
 
+Status Backend::Version(const FileHandle &file, FileVersion *out) {
+  struct stat st;
+  if (fstat(file.buffered_fd, &st) != 0) {
+    return Status::Io(Format("fstat of %s (fd %d) failed: %s", file.path.c_str(), file.buffered_fd,
+                             std::strerror(errno)));
+  }
+  out->size = static_cast<uint64_t>(st.st_size);
+  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return Status::Ok();
+}
+
 }  // namespace pfio

@@ -31,6 +31,7 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
   j["memory_peak"] = s.memory_peak;
   j["policy"] = s.policy;
   j["policy_holds"] = s.policy_holds;
+  j["files_changed"] = s.files_changed;
   j["evictions"] = s.evictions;
   j["bytes_evicted"] = s.bytes_evicted;
   j["stage_mode"] = s.stage_mode;

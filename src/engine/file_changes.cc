@@ -1,0 +1,56 @@
+// Context: files that change on disk under a reader (revalidate, and shrinks seen by reads).
+#include "engine/context.h"
+
+namespace pfio {
+
+Status Context::RevalidateIfDue(Lock &lock) {
+  (void)lock;
+  bool any = false;
+  const bool due = cfg_.revalidate && (!checked_once_ || bytes_since_check_ >= memory_.budget());
+  for (int32_t id = 0; static_cast<size_t>(id) < files_.count(); ++id) {
+    if (!files_.IsOpen(id)) continue;
+    if (due && !files_.changed(id)) {
+      FileVersion now;
+      Status s = backend_->Version(files_.handle(id), &now);
+      if (!s.ok()) return Status(s.code(), "revalidate: " + s.message());
+      if (!(now == files_.version(id))) files_.MarkChanged(id);
+    }
+    any = any || files_.changed(id);
+  }
+  if (due) {
+    checked_once_ = true;
+    bytes_since_check_ = 0;
+  }
+  if (!any) return Status::Ok();
+  for (int32_t id = 0; static_cast<size_t>(id) < files_.count(); ++id) {
+    if (!files_.IsOpen(id) || !files_.changed(id)) continue;
+    FileVersion now;
+    Status s = backend_->Version(files_.handle(id), &now);
+    if (!s.ok()) return Status(s.code(), "revalidate: " + s.message());
+    files_.SetSize(id, now.size);
+    files_.SetVersion(id, now);
+    files_.ClearChanged(id);
+    ++stats_.files_changed;
+  }
+  ReplanAfterChange();
+  return Status::Ok();
+}
+
+void Context::ReplanAfterChange() {
+  // Every prefetched byte goes (a piece may hold bytes of the old file, whichever file it
+  // belongs to is cheap to tell but not worth the risk); the plan stays, in order, and its reads
+  // are issued again. Reads still in flight land in dropped pieces and are discarded.
+  const AccessPlan saved = window_.plan();
+  std::deque<Window::Entry> old = window_.Replace(nullptr, 0);
+  stats_.bytes_wasted += window_.DropEntries(&old);
+  PruneQueue();
+  Extent chunk[1024];
+  for (uint64_t i = saved.front_index(); i < saved.end_index();) {
+    size_t n = 0;
+    for (; n < std::size(chunk) && i < saved.end_index(); ++n, ++i) chunk[n] = saved.at(i);
+    window_.plan().Append(chunk, n);
+  }
+  Refill(false);
+}
+
+}  // namespace pfio
