@@ -236,6 +236,7 @@ TEST(EngineFaults, RefusedODirectFallsBackToSyncUnderAuto) {
   s = ReadAll(*e, plan);
   EXPECT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(e->Stats().hits, plan.size());
+  EXPECT_STREQ(e->Stats().backend, "aio+sync");  // the file is read through the page cache
 }
 
 TEST(EngineFaults, MemoryPressureMidRunHalvesTheBudget) {

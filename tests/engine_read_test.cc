@@ -1,18 +1,17 @@
 // The engine through the public C API on real files: every byte read is checked against the
 // self-verifying pattern, for every plan shape, window mode and backend.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "pfio/pfio.h"

@@ -120,7 +120,9 @@ typedef struct pfio_stats {
   uint64_t budget_cuts;       /* multiplicative decreases so far */
   uint64_t memory_in_use;     /* bytes held by the reorder buffer now */
   uint64_t memory_peak;       /* most bytes ever held by the reorder buffer */
-  char backend[16];           /* backend in use: "aio", "sync", "uring", "sim" */
+  char backend[16];           /* backend in use: "aio", "sync", "uring", "sim"; "aio+sync" or
+                                 "uring+sync" once a file was read through the page cache
+                                 because its file system refused O_DIRECT (backend auto) */
   uint64_t evictions;         /* prefetched pieces dropped for an earlier need (Belady, do no
                                  harm) after the budget was cut; they are read again later */
   uint64_t bytes_evicted;     /* their bytes */

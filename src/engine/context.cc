@@ -275,13 +275,13 @@ Status Context::CheckPlanSize(size_t added) const {
   const AccessPlan &plan = window_.plan();
   const uint64_t limit = memory_.cap() / 2;
   if (plan.heap_bytes() <= limit) return Status::Ok();
-  return Status::NoMem(Format(
-      "plan of %llu extents (%zu added) would hold %s in memory (%zu runs of %llu bytes; "
-      "extents of one length at one stride share a run): expected at most half the memory "
-      "budget (%s); append the plan in parts as reading goes on, or raise budget",
-      static_cast<unsigned long long>(plan.size()), added, Bytes(plan.heap_bytes()).c_str(),
-      plan.runs(), static_cast<unsigned long long>(AccessPlan::MaxBytesFor(1)),
-      Bytes(memory_.cap()).c_str()));
+  return Status::NoMem(
+      Format("plan of %llu extents (%zu added) would hold %s in memory (%zu runs of %llu bytes; "
+             "extents of one length at one stride share a run): expected at most half the memory "
+             "budget (%s); append the plan in parts as reading goes on, or raise budget",
+             static_cast<unsigned long long>(plan.size()), added, Bytes(plan.heap_bytes()).c_str(),
+             plan.runs(), static_cast<unsigned long long>(AccessPlan::MaxBytesFor(1)),
+             Bytes(memory_.cap()).c_str()));
 }
 
 Status Context::ReplaceChecked(const Extent *extents, size_t count) {
@@ -386,6 +386,7 @@ Status Context::Unignore() {
 
 pfio_stats Context::SnapshotLocked() const {
   pfio_stats s = stats_;
+  std::snprintf(s.backend, sizeof s.backend, "%s", backend_->name());  // may change at an open
   s.budget_bytes = memory_.budget();
   s.budget_cap = memory_.cap();
   s.budget_cuts = memory_.cuts();

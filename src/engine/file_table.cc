@@ -68,11 +68,11 @@ Status FileTable::CheckExtents(const pfio_extent *extents, size_t count,
     }
     const FileHandle &h = handle(x.file);
     if (x.offset > h.size || x.length > h.size - x.offset) {
-      return Status::Range(Format(
-          "%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
-          "expected offset + length <= size",
-          which().c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length, h.path.c_str(),
-          (ull)h.size));
+      return Status::Range(
+          Format("%s: [%llu, %llu + %llu) ends past the end of %s (size %llu): "
+                 "expected offset + length <= size",
+                 which().c_str(), (ull)x.offset, (ull)x.offset, (ull)x.length, h.path.c_str(),
+                 (ull)h.size));
     }
     if (out != nullptr) out->push_back(Extent{x.file, x.marked != 0, x.offset, x.length});
   }

@@ -17,7 +17,7 @@ class AioBackend : public DirectBackend {
                        DirectOpener opener = OpenODirect);
   ~AioBackend() override;
 
-  const char *name() const override { return "aio"; }
+  const char *name() const override { return fell_back() ? "aio+sync" : "aio"; }
 
  protected:
   Status SubmitDirect(IoRequest *req) override;

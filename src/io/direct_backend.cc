@@ -39,6 +39,7 @@ Status DirectBackend::Open(const std::string &path, FileHandle *out) {
                  refused.c_str());
   });
   Sync();
+  fell_back_ = true;
   return Status::Ok();
 }
 

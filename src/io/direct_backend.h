@@ -6,6 +6,7 @@
 // one eventfd, so the I/O thread polls one descriptor.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ class DirectBackend : public Backend {
   Status Submit(IoRequest *req) override;
   void Reap(std::vector<IoRequest *> *done) override;
   int completion_fd() const override { return event_fd_; }
+  // Whether some file was opened without O_DIRECT (read by the SyncBackend): name() then says
+  // "<name>+sync", so the stats tell the truth about how the context reads.
+  bool fell_back() const { return fell_back_; }
 
  protected:
   // Takes event_fd (an eventfd the subclass's completions signal).
@@ -49,6 +53,7 @@ class DirectBackend : public Backend {
   bool fallback_;
   DirectOpener opener_;
   std::unique_ptr<SyncBackend> sync_;  // created on first need
+  std::atomic<bool> fell_back_{false};
 };
 
 }  // namespace pfio

@@ -18,7 +18,7 @@ class UringBackend : public DirectBackend {
                        DirectOpener opener = OpenODirect);
   ~UringBackend() override;
 
-  const char *name() const override { return "uring"; }
+  const char *name() const override { return fell_back() ? "uring+sync" : "uring"; }
 
  protected:
   Status SubmitDirect(IoRequest *req) override;
