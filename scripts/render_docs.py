@@ -9,6 +9,7 @@ file), never across files, because these shared machines drift between runs.
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -990,10 +991,34 @@ def memory_rows(results, docs):
                               if h["reason"].startswith(("halve", "clamp")) and
                               tj + h["seconds"] >= th]
                 first = min(cuts_after) - th if cuts_after else None
-            hog_notes.append(f"{case}: memory-hog (80 % of MemTotal for 10 s) started {th:.1f} s "
-                             f"in and exited with status {sm['hog_exit']} (137 = killed); pfio's "
-                             f"first cut after it came " +
-                             (f"{first:.2f} s later." if first is not None else "never."))
+            # When the hog held its 80 % (its log: "<s> s  holding ..."), and when MemAvailable
+            # first fell below the reserve (100 ms samples): the moments a cut is owed.
+            held = None
+            hp = os.path.join(folder, f"{case}-hog.log")
+            if os.path.exists(hp):
+                for line in open(hp):
+                    m = re.search(r"([0-9.]+) s\s+holding", line)
+                    if m:
+                        held = float(m.group(1))
+            below = next((t - sm["t0"] for t, v in mem if v * 1024 / GiB < reserve), None)
+            note = (f"{case}: memory-hog (80 % of MemTotal for 10 s) started {th:.1f} s in and "
+                    f"exited with status {sm['hog_exit']} (137 = killed)")
+            if held is not None:
+                note += (f"; it took {held:.1f} s to get its 80 % (the kernel reclaiming page "
+                         f"cache meanwhile), holding it from {th + held:.1f} s")
+            if below is not None:
+                note += f"; MemAvailable first fell below the reserve at {below:.1f} s"
+            if first is None:
+                note += "; pfio never cut."
+            else:
+                note += f"; pfio's first cut came at {th + first:.1f} s"
+                if below is not None:
+                    note += f" ({th + first - below:+.2f} s from MemAvailable reaching the reserve"
+                    note += (f", {th + first - th - held:+.2f} s from the hog holding its 80 %)."
+                             if held is not None else ").")
+                else:
+                    note += "."
+            hog_notes.append(note)
         ax.set_title(f"{case}: {jobs} jobs, budget {sm['budget']} each")
         ax.set_ylabel("GiB")
         ax.legend(fontsize=7, loc="upper right")
