@@ -71,6 +71,7 @@ TEST(NodeRegistry, ProcessesComeGoAndDie) {
   NodeView three = me.Update(64 * kMiB, 10 * kMiB, false);
   EXPECT_EQ(three.processes, 3u);
   EXPECT_EQ(three.held_by_all, 410 * kMiB);
+  EXPECT_EQ(three.budgets_of_all, 64 * kMiB + 2 * 400 * kMiB);  // children: budget = 2 x held
   EXPECT_TRUE(three.peer_short);
 
   a.Finish('q');  // leaves properly
@@ -82,6 +83,7 @@ TEST(NodeRegistry, ProcessesComeGoAndDie) {
   NodeView back = me.Update(64 * kMiB, 10 * kMiB, false);
   EXPECT_EQ(back.processes, 1u);
   EXPECT_EQ(back.held_by_all, 10 * kMiB);
+  EXPECT_EQ(back.budgets_of_all, 64 * kMiB);  // a dead process's budget no longer counts
   EXPECT_FALSE(back.peer_short);
 
   Child c(path, 5 * kMiB);  // the freed slots are taken again
@@ -155,6 +157,31 @@ TEST(NodeShareInGovernor, AnAutoBudgetIsHeldToTheFairShareWhileAPeerIsShort) {
   // a clean round does not grow past the fair share while the peer is short
   g.Consumed(g.budget());
   EXPECT_EQ(g.budget(), 1024 * kMiB);
+}
+
+// Processes that start together each size their auto budget before they see the others: the
+// first one alone takes nearly everything. Once the budgets add up to more than the node can
+// give, the big ones come down to the fair share, although nobody is short yet.
+TEST(NodeShareInGovernor, AutoBudgetsThatAddUpToMoreThanTheNodeAreHeldToTheFairShare) {
+  auto node = std::make_unique<ScriptedNode>();
+  ScriptedNode *n = node.get();
+  MemoryGovernor g(8192 * kMiB, 4 * kMiB, true, std::make_unique<Headroom>(1024 * kMiB),
+                   std::move(node), /*share_node=*/true);
+  const uint64_t cap = g.budget();
+  n->view.processes = 4;
+  n->view.held_by_all = 3072 * kMiB;               // the node can give 4 GiB: 1 GiB each
+  n->view.budgets_of_all = cap + 3 * 1024 * kMiB;  // fits only if this one had 1 GiB
+  EXPECT_TRUE(g.Sample(500 * kMiB));
+  EXPECT_EQ(g.budget(), 1024 * kMiB);
+  EXPECT_NE(g.history().back().reason.find("more than the node can give"), std::string::npos)
+      << g.history().back().reason;
+  g.Consumed(g.budget());  // and it does not grow back past it while that is so
+  EXPECT_EQ(g.budget(), 1024 * kMiB);
+  // budgets that fit: no sharing needed, and growth resumes
+  n->view.budgets_of_all = 4 * 1024 * kMiB;
+  EXPECT_FALSE(g.Sample(500 * kMiB));
+  g.Consumed(g.budget());
+  EXPECT_GT(g.budget(), 1024 * kMiB);
 }
 
 TEST(NodeShareInGovernor, AnAutoBudgetStartsAtItsShareOfTheProcessesPresent) {

@@ -36,13 +36,22 @@ bool MemoryGovernor::Sample(uint64_t held) {
   // What the node could give to prefetching (free above the reserve, plus what every pfio
   // process holds), shared by the processes on it.
   const NodeView v = node_->Update(aimd_.budget(), held, wanted_ > 0);
-  peer_short_ = v.peer_short;
   fair_share_ = UINT64_MAX;
+  peer_short_ = false;
   if (v.processes > 1 && headroom_ != UINT64_MAX) {
-    fair_share_ = (headroom_ + v.held_by_all) / v.processes;
-    if (share_node_ && v.peer_short && aimd_.budget() > fair_share_) {
-      cut = aimd_.ClampTo(fair_share_, Format("fair share %s of %u pfio processes, one is short",
-                                              Bytes(fair_share_).c_str(), v.processes)) ||
+    const uint64_t node_can_give = headroom_ + v.held_by_all;
+    fair_share_ = node_can_give / v.processes;
+    // Share while a peer waits for memory, or while the budgets promise more than the node has.
+    const bool oversubscribed = v.budgets_of_all > node_can_give;
+    peer_short_ = v.peer_short || oversubscribed;
+    if (share_node_ && peer_short_ && aimd_.budget() > fair_share_) {
+      const std::string why =
+          v.peer_short ? std::string("one is short")
+                       : Format("their budgets add up to %s, more than the node can give (%s)",
+                                Bytes(v.budgets_of_all).c_str(), Bytes(node_can_give).c_str());
+      cut = aimd_.ClampTo(fair_share_,
+                          Format("fair share %s of %u pfio processes, %s",
+                                 Bytes(fair_share_).c_str(), v.processes, why.c_str())) ||
             cut;
     }
   }

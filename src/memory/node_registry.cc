@@ -120,6 +120,7 @@ void NodeRegistry::Unlock() const {
 NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, bool short_of_memory) {
   NodeView v;
   v.held_by_all = held;
+  v.budgets_of_all = budget;
   if (slot_ < 0) return v;
   // kill(pid, 0) every time; the start time (pid reuse) at most once a second
   const int64_t now = static_cast<int64_t>(time(nullptr));
@@ -141,6 +142,7 @@ NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, bool short_of_memo
     }
     ++v.processes;
     v.held_by_all += s.held;
+    v.budgets_of_all += s.budget;
     v.peer_short = v.peer_short || s.short_of_memory != 0;
   }
   Unlock();

@@ -3,8 +3,10 @@
 // /dev/shm/pfio-node-<uid>) where it records its budget, the memory it holds and whether it is
 // short (waiting for memory). A process's fair share is the memory the node could give to
 // prefetching -- MemAvailable above the reserve, plus what every pfio process holds -- divided by
-// the live processes. The MemoryGovernor clamps its budget to its fair share while a peer is
-// short, and grows no further than it.
+// the live processes. The MemoryGovernor clamps an auto budget to its fair share while a peer is
+// short or while the budgets of all add up to more than the node could give (processes that
+// started together, each sizing itself before it saw the others), and grows no further than it
+// then.
 //
 // Robust to processes that die: updates take flock(2), which the kernel drops with the process;
 // a slot whose process is gone (kill(pid, 0) fails, or its start time changed) is reused.
@@ -18,9 +20,10 @@
 namespace pfio {
 
 struct NodeView {
-  uint32_t processes = 1;    // live pfio processes on the node, this one included
-  uint64_t held_by_all = 0;  // bytes every one of them holds, this one included
-  bool peer_short = false;   // another process is waiting for memory
+  uint32_t processes = 1;       // live pfio processes on the node, this one included
+  uint64_t held_by_all = 0;     // bytes every one of them holds, this one included
+  uint64_t budgets_of_all = 0;  // their budgets added up, this one's included
+  bool peer_short = false;      // another process is waiting for memory
 };
 
 class NodeShare {
@@ -36,6 +39,7 @@ class AloneOnNode : public NodeShare {
   NodeView Update(uint64_t, uint64_t held, bool) override {
     NodeView v;
     v.held_by_all = held;
+    v.budgets_of_all = 0;  // alone: nothing to share
     return v;
   }
 };
