@@ -922,7 +922,7 @@ def memory_rows(results, docs):
         return []
     out = ["## Three jobs on one node: memory control", "",
            "`scripts/run-memory-contention.sh`: three (or, `auto-8`, eight) `pfio-bench` runs "
-           "started together, each "
+           "started together (`serial-auto`: the same three one after another, each alone), each "
            "reading every 64 KiB block of the same file once in random order (dense, "
            "pfio-pipelined, every byte checked, page cache dropped before each case), with the "
            "budgets of the case. MemAvailable sampled every 100 ms; the reserve is "

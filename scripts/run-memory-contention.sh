@@ -6,6 +6,8 @@
 #   fixed-9G  3 x 9 GiB, more than this 23.5 GiB machine has (the run that once met the OOM
 #             killer), fixed-6G  3 x 6 GiB (fits), auto  pfio's own budgets (the node's share),
 #   auto:8    8 jobs with auto budgets (as 8 ranks of one job on one node)
+#   serial-auto  the same 3 jobs one after another, each alone on the node (the yardstick the
+#             jobs run at once must beat)
 #   hog-9G    one job with a 9 GiB budget; HOG_AFTER (8) seconds in, memory-hog takes 80 % of
 #             MemTotal for 10 s: pfio must give memory back, and nobody may be killed
 # MemAvailable is sampled every 100 ms; each job's counters and AIMD history go to
@@ -17,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
-cases=${CASES:-fixed-9G auto fixed-6G auto:8 hog-9G}
+cases=${CASES:-fixed-9G auto fixed-6G serial-auto auto:8 hog-9G}
 size=${FILE_SIZE:-12G}
 dir=${PFIO_BENCH_DIR:-build}
 mkdir -p "$dir"
@@ -35,16 +37,18 @@ for spec in $cases; do
   jobs=3
   c=$base
   if [ "$spec" != "$base" ]; then jobs=${spec#*:}; c=$base-$jobs; fi
-  hog=0
+  hog=0 serial=0
   case "$base" in
+    serial-*) budget=${base#serial-}; serial=1 ;;
     fixed-*) budget=${base#fixed-} ;;
     hog-*) budget=${base#hog-}; hog=1; jobs=1 ;;
     auto) budget=auto ;;
-    *) echo "run-memory-contention: case = '$spec': expected fixed-<size> or auto, and :N" >&2
+    *) echo "run-memory-contention: case = '$spec': expected fixed-<size>, auto, serial-<budget>" \
+            "or hog-<size>, and :N" >&2
        exit 2 ;;
   esac
   rm -f "$out/$c"-*
-  echo "== $c: $jobs jobs at once, budget $budget each"
+  echo "== $c: $jobs jobs $([ "$serial" -eq 1 ] && echo 'one after another' || echo 'at once'), budget $budget each"
   sync
   echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
   t0=$(date +%s.%N)
@@ -54,11 +58,16 @@ for spec in $cases; do
     done ) >"$out/$c-memavailable.txt" &
   sampler=$!
   pids=()
+  status=()
   for j in $(seq 1 "$jobs"); do
+    echo "$j $(date +%s.%N)" >>"$out/$c-starts.txt"
     PFIO_STATS="$out/$c-job$j.json" $bench "${common[@]}" --budget "$budget" \
       --json "$out/$c-bench$j.json" >"$out/$c-job$j.log" 2>&1 &
-    pids+=($!)
-    echo "$j $(date +%s.%N)" >>"$out/$c-starts.txt"
+    if [ "$serial" -eq 1 ]; then
+      if wait $!; then status+=(0); else status+=($?); fi
+    else
+      pids+=($!)
+    fi
   done
   hog_start=null hog_exit=null
   if [ "$hog" -eq 1 ]; then
@@ -66,7 +75,6 @@ for spec in $cases; do
     hog_start=$(date +%s.%N)
     if build/examples/memory-hog 80 10 >"$out/$c-hog.log" 2>&1; then hog_exit=0; else hog_exit=$?; fi
   fi
-  status=()
   for p in "${pids[@]}"; do
     if wait "$p"; then status+=(0); else status+=($?); fi
   done
