@@ -27,7 +27,9 @@ subcommands:
                   (the paper's 0.5 ms driver overhead)
       POL: demand, fixed-horizon, aggressive, forestall, reverse-aggressive (offline
            yardstick), optimal (figure1 only), or all
-      F: fetch time in units for synth (default 30: 15 ms)
+      F: fetch time in units for synth (default 8: 4 ms, the upper end of the 3-4 ms average
+         response Kimbrel reports for synth, §4.2; 30 = 15 ms is the paper's estimate for the
+         horizon H, "usually an overestimate", not the synth response)
       R: the F reverse aggressive's reverse pass assumes; default tuned: per run, the best of
          F/2 .. 32F (the paper tuned it per trace and disk count, §4.4); the table says which
       prints a table; --json FILE writes {"elapsed_s", "stall_s", "fetches", "utilisation"}
@@ -79,7 +81,7 @@ struct Row {
 
 int Kimbrel(int argc, char **argv) {
   std::string workload, policy, json;
-  uint64_t disks = 1, fetch = 30, reverse_fetch = 0;
+  uint64_t disks = 1, fetch = 8, reverse_fetch = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) return Usage(a + ": missing value");
