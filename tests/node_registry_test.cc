@@ -177,6 +177,10 @@ TEST(NodeShareInGovernor, AutoBudgetsThatAddUpToMoreThanTheNodeAreHeldToTheFairS
       << g.history().back().reason;
   g.Consumed(g.budget());  // and it does not grow back past it while that is so
   EXPECT_EQ(g.budget(), 1024 * kMiB);
+  // the share drifts down a little as the others take memory: no new clamp for a few MiB
+  n->view.held_by_all = 3000 * kMiB;  // fair share 1006 MiB
+  EXPECT_FALSE(g.Sample(500 * kMiB));
+  EXPECT_EQ(g.budget(), 1024 * kMiB);
   // budgets that fit: no sharing needed, and growth resumes
   n->view.budgets_of_all = 4 * 1024 * kMiB;
   EXPECT_FALSE(g.Sample(500 * kMiB));

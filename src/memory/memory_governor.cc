@@ -42,9 +42,11 @@ bool MemoryGovernor::Sample(uint64_t held) {
     const uint64_t node_can_give = headroom_ + v.held_by_all;
     fair_share_ = node_can_give / v.processes;
     // Share while a peer waits for memory, or while the budgets promise more than the node has.
-    const bool oversubscribed = v.budgets_of_all > node_can_give;
+    // Both with a slack of 1/kShareSlack, so that a share that drifts as memory is taken and
+    // given back does not clamp the budget again by a few MiB at every sample.
+    const bool oversubscribed = v.budgets_of_all > node_can_give + node_can_give / kShareSlack;
     peer_short_ = v.peer_short || oversubscribed;
-    if (share_node_ && peer_short_ && aimd_.budget() > fair_share_) {
+    if (share_node_ && peer_short_ && aimd_.budget() > fair_share_ + fair_share_ / kShareSlack) {
       const std::string why =
           v.peer_short ? std::string("one is short")
                        : Format("their budgets add up to %s, more than the node can give (%s)",

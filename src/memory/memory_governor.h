@@ -25,6 +25,8 @@ class MemoryGovernor {
   // rounded up from their sizes with malloc overhead; charged against the budget.
   static constexpr uint64_t kEntryMeta = 96;
   static constexpr uint64_t kPieceMeta = 224;
+  // A budget is held to the node's fair share once it is more than 1/kShareSlack above it.
+  static constexpr uint64_t kShareSlack = 16;
   // Before each read is issued, the signals are sampled at most this often (seconds).
   static constexpr double kSampleEvery = 0.01;
 
