@@ -5,18 +5,14 @@
  * Raw data (H5FD_MEM_DRAW) is read through pfio, which serves it from its reorder buffer when the
  * read was planned (declared, or predicted) and from the file otherwise. Everything else goes to
  * the file's own descriptor exactly as sec2 would do it: metadata reads, writes, truncation,
- * locks. A write makes pfio drop what it fetched before the next raw read (the `stale` flag).
- *
- * The driver does not ask HDF5 for data sieving: pfio is the read cache, and a sieve would turn
- * each declared extent into a larger read that no longer matches the plan.
+ * locks. A write makes pfio drop what it fetched before the next raw read (the `stale` flag); the
+ * raw read path is H5FDprefetch_raw.c. The driver does not ask HDF5 for data sieving: pfio is the
+ * read cache, and a sieve would turn each declared extent into a larger read than the plan's.
  */
 #include "H5FDprefetch.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -27,9 +23,6 @@
 
 /* The driver's id; 0 until first registered. */
 static hid_t H5FD_PREFETCH_g = 0;
-
-/* The error class the driver's messages are pushed under; 0 until first needed. */
-static hid_t H5FD_prefetch_err_class_g = 0;
 
 /* The largest address and size the driver accepts: what a signed off_t holds. */
 #define MAXADDR (((haddr_t)1 << (8 * sizeof(off_t) - 1)) - 1)
@@ -96,26 +89,6 @@ static const H5FD_class_t H5FD_prefetch_g = {
 };
 
 /*-------------------------------------------------------------------------
- * Function:    H5FD__prefetch_error
- *
- * Purpose:     Pushes one formatted message onto HDF5's default error stack under the class
- *              "pfio" (registered on first use).
- *-------------------------------------------------------------------------
- */
-void H5FD__prefetch_error(const char *func, hid_t major, hid_t minor, const char *format, ...)
-{
-    char message[1024];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
-    va_end(args);
-    if (H5FD_prefetch_err_class_g <= 0 || H5Iis_valid(H5FD_prefetch_err_class_g) <= 0)
-        H5FD_prefetch_err_class_g = H5Eregister_class("pfio", "pfio", pfio_version_string());
-    H5Epush2(H5E_DEFAULT, __FILE__, func, __LINE__, H5FD_prefetch_err_class_g, major, minor, "%s",
-             message);
-}
-
-/*-------------------------------------------------------------------------
  * Function:    H5FD_prefetch_init
  *
  * Purpose:     Registers the driver with HDF5 unless it is registered already (it is again
@@ -171,35 +144,6 @@ static void *H5FD__prefetch_fapl_copy(const void *fapl)
 static herr_t H5FD__prefetch_fapl_free(void *fapl)
 {
     free(fapl);
-    return 0;
-}
-
-/* Starts the file's pfio context and opens the file in it, the first time something is to be read
- * through pfio (a file read only through the page cache never starts one: a context costs an
- * I/O thread, and tens of milliseconds to stop). 0, or -1 after pushing pfio's error. */
-int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
-{
-    const char *name = file->name;
-    pfio_config *engine;
-    pfio_status status;
-    if (file->ctx != NULL)
-        return 0;
-    engine = H5FD__prefetch_engine_config(&file->config, func);
-    if (engine == NULL)
-        return -1;
-    status = pfio_context_create(engine, &file->ctx);
-    pfio_config_destroy(engine);
-    if (status == PFIO_OK)
-        status = pfio_file_open(file->ctx, name, &file->pfio_file);
-    if (status == PFIO_OK)
-        status = pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size);
-    if (status != PFIO_OK) {
-        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTOPENFILE, "pfio could not open %s: %s", name,
-                             pfio_last_error());
-        pfio_context_destroy(file->ctx);
-        file->ctx = NULL;
-        return -1;
-    }
     return 0;
 }
 
@@ -403,89 +347,6 @@ static herr_t H5FD__prefetch_get_handle(H5FD_t *_file, hid_t fapl, void **file_h
     return 0;
 }
 
-/* Reads [addr, addr+size) from the descriptor; zeros past the end of the file. 0 or -1. */
-static int read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
-                       const char *func)
-{
-    while (size > 0) {
-        ssize_t n = pread(file->fd, buf, size, (off_t)addr);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            H5FD__prefetch_error(func, H5E_IO, H5E_READERROR, "pread of %zu bytes at %llu: %s",
-                                 size, (unsigned long long)addr, strerror(errno));
-            return -1;
-        }
-        if (n == 0) {
-            memset(buf, 0, size);
-            return 0;
-        }
-        addr += (haddr_t)n;
-        buf += n;
-        size -= (size_t)n;
-    }
-    return 0;
-}
-
-int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
-{
-    if (file->ctx == NULL) {
-        file->pfio_size = file->eof;
-    } else if (pfio_file_refresh(file->ctx, file->pfio_file) != PFIO_OK ||
-               pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size) != PFIO_OK) {
-        H5FD__prefetch_error(func, H5E_IO, H5E_READERROR,
-                             "pfio could not drop what it read before a write: %s",
-                             pfio_last_error());
-        return -1;
-    }
-    file->stale = 0;
-    file->declared = 0; /* the refresh dropped the plan too */
-    file->pending.count = 0;
-    H5FD__prefetch_advise_clear(file);
-    ++file->stats.refreshes;
-    H5FD__prefetch_predictor_reset(file);
-    return 0;
-}
-
-/* A raw-data read: the part pfio knows through pfio (planned or not), the rest directly. */
-static int read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
-                    const char *func)
-{
-    uint64_t inside = 0, got = 0;
-    if (file->stale && H5FD__prefetch_refresh(file, func) < 0)
-        return -1;
-    if (H5FD__prefetch_flush_pending(file, func) < 0)
-        return -1;
-    ++file->stats.raw_reads;
-    if (addr < file->pfio_size)
-        inside = size < file->pfio_size - addr ? size : file->pfio_size - addr;
-    /* Without a plan for this read, it is served as sec2 serves it (through the page cache,
-     * with the kernel's readahead): pfio would read it directly, at the same cost or more. */
-    if (inside > 0 && !file->declared) {
-        int predicted =
-            file->config.predict ? H5FD__prefetch_predictor_observe(file, addr, size) : 0;
-        file->stats.unplanned_reads += predicted == 0;
-        if (predicted != 2)
-            inside = 0;
-    } else if (inside > 0 && size < file->config.engine_min &&
-               H5FD__prefetch_advise_read(file, addr, size)) {
-        ++file->stats.advised_reads; /* a small declared extent: in the page cache by now */
-        inside = 0;
-    } else if (inside > 0 && file->ctx == NULL) {
-        ++file->stats.unplanned_reads; /* nothing declared goes through pfio */
-        inside = 0;
-    }
-    if (inside > 0) {
-        if (pfio_read(file->ctx, file->pfio_file, buf, addr, inside, &got) != PFIO_OK) {
-            H5FD__prefetch_error(func, H5E_IO, H5E_READERROR, "pfio read of %llu bytes at %llu: %s",
-                                 (unsigned long long)inside, (unsigned long long)addr,
-                                 pfio_last_error());
-            return -1;
-        }
-    }
-    return read_direct(file, addr + got, size - got, buf + got, func);
-}
-
 /*-------------------------------------------------------------------------
  * Function:    H5FD__prefetch_read
  *
@@ -513,9 +374,9 @@ static herr_t H5FD__prefetch_read(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id,
         return 0;
     }
     if (type == H5FD_MEM_DRAW)
-        return read_raw(file, addr, size, buf, __func__) < 0 ? -1 : 0;
+        return H5FD__prefetch_read_raw(file, addr, size, buf, __func__) < 0 ? -1 : 0;
     ++file->stats.metadata_reads;
-    return read_direct(file, addr, size, buf, __func__) < 0 ? -1 : 0;
+    return H5FD__prefetch_read_direct(file, addr, size, buf, __func__) < 0 ? -1 : 0;
 }
 
 /*-------------------------------------------------------------------------
@@ -635,106 +496,5 @@ static herr_t H5FD__prefetch_unlock(H5FD_t *_file)
                              strerror(errno));
         return -1;
     }
-    return 0;
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5FD__prefetch_close_ids
- *
- * Purpose:     Closes the ids given (negative ones are skipped). Every HDF5 API call clears
- *              the error stack, so when `failed` the stack is saved first and put back after.
- *-------------------------------------------------------------------------
- */
-void H5FD__prefetch_close_ids(int failed, hid_t a, hid_t b, hid_t c)
-{
-    hid_t ids[3] = {a, b, c}, saved = failed ? H5Eget_current_stack() : H5I_INVALID_HID;
-    int i;
-    for (i = 0; i < 3; ++i) {
-        if (ids[i] < 0)
-            continue;
-        switch (H5Iget_type(ids[i])) {
-        case H5I_FILE:
-            H5Fclose(ids[i]);
-            break;
-        case H5I_GENPROP_LST:
-            H5Pclose(ids[i]);
-            break;
-        case H5I_DATASPACE:
-            H5Sclose(ids[i]);
-            break;
-        case H5I_DATATYPE:
-            H5Tclose(ids[i]);
-            break;
-        default:
-            break;
-        }
-    }
-    if (saved >= 0)
-        H5Eset_current_stack(saved);
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5FD__prefetch_file_of
- *
- * Purpose:     The driver's file struct behind any id inside a file opened with the driver.
- *
- * Return:      Success:    The struct
- *              Failure:    NULL, with an error that names the id
- *-------------------------------------------------------------------------
- */
-H5FD_prefetch_t *H5FD__prefetch_file_of(hid_t obj_id, const char *func)
-{
-    hid_t file_id = H5Iget_file_id(obj_id), fapl = H5I_INVALID_HID;
-    void *handle = NULL;
-    H5FD_prefetch_t *file = NULL;
-    if (file_id < 0) {
-        H5FD__prefetch_error(func, H5E_ARGS, H5E_BADTYPE,
-                             "id %lld is not a file or an object in a file", (long long)obj_id);
-        return NULL;
-    }
-    fapl = H5Fget_access_plist(file_id);
-    if (fapl < 0 || H5Pget_driver(fapl) != H5FD_prefetch_init()) {
-        H5FD__prefetch_error(func, H5E_ARGS, H5E_BADVALUE,
-                             "the file of id %lld is not open with the prefetch driver "
-                             "(use H5Pset_fapl_prefetch on its file access property list)",
-                             (long long)obj_id);
-    } else if (H5Fget_vfd_handle(file_id, fapl, &handle) < 0 || handle == NULL) {
-        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTGET,
-                             "could not get the driver's handle of the file of id %lld",
-                             (long long)obj_id);
-    } else {
-        file = (H5FD_prefetch_t *)((char *)handle - offsetof(H5FD_prefetch_t, fd));
-    }
-    H5FD__prefetch_close_ids(file == NULL, fapl, file_id, H5I_INVALID_HID);
-    return file;
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5FD_prefetch_get_stats
- *
- * Purpose:     Copies the counters of the file holding obj_id, with pfio's current ones.
- *
- * Return:      Success:    0
- *              Failure:    -1, *stats unchanged
- *-------------------------------------------------------------------------
- */
-herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*/)
-{
-    H5FD_prefetch_t *file;
-    if (stats == NULL) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE, "stats is NULL: expected a struct");
-        return -1;
-    }
-    file = H5FD__prefetch_file_of(obj_id, __func__);
-    if (file == NULL)
-        return -1;
-    if (file->ctx == NULL) {
-        memset(&file->stats.engine, 0, sizeof file->stats.engine);
-    } else if (pfio_stats_get(file->ctx, &file->stats.engine, sizeof file->stats.engine) !=
-               PFIO_OK) {
-        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET, "%s", pfio_last_error());
-        return -1;
-    }
-    *stats = file->stats;
     return 0;
 }

@@ -19,6 +19,7 @@
 #include "H5FDprefetch_private.h"
 
 typedef H5FD_prefetch_extents_t extent_list;
+typedef H5FD_prefetch_dataset_t dataset_info;
 
 /* The box [box_start, box_start + box_count) of a dataspace laid out row-major at `base`, with
  * elements of `elem` bytes: the runs of bytes the selection of `space` inside the box covers, in
@@ -101,99 +102,6 @@ done:
     free(blocks);
     H5Sclose(box);
     return ret;
-}
-
-/* What declare needs to know of a dataset. Finding it costs a dozen HDF5 calls that copy
- * property lists, as much as declaring a small selection itself, so it is found once per dataset
- * id and kept (HDF5 1.10 does not reuse the id of a closed object). */
-typedef struct dataset_info {
-    hid_t id; /* the dataset, 0 for an empty slot */
-    H5FD_prefetch_t *file;
-    int rank;
-    hsize_t dims[H5S_MAX_RANK];
-    size_t elem;
-    H5D_layout_t layout;
-    haddr_t base; /* contiguous: where the elements start (HADDR_UNDEF: not written yet) */
-    hsize_t cdims[H5S_MAX_RANK];
-    uint64_t chunk_bytes;
-    int filtered; /* chunks pass through filters (compression): stored sizes vary */
-    int whole;    /* chunks are read whole: filtered, or small enough for the chunk cache */
-} dataset_info;
-
-#define INFO_SLOTS 16
-static dataset_info infos[INFO_SLOTS];
-static unsigned next_info;
-
-/* Fills *info for dset_id. 0, or -1 after pushing an error. */
-static int find_info(hid_t dset_id, dataset_info *info)
-{
-    hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, type = H5I_INVALID_HID;
-    hid_t dapl = H5I_INVALID_HID;
-    size_t nslots = 0, cache_bytes = 0;
-    double w0 = 0;
-    int d, ret = -1;
-    memset(info, 0, sizeof *info);
-    info->file = H5FD__prefetch_file_of(dset_id, "H5FD_prefetch_declare");
-    if (info->file == NULL)
-        return -1;
-    space = H5Dget_space(dset_id);
-    dcpl = H5Dget_create_plist(dset_id);
-    type = H5Dget_type(dset_id);
-    info->rank = space >= 0 ? H5Sget_simple_extent_dims(space, info->dims, NULL) : -1;
-    info->elem = type >= 0 ? H5Tget_size(type) : 0;
-    info->layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
-    if (info->rank < 0 || info->elem == 0 || info->layout < 0) {
-        H5FD__prefetch_error("H5FD_prefetch_declare", H5E_ARGS, H5E_BADVALUE,
-                             "dataset %lld: could not read its dataspace, type or layout",
-                             (long long)dset_id);
-        goto done;
-    }
-    if (info->rank == 0) { /* a scalar dataspace: one element */
-        info->rank = 1;
-        info->dims[0] = 1;
-    }
-    info->base = info->layout == H5D_CONTIGUOUS ? H5Dget_offset(dset_id) : HADDR_UNDEF;
-    if (info->layout == H5D_CHUNKED) {
-        dapl = H5Dget_access_plist(dset_id);
-        if (H5Pget_chunk(dcpl, info->rank, info->cdims) != info->rank || dapl < 0 ||
-            H5Pget_chunk_cache(dapl, &nslots, &cache_bytes, &w0) < 0) {
-            H5FD__prefetch_error("H5FD_prefetch_declare", H5E_ARGS, H5E_BADVALUE,
-                                 "dataset %lld: could not read its chunk shape or chunk cache",
-                                 (long long)dset_id);
-            goto done;
-        }
-        info->chunk_bytes = info->elem;
-        for (d = 0; d < info->rank; ++d)
-            info->chunk_bytes *= info->cdims[d];
-        info->filtered = H5Pget_nfilters(dcpl) > 0;
-        info->whole = info->filtered || info->chunk_bytes <= cache_bytes;
-    }
-    info->id = dset_id;
-    ret = 0;
-done:
-    H5FD__prefetch_close_ids(ret < 0, space, dcpl, type);
-    H5FD__prefetch_close_ids(ret < 0, dapl, H5I_INVALID_HID, H5I_INVALID_HID);
-    return ret;
-}
-
-/* The kept info of dset_id whose dataspace is `dims` now, found again if the dataset changed. */
-static dataset_info *info_of(hid_t dset_id, int rank, const hsize_t *dims)
-{
-    dataset_info *info = NULL;
-    int i;
-    for (i = 0; i < INFO_SLOTS && info == NULL; ++i)
-        if (infos[i].id == dset_id && infos[i].id > 0)
-            info = &infos[i];
-    if (info != NULL &&
-        (rank != info->rank || memcmp(dims, info->dims, (size_t)rank * sizeof *dims)))
-        info->id = 0; /* extended (H5Dset_extent) since: find again */
-    else if (info != NULL)
-        return info;
-    if (info == NULL)
-        info = &infos[next_info++ % INFO_SLOTS];
-    if (find_info(dset_id, info) < 0)
-        return NULL;
-    return info;
 }
 
 /* Where the chunk at element `offset` is stored: *addr and *stored, or HADDR_UNDEF and 0 when
@@ -437,7 +345,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         rank = 1;
         dims[0] = 1;
     }
-    info = info_of(dset_id, rank, dims);
+    info = H5FD__prefetch_dataset(dset_id, rank, dims);
     if (info == NULL)
         goto done;
     file = info->file;

@@ -129,6 +129,35 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func);
  * again. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func);
 
+/* What declare needs to know of a dataset. Finding it costs a dozen HDF5 calls that copy
+ * property lists, as much as declaring a small selection itself, so it is found once per dataset
+ * id and kept (HDF5 1.10 does not reuse the id of a closed object). */
+typedef struct H5FD_prefetch_dataset_t {
+    hid_t id; /* the dataset, 0 for an empty slot */
+    H5FD_prefetch_t *file;
+    int rank;
+    hsize_t dims[H5S_MAX_RANK];
+    size_t elem;
+    H5D_layout_t layout;
+    haddr_t base; /* contiguous: where the elements start (HADDR_UNDEF: not written yet) */
+    hsize_t cdims[H5S_MAX_RANK];
+    uint64_t chunk_bytes;
+    int filtered; /* chunks pass through filters (compression): stored sizes vary */
+    int whole;    /* chunks are read whole: filtered, or small enough for the chunk cache */
+} H5FD_prefetch_dataset_t;
+
+/* The kept facts of dataset dset_id, whose dataspace is rank x dims now; found again when the
+ * dataset was extended since (H5FDprefetch_dataset.c). NULL after pushing an error. */
+H5FD_prefetch_dataset_t *H5FD__prefetch_dataset(hid_t dset_id, int rank, const hsize_t *dims);
+
+/* The raw-data read path (H5FDprefetch_raw.c). read_raw: [addr, addr+size) of raw data, through
+ * pfio where it was planned and the rest from the descriptor; read_direct: from the descriptor,
+ * zeros past the end of the file. 0, or -1 after pushing an error. */
+int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
+                            const char *func);
+int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
+                               const char *func);
+
 /* Extent lists (H5FDprefetch_extents.c): append *e as it is; push [offset, offset+length),
  * joined to the last extent when adjacent to it; sort items[from ..] by offset and join
  * adjacent ones. An allocation failure sets list->failed and leaves the list as it was. */

@@ -1,0 +1,123 @@
+/* H5FDprefetch_raw.c: the driver's raw-data read path. A raw read goes through pfio when it
+ * was planned (declared, or predicted) and the file's pfio context exists (started lazily, the
+ * first time something is to be read through it); everything else is read from the file's own
+ * descriptor, as sec2 reads it. After a write, the first raw read makes pfio drop what it fetched.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "H5FDprefetch.h"
+#include "H5FDprefetch_private.h"
+
+/* Starts the file's pfio context and opens the file in it, the first time something is to be read
+ * through pfio (a file read only through the page cache never starts one: a context costs an
+ * I/O thread, and tens of milliseconds to stop). 0, or -1 after pushing pfio's error. */
+int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
+{
+    const char *name = file->name;
+    pfio_config *engine;
+    pfio_status status;
+    if (file->ctx != NULL)
+        return 0;
+    engine = H5FD__prefetch_engine_config(&file->config, func);
+    if (engine == NULL)
+        return -1;
+    status = pfio_context_create(engine, &file->ctx);
+    pfio_config_destroy(engine);
+    if (status == PFIO_OK)
+        status = pfio_file_open(file->ctx, name, &file->pfio_file);
+    if (status == PFIO_OK)
+        status = pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size);
+    if (status != PFIO_OK) {
+        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTOPENFILE, "pfio could not open %s: %s", name,
+                             pfio_last_error());
+        pfio_context_destroy(file->ctx);
+        file->ctx = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads [addr, addr+size) from the descriptor; zeros past the end of the file. 0 or -1. */
+int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
+                               const char *func)
+{
+    while (size > 0) {
+        ssize_t n = pread(file->fd, buf, size, (off_t)addr);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            H5FD__prefetch_error(func, H5E_IO, H5E_READERROR, "pread of %zu bytes at %llu: %s",
+                                 size, (unsigned long long)addr, strerror(errno));
+            return -1;
+        }
+        if (n == 0) {
+            memset(buf, 0, size);
+            return 0;
+        }
+        addr += (haddr_t)n;
+        buf += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
+{
+    if (file->ctx == NULL) {
+        file->pfio_size = file->eof;
+    } else if (pfio_file_refresh(file->ctx, file->pfio_file) != PFIO_OK ||
+               pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size) != PFIO_OK) {
+        H5FD__prefetch_error(func, H5E_IO, H5E_READERROR,
+                             "pfio could not drop what it read before a write: %s",
+                             pfio_last_error());
+        return -1;
+    }
+    file->stale = 0;
+    file->declared = 0; /* the refresh dropped the plan too */
+    file->pending.count = 0;
+    H5FD__prefetch_advise_clear(file);
+    ++file->stats.refreshes;
+    H5FD__prefetch_predictor_reset(file);
+    return 0;
+}
+
+/* A raw-data read: the part pfio knows through pfio (planned or not), the rest directly. */
+int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
+                            const char *func)
+{
+    uint64_t inside = 0, got = 0;
+    if (file->stale && H5FD__prefetch_refresh(file, func) < 0)
+        return -1;
+    if (H5FD__prefetch_flush_pending(file, func) < 0)
+        return -1;
+    ++file->stats.raw_reads;
+    if (addr < file->pfio_size)
+        inside = size < file->pfio_size - addr ? size : file->pfio_size - addr;
+    /* Without a plan for this read, it is served as sec2 serves it (through the page cache,
+     * with the kernel's readahead): pfio would read it directly, at the same cost or more. */
+    if (inside > 0 && !file->declared) {
+        int predicted =
+            file->config.predict ? H5FD__prefetch_predictor_observe(file, addr, size) : 0;
+        file->stats.unplanned_reads += predicted == 0;
+        if (predicted != 2)
+            inside = 0;
+    } else if (inside > 0 && size < file->config.engine_min &&
+               H5FD__prefetch_advise_read(file, addr, size)) {
+        ++file->stats.advised_reads; /* a small declared extent: in the page cache by now */
+        inside = 0;
+    } else if (inside > 0 && file->ctx == NULL) {
+        ++file->stats.unplanned_reads; /* nothing declared goes through pfio */
+        inside = 0;
+    }
+    if (inside > 0) {
+        if (pfio_read(file->ctx, file->pfio_file, buf, addr, inside, &got) != PFIO_OK) {
+            H5FD__prefetch_error(func, H5E_IO, H5E_READERROR, "pfio read of %llu bytes at %llu: %s",
+                                 (unsigned long long)inside, (unsigned long long)addr,
+                                 pfio_last_error());
+            return -1;
+        }
+    }
+    return H5FD__prefetch_read_direct(file, addr + got, size - got, buf + got, func);
+}
