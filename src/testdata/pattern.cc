@@ -123,9 +123,10 @@ Status MakePatternFile(const std::string &path, uint64_t size, uint64_t seed, bo
   fsync(fd);
   close(fd);
   if (rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;  // before unlink can change it
     unlink(tmp.c_str());
     return Status::Io(
-        Format("renaming %s to %s failed: %s", tmp.c_str(), path.c_str(), std::strerror(errno)));
+        Format("renaming %s to %s failed: %s", tmp.c_str(), path.c_str(), std::strerror(e)));
   }
   return Status::Ok();
 }
