@@ -236,15 +236,28 @@ def barve_sections(results, docs):
     if rounds:
         out += ["## rounds (Barve §4.2: one process per disk, random reads, fence 0)", "",
                 "Command: `pfio-sim rounds --params P --disks D --block B`", "",
-                "| params | disks | block | round fraction | MB/s | requests per disk |",
-                "|---|---:|---:|---:|---:|---|"]
+                "| params | disks | block | round fraction | each disk on its own bus | round excess | MB/s | requests per disk |",
+                "|---|---:|---:|---:|---:|---:|---:|---|"]
         docs_r = sorted((load(p) for p in rounds), key=lambda d: (d["params"], d["disks"], d["block"]))
         for d in docs_r:
             out.append(f"| {d['params']} | {d['disks']} | {size(d['block'])} | {d['round_fraction']:.3f} | "
+                       f"{d.get('round_fraction_independent', float('nan')):.3f} | "
+                       f"{d.get('round_excess', float('nan')):+.2f} | "
                        f"{d['mb_s']:.2f} | {', '.join(str(x) for x in d['requests_per_disk'])} |")
         out += ["", "Barve: rounds hold for 88–99 % of requests for blocks ≥ 16 KB on Barracuda and "
-                "Cheetah, and service is fair across disks. Rounds are not imposed here: they come from "
-                "the host adapter sending a command only when no disk asks for the bus.", ""]
+                "Cheetah (≥ 8 KB on Wren), and service is fair across disks. Rounds are not imposed "
+                "here: they come from the host adapter sending a command only when no disk asks for "
+                "the bus. But Barve's sliding-window fraction alone does not show them: the same "
+                "disks each on a bus of their own (no coupling at all) score 0.87–0.99 on it, since "
+                "independent disks alternate by themselves. The round excess, (fraction − "
+                "independent) / (1 − independent), is the share of what independence leaves that "
+                "the shared bus adds. With 4 and 7 disks it is about 0 (−0.06 .. +0.07) at 4 and 8 KiB, "
+                "0.95–1.0 at 128 KiB, and 0.74–1.0 at 64 KiB except Cheetah with 4 disks (0.02): "
+                "there the simulator forms rounds. It does not reproduce the paper's rounds at 16 KiB "
+                "(excess −0.08 .. +0.27): the simulated bus couples the disks only at larger blocks "
+                "than the hardware did. With 2 disks independence alone leaves under 7 % and the "
+                "excess is noise (−0.35 .. +1.0).",
+                ""]
     models = sorted(glob.glob(os.path.join(results, "barve-model-*.json")))
     for path in models:
         d = load(path)

@@ -19,7 +19,7 @@ for params in cheetah barracuda wren; do
   build/examples/pfio-sim barve-model --params "$params" --json "$out/barve-model-$params.json" >/dev/null
   build/examples/pfio-sim barve-pipeline --params "$params" --json "$out/barve-pipeline-$params.json" >/dev/null
   for disks in 2 4 7; do
-    for block in 8K 16K 64K 128K; do
+    for block in 4K 8K 16K 64K 128K; do
       build/examples/pfio-sim rounds --params "$params" --disks "$disks" --block "$block" \
         --json "$out/rounds-$params-$disks-$block.json" >/dev/null
     done

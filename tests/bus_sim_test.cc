@@ -56,6 +56,30 @@ TEST(BusSim, RoundsFormAndServiceIsFair) {
   }
 }
 
+// Barve's sliding-window metric scores 0.87-0.93 even for 4 KiB blocks, where no rounds form,
+// because independent disks alternate by themselves. The excess over the same disks each on a
+// bus of its own separates the cases: about 0 at 4 KiB, near 1 where the shared bus forces
+// rounds (128 KiB blocks on 4 and 7 disks).
+TEST(BusSim, RoundExcessIsLowWithoutBusCouplingAndHighWithIt) {
+  for (const char *name : {"cheetah", "barracuda", "wren"}) {
+    const BusDiskParams p = Params(name);
+    for (uint32_t d : {4u, 7u}) {
+      const BusSimResult small = Sim(p, d, 4);
+      EXPECT_GT(small.round_fraction, 0.85) << name << " " << d << " disks: the old metric";
+      EXPECT_LT(small.round_excess, 0.15) << name << " " << d << " disks, 4 KiB";
+      const BusSimResult large = Sim(p, d, 128);
+      EXPECT_GT(large.round_excess, 0.7) << name << " " << d << " disks, 128 KiB";
+    }
+  }
+  BusSimConfig alone;
+  alone.disk = Params("cheetah");
+  alone.disks = 4;
+  alone.block = 128 * 1024;
+  alone.independent = true;
+  EXPECT_EQ(RunBusSim(alone).round_excess,
+            0.0);  // independent disks: nothing to add, by definition
+}
+
 TEST(BusSim, RoundMetricCountsViolations) {
   EXPECT_DOUBLE_EQ(RoundFraction({0, 1, 2, 0, 1, 2}, 3), 1.0);
   EXPECT_LT(RoundFraction({0, 0, 0, 0, 1, 1}, 2), 0.7);

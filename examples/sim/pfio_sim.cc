@@ -334,9 +334,11 @@ int Rounds(int argc, char **argv) {
   c.fence = static_cast<uint32_t>(a.fence);
   c.seed = a.seed;
   const pfio::BusSimResult r = pfio::RunBusSim(c);
-  std::printf("rounds: %s, %u disks, %llu-byte blocks, fence %u: round_fraction %.3f, %.2f MB/s\n",
-              disk.name.c_str(), c.disks, (unsigned long long)c.block, c.fence, r.round_fraction,
-              r.mb_s);
+  std::printf(
+      "rounds: %s, %u disks, %llu-byte blocks, fence %u: round_fraction %.3f (each disk on a "
+      "bus of its own: %.3f), round_excess %.3f, %.2f MB/s\n",
+      disk.name.c_str(), c.disks, (unsigned long long)c.block, c.fence, r.round_fraction,
+      r.round_fraction_independent, r.round_excess, r.mb_s);
   std::string per;
   for (size_t i = 0; i < r.requests_per_disk.size(); ++i) {
     std::printf("  disk %zu: %llu requests\n", i, (unsigned long long)r.requests_per_disk[i]);
@@ -347,9 +349,10 @@ int Rounds(int argc, char **argv) {
     if (!f) return 1;
     std::fprintf(f,
                  "{\"params\": \"%s\", \"disks\": %u, \"block\": %llu, \"fence\": %u, "
-                 "\"round_fraction\": %.4f, \"requests_per_disk\": [%s], \"mb_s\": %.3f}\n",
+                 "\"round_fraction\": %.4f, \"round_fraction_independent\": %.4f, "
+                 "\"round_excess\": %.4f, \"requests_per_disk\": [%s], \"mb_s\": %.3f}\n",
                  disk.name.c_str(), c.disks, (unsigned long long)c.block, c.fence, r.round_fraction,
-                 per.c_str(), r.mb_s);
+                 r.round_fraction_independent, r.round_excess, per.c_str(), r.mb_s);
     std::fclose(f);
   }
   return 0;

@@ -12,7 +12,9 @@ namespace {
 class Workload {
  public:
   explicit Workload(const BusSimConfig &c)
-      : c_(c), rng_(c.seed ^ 0x5DEECE66Dull), array_(c.disk, c.disks, 1, c.fence, c.seed) {
+      : c_(c),
+        rng_(c.seed ^ 0x5DEECE66Dull),
+        array_(c.disk, c.disks, c.independent ? c.disks : 1, c.fence, c.seed) {
     result_.requests_per_disk.assign(c.disks, 0);
     next_position_.assign(c.disks, 0);
   }
@@ -98,7 +100,16 @@ double RoundFraction(const std::vector<uint32_t> &completions, uint32_t disks) {
 }
 
 BusSimResult RunBusSim(const BusSimConfig &config) {
-  return Workload(config).Run();
+  BusSimResult r = Workload(config).Run();
+  r.round_fraction_independent = r.round_fraction;
+  if (!config.independent && config.disks > 1) {
+    BusSimConfig alone = config;
+    alone.independent = true;
+    r.round_fraction_independent = Workload(alone).Run().round_fraction;
+  }
+  const double room = 1.0 - r.round_fraction_independent;
+  r.round_excess = room > 1e-9 ? (r.round_fraction - r.round_fraction_independent) / room : 0.0;
+  return r;
 }
 
 }  // namespace pfio

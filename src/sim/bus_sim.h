@@ -25,6 +25,7 @@ struct BusSimConfig {
   uint64_t block = 64 * 1024;
   uint32_t fence = 0;  // 0 .. 255
   bool pipeline = false;
+  bool independent = false;  // every disk on a bus of its own: no coupling between the disks
   double warmup_s = 1.0, measure_s = 10.0;
   uint64_t seed = 1;
 };
@@ -32,6 +33,13 @@ struct BusSimConfig {
 struct BusSimResult {
   double mb_s = 0;            // 10^6 bytes per second of data delivered, in the window
   double round_fraction = 0;  // Barve §4.2 sliding-window metric over the completions
+  // The same metric for the same disks and workload each on a bus of its own (independent
+  // disks also alternate often: a window of D completions from D disks is common by itself),
+  // and the share of what independence leaves that the shared bus adds:
+  //   round_excess = (round_fraction - independent) / (1 - independent)
+  // about 0 when the bus does not couple the disks, near 1 when it forces rounds.
+  double round_fraction_independent = 0;
+  double round_excess = 0;
   std::vector<uint64_t> requests_per_disk;
 };
 
