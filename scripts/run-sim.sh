@@ -25,6 +25,17 @@ for params in cheetah barracuda wren; do
     done
   done
 done
+# Barve §4.2: fence 0 against fence 255 (the paper found fence 0 best, rounds or not).
+for params in cheetah barracuda wren; do
+  for disks in 2 4 7; do
+    for block in 16K 64K 128K; do
+      for fence in 0 255; do
+        build/examples/pfio-sim rounds --params "$params" --disks "$disks" --block "$block" \
+          --fence "$fence" --json "$out/fence-$params-$disks-$block-$fence.json" >/dev/null
+      done
+    done
+  done
+done
 # The real engine on the sim backend: staging gain per disk count and block size, and the issue
 # policies with and without compute between reads.
 for disks in 2 3 4 7; do
