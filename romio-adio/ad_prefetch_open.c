@@ -140,8 +140,11 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 21 };
-    unsigned long long mine[kFields] = {0}, sum[kFields], peak = 0, peak_max = 0;
+    enum { kFields = 22, kMax = 4 };
+    unsigned long long mine[kFields] = {0}, sum[kFields];
+    /* per rank, the job's most: reorder buffer peak, that plus the memory charged to the budget
+     * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
+    unsigned long long most[kMax] = {0}, most_all[kMax];
     pfio_stats st;
     int nprocs;
     /* with deferred open not every rank reaches Close: no collective summary then */
@@ -158,7 +161,9 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         mine[6] = st.bytes_wasted;
         mine[7] = st.requests;
         mine[8] = st.io_errors;
-        peak = st.memory_peak;
+        most[0] = st.memory_peak;
+        most[1] = st.memory_peak + st.memory_charged;
+        most[3] = ~st.budget_cap;
     }
     mine[9] = pf->stock_reads;
     mine[10] = pf->invalidations;
@@ -175,9 +180,11 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         mine[18] = cs.declared_calls;
         mine[19] = cs.bytes_read;
         mine[20] = cs.bytes_shipped;
+        mine[21] = cs.exchange_steps;
+        most[2] = cs.exchange_peak;
     }
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
-    MPI_Reduce(&peak, &peak_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
+    MPI_Reduce(most, most_all, kMax, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
     MPI_Comm_size(fd->comm, &nprocs);
     if (pf->rank == 0) {
         FILE *f = fopen(pf->stats_path, "w");
@@ -192,15 +199,18 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
                 "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
                 "  \"invalidations\": %llu,\n  \"memory_peak_max_rank\": %llu,\n"
+                "  \"memory_held_max_rank\": %llu,\n  \"budget_min_rank\": %llu,\n"
                 "  \"collective\": {\"calls\": %llu, \"stock_calls\": %llu, \"rounds\": %llu, "
                 "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
                 "\"predicted_misses\": %llu, \"declared_calls\": %llu, "
-                "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu}\n}\n",
+                "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu, "
+                "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
-                sum[7], sum[8], sum[9], sum[10], peak_max, sum[11] / (unsigned)nprocs,
+                sum[7], sum[8], sum[9], sum[10], most_all[0], most_all[1], ~most_all[3],
+                sum[11] / (unsigned)nprocs,
                 sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
                 sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs,
-                sum[19], sum[20]);
+                sum[19], sum[20], sum[21] / (unsigned)nprocs, most_all[2]);
         fclose(f);
     }
 }

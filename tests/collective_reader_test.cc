@@ -30,6 +30,8 @@ constexpr uint64_t kBlock = 47008;
 
 // infill_max of the ranks' contexts when a test sets it (nullptr: the default).
 const char *infill = nullptr;
+// Rank 0's budget when a test sets it (nullptr: 16M like the others).
+const char *rank0_budget = nullptr;
 
 // One rank: its context, its file, its reader.
 struct Rank {
@@ -37,7 +39,8 @@ struct Rank {
       : transport(group, rank) {
     pfio_config *cfg = nullptr;
     EXPECT_EQ(pfio_config_create(&cfg), PFIO_OK);
-    EXPECT_EQ(pfio_config_set(cfg, "budget", "16M"), PFIO_OK) << pfio_last_error();
+    const char *budget = rank == 0 && rank0_budget != nullptr ? rank0_budget : "16M";
+    EXPECT_EQ(pfio_config_set(cfg, "budget", budget), PFIO_OK) << pfio_last_error();
     if (infill != nullptr) {
       EXPECT_EQ(pfio_config_set(cfg, "infill_max", infill), PFIO_OK) << pfio_last_error();
     }
@@ -402,6 +405,39 @@ TEST_F(CollectiveReaderTest, ARecordCutShortEndsAtItsLastCompleteCall) {
   std::ofstream(record, std::ios::binary | std::ios::trunc) << "not a plan\n";
   EXPECT_NE(LoadPlanRecord(record, "f", 10, 2, 100, &calls).find("does not start with"),
             std::string::npos);
+}
+
+TEST_F(CollectiveReaderTest, ExchangeBuffersAndPrefetchStayWithinEveryRanksBudget) {
+  // Rank 0 asks for most of every 64 KiB unit, each other rank for the rest of every third:
+  // every unit is shared, so rank 0's bytes come from all four aggregators, first in each one's
+  // send order. Asked for 16 MiB rounds, the ranks agree on what rank 0's 4 MiB budget allows,
+  // and no rank receives more than a round at once.
+  constexpr uint64_t kUnit = 64 << 10, kUnits = 96, kMine = 60 << 10;
+  rank0_budget = "4M";
+  ReaderOptions o;
+  o.unit = kUnit;
+  o.round_bytes = 16 << 20;
+  RunRanks(4, path_, o, [&](Rank &rank, int r) {
+    FileRanges want;
+    for (uint64_t u = 0; u < kUnits; ++u) {
+      if (r == 0) want.push_back({u * kUnit, kMine});
+      if (r > 0 && u % 3 == static_cast<uint64_t>(r - 1))
+        want.push_back({u * kUnit + kMine, kUnit - kMine});
+    }
+    for (int call = 0; call < 2; ++call) ReadAndCheck(rank, want);
+    const ReaderStats &s = rank.reader->stats();
+    const uint64_t rank0_cap = 3774873;  // 90 % of 4 MiB
+    const uint64_t round = (rank0_cap / CollectiveReader::kBudgetShare) & ~uint64_t{4095};
+    EXPECT_EQ(s.round_bytes, round);
+    EXPECT_EQ(s.memory_charged, 2 * round);
+    EXPECT_LE(s.exchange_peak, 2 * round);
+    EXPECT_GT(s.exchange_steps, s.rounds) << "rank 0's receipts were never split into steps";
+    pfio_stats e{};
+    ASSERT_EQ(pfio_stats_get(rank.ctx, &e, sizeof e), PFIO_OK);
+    EXPECT_EQ(e.memory_charged, 2 * round);
+    EXPECT_LE(e.memory_peak + e.memory_charged, e.budget_cap) << "rank " << r;
+  });
+  rank0_budget = nullptr;
 }
 
 }  // namespace

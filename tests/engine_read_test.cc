@@ -122,6 +122,33 @@ TEST_P(WindowModes, SequentialLargeExtentsAreSplitAndServed) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, WindowModes, ::testing::Values("pipelined", "batch"));
 
+TEST_P(WindowModes, MemoryChargedFromOutsideIsLeftFree) {
+  // 8 MiB budget, 3 MiB of it charged (the collective layer's exchange buffers): prefetching
+  // must hold at most the rest while a random gather four times the budget is read.
+  test::ScratchDir dir;
+  const uint64_t size = 32 * kMiB;
+  std::string path = dir.MakeFile("charged", size, kSeed);
+  Context c(8 * kMiB, GetParam());
+  int32_t f = c.Open(path);
+  pfio_stats before = c.Stats();
+  EXPECT_EQ(pfio_memory_charge(c.ctx, before.budget_cap / 2 + 1), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("more than half the budget's cap"),
+            std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(c.Stats().memory_charged, 0u) << "a refused charge changed the charge";
+  ASSERT_EQ(pfio_memory_charge(c.ctx, 3 * kMiB), PFIO_OK) << pfio_last_error();
+  auto plan = RandomBlocks(f, size, 65536, 2048, 3);
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  ReadAll(c, plan);
+  pfio_stats s = c.Stats();
+  EXPECT_EQ(s.memory_charged, 3 * kMiB);
+  EXPECT_EQ(s.hits, plan.size());
+  EXPECT_LE(s.memory_peak + s.memory_charged, s.budget_cap);
+  EXPECT_GT(s.memory_peak, s.budget_cap / 4) << "prefetching should still use what is left";
+  ASSERT_EQ(pfio_memory_charge(c.ctx, 0), PFIO_OK);
+  EXPECT_EQ(c.Stats().memory_charged, 0u);
+}
+
 TEST(EngineRead, SequentialPlanIsLeftToKernelReadahead) {
   test::ScratchDir dir;
   const uint64_t size = 8 * kMiB;

@@ -134,6 +134,8 @@ typedef struct pfio_stats {
   char stage_note[112];       /* why staging is off, when it is */
   uint64_t files_changed;     /* times a file was seen changed on disk (revalidate, or a direct
                                  read that came back short) and the prefetched bytes dropped */
+  uint64_t memory_charged;    /* bytes held outside the context for its reads and charged to
+                                 its budget (pfio_memory_charge) */
 } pfio_stats;
 
 /* Creates a context from `config` (NULL: the defaults and the PFIO_* environment, where a bad
@@ -223,6 +225,15 @@ pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *p
 /* The application no longer needs [offset, offset+length): buffered data there is dropped at once
  * and plan extents inside the range that were not read yet are removed (Mowry §2.4). */
 pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint64_t length);
+
+/* Memory the caller holds outside the context for the context's reads (the collective layer's
+ * exchange buffers), charged to the context's budget: from now on the context counts `bytes` as
+ * held and prefetches into what is left of the budget, so the two together stay within it.
+ * Sets the charge (it does not add to it); 0 ends it. Raising the charge while the context's
+ * buffer is full does not drop prefetched data: no new prefetch read is issued until consumption
+ * brings the total under the budget. PFIO_EINVAL (the charge unchanged) when `bytes` is more than
+ * half the budget's cap. */
+pfio_status pfio_memory_charge(pfio_context *ctx, uint64_t bytes);
 
 /* Between pfio_ignore and pfio_unignore, reads do not move through the plan and do not count as
  * misses (for example a plan callback reading an index). Calls nest. */

@@ -235,6 +235,10 @@ pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint6
   PFIO_CALL("pfio_release", return Report(e.Release(file, offset, length)));
 }
 
+pfio_status pfio_memory_charge(pfio_context *ctx, uint64_t bytes) {
+  PFIO_CALL("pfio_memory_charge", return Report(e.ChargeMemory(bytes)));
+}
+
 pfio_status pfio_ignore(pfio_context *ctx) {
   PFIO_CALL("pfio_ignore", return Report(e.Ignore()));
 }

@@ -11,6 +11,9 @@ namespace pfio::collective {
 namespace {
 
 constexpr uint8_t kWantStock = 1;
+// The head of every rank's plan message: flags, the file size its pfio knows, its round
+// allowance; the coded plan follows.
+constexpr size_t kHead = 1 + 2 * sizeof(uint64_t);
 
 // This rank's request as file ranges (adjacent pieces merged) and each piece's stream start.
 FileRanges RangesOf(const pfio_read_piece *pieces, size_t count, std::vector<uint64_t> *starts) {
@@ -80,6 +83,13 @@ std::vector<pfio_extent> ReadOrderExtents(const CallSchedule &schedule, size_t a
 
 }  // namespace
 
+uint64_t CollectiveReader::RoundAllowance(pfio_context *ctx, uint64_t asked) {
+  pfio_stats s{};
+  if (pfio_stats_get(ctx, &s, sizeof s) != PFIO_OK || s.budget_cap == 0) return asked;
+  const uint64_t share = (s.budget_cap / kBudgetShare) & ~uint64_t{4095};
+  return std::min(asked, std::max(kMinRound, share));
+}
+
 std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, int32_t file,
                                      const ReaderOptions &options,
                                      std::unique_ptr<CollectiveReader> *out) {
@@ -122,7 +132,8 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
       ctx_(ctx),
       file_(file),
       options_(options),
-      aggregation_(std::move(aggregation)) {
+      aggregation_(std::move(aggregation)),
+      round_(options.round_bytes) {
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
@@ -146,8 +157,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, size_t me, uint64_t fi
   const uint64_t limit =
       options_.lookahead_bytes
           ? options_.lookahead_bytes
-          : std::max<uint64_t>(4ull << 20,
-                               2 * options_.round_bytes / aggregation_.aggregators().size());
+          : std::max<uint64_t>(4ull << 20, 2 * round_ / aggregation_.aggregators().size());
   if (options_.lookahead_calls > 0 && (declared || predictor_.predicting())) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
       if (declared && j > declared_.size()) break;
@@ -166,7 +176,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, size_t me, uint64_t fi
       } else {
         std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
         if (next.empty()) break;
-        CallSchedule schedule(next, aggregation_, options_.round_bytes, options_.own_units);
+        CallSchedule schedule(next, aggregation_, round_, options_.own_units);
         more = ReadOrderExtents(schedule, me, file_, file_size);
       }
       if (more.empty()) break;  // the prediction left the file
@@ -227,10 +237,13 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   if (pfio_file_size(ctx_, file_, &file_size) != PFIO_OK) want_stock = true;
   for (const FileRange &e : mine) total += e.length;
 
-  // 1. Every rank's plan, the file size its pfio knows, and whether it wants the stock path.
-  std::vector<uint8_t> message(1 + sizeof file_size);
+  // 1. Every rank's plan, the file size its pfio knows, whether it wants the stock path, and
+  // the round its budget allows.
+  std::vector<uint8_t> message(kHead);
   message[0] = want_stock ? kWantStock : 0;
   std::memcpy(&message[1], &file_size, sizeof file_size);
+  const uint64_t allowance = RoundAllowance(ctx_, options_.round_bytes);
+  std::memcpy(&message[1 + sizeof file_size], &allowance, sizeof allowance);
   const std::vector<uint8_t> coded = EncodePlan(mine);
   message.insert(message.end(), coded.begin(), coded.end());
   stats_.plan_extents += mine.size();
@@ -240,21 +253,30 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   if (!why.empty()) return Fail(why, error);
   // Every aggregator must hold every byte asked for within the size its pfio knows (a write
   // since open may have grown the file for some ranks only): else the stock path, everywhere.
-  uint64_t known = UINT64_MAX;
+  // Rounds are the smallest any rank's budget allows, so every rank's exchange buffers fit.
+  uint64_t known = UINT64_MAX, round = options_.round_bytes;
   for (const auto &m : all) {
-    uint64_t size = 0;
-    if (m.size() < 1 + sizeof size || (m[0] & kWantStock)) {
+    uint64_t size = 0, allowed = 0;
+    if (m.size() < kHead || (m[0] & kWantStock)) {
       ++stats_.stock_calls;
       return Outcome::kStock;
     }
     std::memcpy(&size, &m[1], sizeof size);
+    std::memcpy(&allowed, &m[1 + sizeof size], sizeof allowed);
     known = std::min(known, size);
+    round = std::min(round, std::max<uint64_t>(allowed, 1));
+  }
+  if (round != round_ || stats_.memory_charged == 0) {
+    // Send and receive buffers, at most a round each, are charged to this rank's budget.
+    round_ = round;
+    stats_.round_bytes = round;
+    if (pfio_memory_charge(ctx_, 2 * round) == PFIO_OK) stats_.memory_charged = 2 * round;
   }
   std::vector<FileRanges> plans(all.size());
   uint64_t extents = 0;
   for (size_t r = 0; r < all.size(); ++r) {
-    why = DecodePlan(all[r].data() + 1 + sizeof known, all[r].size() - 1 - sizeof known,
-                     options_.max_extents - extents, &plans[r]);
+    why = DecodePlan(all[r].data() + kHead, all[r].size() - kHead, options_.max_extents - extents,
+                     &plans[r]);
     if (!why.empty()) {  // every rank decodes the same bytes: every rank fails here
       *error = "rank " + std::to_string(r) + "'s plan: " + why;
       return Outcome::kError;
@@ -270,7 +292,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   file_size = known;
   if (record_.open() && record_error_.empty()) {
     std::vector<std::vector<uint8_t>> coded_plans;
-    for (const auto &m : all) coded_plans.emplace_back(m.begin() + 1 + sizeof known, m.end());
+    for (const auto &m : all) coded_plans.emplace_back(m.begin() + kHead, m.end());
     record_error_ = record_.Append(coded_plans);
   }
   if (!declared_.empty()) {  // the declared call is checked (and used up) whatever lookahead is
@@ -284,7 +306,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   }
 
   // 2. Aggregators plan this call's shares and the predicted calls'.
-  CallSchedule schedule(plans, aggregation_, options_.round_bytes, options_.own_units);
+  CallSchedule schedule(plans, aggregation_, round_, options_.own_units);
   if (my_aggregator_ >= 0) PlanAhead(schedule, static_cast<size_t>(my_aggregator_), file_size);
 
   // 3. Rounds: read, ship, copy out.
@@ -293,8 +315,9 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   const std::vector<int> &aggregators = aggregation_.aggregators();
   std::string read_error;
   std::vector<uint8_t> send, recv;
-  std::vector<uint64_t> send_counts(ranks, 0), recv_counts(ranks, 0), counts;
+  std::vector<uint64_t> send_counts(ranks, 0), recv_counts(ranks, 0), no_counts(ranks, 0);
   std::vector<std::vector<Share>> incoming(aggregators.size());
+  std::vector<std::vector<uint64_t>> round_counts(aggregators.size());
   for (size_t k = 0; k < schedule.rounds(); ++k) {
     ++stats_.rounds;
     std::vector<Share> outgoing;
@@ -307,36 +330,55 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
     send.resize(send_total);
     if (read_error.empty() && !outgoing.empty())
       read_error = ReadRound(outgoing, send.data(), pieces, starts);
-    // What every rank receives from every other this round (all ranks compute the same).
-    recv_counts.assign(ranks, 0);
-    uint64_t recv_total = 0, shipped = 0;
+    // What every aggregator sends every rank this round (all ranks compute the same), then
+    // the exchange in steps: aggregators join a step in order while no rank would receive more
+    // than a round in it, so a rank's receive buffer stays within a round too.
     for (size_t b = 0; b < aggregators.size(); ++b) {
-      std::vector<Share> shares = schedule.RoundShares(b, k, &counts);
-      incoming[b].clear();
-      for (size_t r = 0; r < ranks; ++r)
-        if (static_cast<int>(r) != aggregators[b]) shipped += counts[r];
-      if (aggregators[b] == me) continue;
-      for (const Share &s : shares)
-        if (s.rank == me) incoming[b].push_back(s);
-      recv_counts[static_cast<size_t>(aggregators[b])] = counts[static_cast<size_t>(me)];
-      recv_total += counts[static_cast<size_t>(me)];
+      incoming[b] = schedule.RoundShares(b, k, &round_counts[b]);
+      round_counts[b][static_cast<size_t>(aggregators[b])] = 0;  // an aggregator's own bytes
     }
-    if (shipped == 0) continue;  // every rank read its own bytes: nothing to exchange
-    recv.resize(recv_total);
-    why = transport_->Alltoallv(send.data(), send_counts, recv.data(), recv_counts);
-    if (!why.empty()) {
-      // The exchange may still complete later: its buffers must stay valid (leaked).
-      new std::vector<uint8_t>(std::move(send));
-      new std::vector<uint8_t>(std::move(recv));
-      return Fail(why, error);
-    }
-    const uint8_t *src = recv.data();
-    for (size_t b = 0; b < aggregators.size(); ++b)  // aggregators ascend: rank order
-      for (const Share &s : incoming[b]) {
-        if (read_error.empty()) Scatter(pieces, starts, s.stream, src, s.range.length);
-        src += s.range.length;
+    for (size_t first = 0; first < aggregators.size();) {
+      std::vector<uint64_t> step_recv(ranks, 0);
+      size_t last = first;
+      for (; last < aggregators.size(); ++last) {
+        bool fits = true;
+        for (size_t r = 0; r < ranks && last > first; ++r)
+          fits = fits && step_recv[r] + round_counts[last][r] <= round_;
+        if (!fits) break;
+        for (size_t r = 0; r < ranks; ++r) step_recv[r] += round_counts[last][r];
       }
-    stats_.bytes_shipped += send_total;
+      uint64_t shipped = 0;
+      for (uint64_t c : step_recv) shipped += c;
+      const bool mine =
+          my_aggregator_ >= static_cast<int>(first) && my_aggregator_ < static_cast<int>(last);
+      const size_t from = first;
+      first = last;
+      if (shipped == 0) continue;  // every rank read its own bytes: nothing to exchange
+      ++stats_.exchange_steps;
+      recv_counts.assign(ranks, 0);
+      for (size_t b = from; b < last; ++b)
+        recv_counts[static_cast<size_t>(aggregators[b])] = round_counts[b][static_cast<size_t>(me)];
+      recv.resize(step_recv[static_cast<size_t>(me)]);
+      stats_.exchange_peak = std::max(stats_.exchange_peak, send.size() + recv.size());
+      why = transport_->Alltoallv(send.data(), mine ? send_counts : no_counts, recv.data(),
+                                  recv_counts);
+      if (!why.empty()) {
+        // The exchange may still complete later: its buffers must stay valid (leaked).
+        new std::vector<uint8_t>(std::move(send));
+        new std::vector<uint8_t>(std::move(recv));
+        return Fail(why, error);
+      }
+      const uint8_t *src = recv.data();
+      for (size_t b = from; b < last; ++b) {  // aggregators ascend: rank order
+        if (aggregators[b] == me) continue;
+        for (const Share &s : incoming[b]) {
+          if (s.rank != me) continue;
+          if (read_error.empty()) Scatter(pieces, starts, s.stream, src, s.range.length);
+          src += s.range.length;
+        }
+      }
+      if (mine) stats_.bytes_shipped += send_total;
+    }
   }
 
   // 4. One verdict for every rank: the lowest-numbered failing rank's message.

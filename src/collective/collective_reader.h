@@ -18,8 +18,12 @@
 // (a rank that stopped calling, a bound passed) makes every later call fail at once.
 // Look-ahead comes from calls declared in advance (DeclareCollective, or a record of an earlier
 // run replayed) and, when none are left, from repetition.
-// Memory: an aggregator holds at most round_bytes of other ranks' data, a rank receives at
-// most round_bytes from each aggregator per round; the engine's budget bounds the rest.
+// Memory: rounds are the smallest of round_bytes and every rank's allowance (an eighth of its
+// budget's cap, at least kMinRound), agreed in each call's plan exchange. An aggregator sends
+// at most a round at a time, and a round's exchange goes in steps so that no rank receives more
+// than a round at a time; these two buffers (2 rounds) are charged to the rank's pfio budget
+// (pfio_memory_charge), and the engine prefetches into the rest, so together they stay within
+// the budget. The call's plans and schedule (bytes per extent) are not charged.
 #pragma once
 
 #include <cstdint>
@@ -65,11 +69,22 @@ struct ReaderStats {
   uint64_t predicted_misses = 0;
   uint64_t declared_calls = 0;  // calls declared (DeclareCollective, replay)
   uint64_t plan_errors = 0;     // engine plans refused (the reads still happen, unplanned)
+  uint64_t round_bytes = 0;     // the round agreed in the last call
+  uint64_t memory_charged = 0;  // charged to the budget for the exchange buffers
+  uint64_t exchange_steps = 0;  // exchanges (a round goes in several when one rank would
+                                // receive more than a round)
+  uint64_t exchange_peak = 0;   // most bytes of send and receive buffer held at once
 };
 
 class CollectiveReader {
  public:
   enum class Outcome { kRead, kStock, kError };
+  // A rank's rounds take at most 1/kBudgetShare of its budget's cap each (two are held: a
+  // quarter of the budget), and are at least kMinRound.
+  static constexpr uint64_t kBudgetShare = 8;
+  static constexpr uint64_t kMinRound = 64 << 10;
+  // The round this rank's budget allows, at most `asked`.
+  static uint64_t RoundAllowance(pfio_context *ctx, uint64_t asked);
 
   // "" and *out, or what is wrong with the options (*out untouched). The reader does not own
   // the transport or the context; both must outlive it.
@@ -109,6 +124,7 @@ class CollectiveReader {
   ReaderOptions options_;
   Aggregation aggregation_;
   int my_aggregator_ = -1;  // index into aggregation_.aggregators(), -1 when not one
+  uint64_t round_;          // agreed in the last call (starts at options_.round_bytes)
   CallPredictor predictor_;
   std::deque<CallPlans> declared_;  // future calls, front = the next one
   PlanRecordWriter record_;         // rank 0 only, when recording

@@ -140,7 +140,10 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            s.declared_calls,
                            s.bytes_shipped,
                            coll->reader->my_aggregator(),
-                           static_cast<int>(coll->reader->aggregation().aggregators().size())};
+                           static_cast<int>(coll->reader->aggregation().aggregators().size()),
+                           s.round_bytes,
+                           s.exchange_steps,
+                           s.exchange_peak};
 }
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {

@@ -369,6 +369,17 @@ Status Context::Release(int32_t id, uint64_t offset, uint64_t length) {
   return Status::Ok();
 }
 
+Status Context::ChargeMemory(uint64_t bytes) {
+  Lock lock(mu_);
+  if (bytes > memory_.cap() / 2)
+    return Status::Invalid(Format(
+        "pfio_memory_charge: %s is more than half the budget's cap "
+        "(%s): expected at most %s",
+        Bytes(bytes).c_str(), Bytes(memory_.cap()).c_str(), Bytes(memory_.cap() / 2).c_str()));
+  memory_.Charge(bytes);
+  return Status::Ok();
+}
+
 Status Context::Ignore() {
   Lock lock(mu_);
   read_path_.Ignore();
@@ -391,6 +402,7 @@ pfio_stats Context::SnapshotLocked() const {
   s.budget_cap = memory_.cap();
   s.budget_cuts = memory_.cuts();
   s.memory_in_use = buffer_ ? buffer_->in_use() : 0;
+  s.memory_charged = memory_.charged();
   s.policy_holds = scheduler_.policy_holds();
   s.stages = stager_.stages();
   s.stages_small = stager_.stages_small();

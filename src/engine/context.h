@@ -76,6 +76,7 @@ class Context : private ReadPath::Host {
   // Reads pieces in order as Read would; stops after a short piece (end of file) or an error.
   Status ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread);
   Status Release(int32_t id, uint64_t offset, uint64_t length);
+  Status ChargeMemory(uint64_t bytes);
   Status Ignore();
   Status Unignore();
 

@@ -36,14 +36,15 @@ void Context::Refill(bool force) {
     if (!scheduler_.queue_empty()) return;
   }
   SampleSignals();
+  const uint64_t room = memory_.prefetch_budget();
   const uint64_t budget = cfg_.window_mode == PFIO_WINDOW_BATCH
-                              ? memory_.budget()
-                              : std::max(kPage, memory_.budget() / 100 * cfg_.window_percent);
+                              ? room
+                              : std::max(kPage, room / 100 * cfg_.window_percent);
   // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
   // copying it through the reorder buffer could only add overhead. At least this much must be
   // contiguous, so short plans and short runs are still prefetched.
-  const uint64_t min_run = std::min(memory_.budget(), 2 * shape_.max_request);
-  if (window_.TakeSequentialRun(memory_.budget(), min_run)) return;
+  const uint64_t min_run = std::min(room, 2 * shape_.max_request);
+  if (window_.TakeSequentialRun(room, min_run)) return;
   const uint64_t first_new = window_.end();
   Window::NewRanges pending;
   window_.Plan(budget, &pending);
@@ -82,9 +83,10 @@ void Context::ConsumeFront(double stalled) {
 }
 
 uint64_t Context::Held() const {
-  // The plan (compact runs, at most half the budget: CheckPlanSize) is charged with the rest.
+  // The plan (compact runs, at most half the budget: CheckPlanSize) is charged with the rest,
+  // and so is what the caller holds outside for our reads (pfio_memory_charge).
   return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count()) +
-         window_.plan().heap_bytes();
+         window_.plan().heap_bytes() + memory_.charged();
 }
 
 bool Context::AllocatePieces(PendingRead *pr) {
@@ -153,7 +155,8 @@ void Context::Complete(PendingRead *pr) {
 bool Context::EvictFor(const PendingRead *pr) {
   // Only under pressure: the budget was cut below what the window was planned with. (Batch
   // windows are fetched whole by design; without a cut, consumption frees memory soon enough.)
-  if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.budget() >= window_.budget()) return false;
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.prefetch_budget() >= window_.budget())
+    return false;
   buffer_->TrackResident();  // from the first cut on (a scan of the pieces, once)
   while (!memory_.Fits(Held(), pr->piece_bytes)) {
     Piece *victim = MemoryGovernor::Victim(*buffer_, pr->first_use);

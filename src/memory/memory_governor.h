@@ -38,6 +38,16 @@ class MemoryGovernor {
                  std::unique_ptr<NodeShare> node = nullptr, bool share_node = false);
 
   uint64_t budget() const { return aimd_.budget(); }
+  // What prefetching may plan with: the budget less the memory charged to it from outside
+  // (Charge), at least kMinPrefetch so a plan still moves.
+  static constexpr uint64_t kMinPrefetch = 64 << 10;
+  uint64_t prefetch_budget() const {
+    return budget() > charged_ + kMinPrefetch ? budget() - charged_ : kMinPrefetch;
+  }
+  // Memory held outside the context for its reads (pfio_memory_charge); the caller adds it to
+  // what it reports as held.
+  void Charge(uint64_t bytes) { charged_ = bytes; }
+  uint64_t charged() const { return charged_; }
   uint64_t cap() const { return aimd_.cap(); }
   uint64_t cuts() const { return aimd_.cuts(); }
   const std::vector<AimdEvent> &history() const { return aimd_.history(); }
@@ -73,7 +83,8 @@ class MemoryGovernor {
  private:
   AimdController aimd_;
   std::unique_ptr<MemorySignals> signals_;
-  uint64_t wanted_ = 0;  // > 0: issuing waits for this much free budget
+  uint64_t wanted_ = 0;   // > 0: issuing waits for this much free budget
+  uint64_t charged_ = 0;  // held outside (pfio_memory_charge)
   uint64_t round_consumed_ = 0;
   bool round_contention_ = false;
   uint64_t headroom_ = UINT64_MAX;  // above the memory reserve, at the last sample

@@ -32,6 +32,7 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
   j["policy"] = s.policy;
   j["policy_holds"] = s.policy_holds;
   j["files_changed"] = s.files_changed;
+  j["memory_charged"] = s.memory_charged;
   j["evictions"] = s.evictions;
   j["bytes_evicted"] = s.bytes_evicted;
   j["stage_mode"] = s.stage_mode;

@@ -112,6 +112,7 @@ static void test_interleaved(void)
     MPI_Info_create(&info);
     MPI_Info_set(info, "prefetch_stats", stats);
     MPI_Info_set(info, "striping_unit", "65536"); /* many aggregators per call */
+    MPI_Info_set(info, "prefetch_budget", "8M");  /* rounds sized to it, not to cb_buffer_size */
     read_interleaved(test, path, info, 6);
     expect_summary(test, stats, "calls", 6);
     expect_summary(test, stats, "stock_calls", 0);
@@ -125,6 +126,19 @@ static void test_interleaved(void)
         expect_summary(test, stats, "bytes_shipped", 0);
     else if (rank == 0 && summary_value(stats, "bytes_shipped") <= 0)
         fail(test, "interleaved blocks of %d ranks shipped no bytes between ranks", nprocs);
+    /* prefetched bytes and the exchange buffers charged to the budget stay within it */
+    if (rank == 0 && (summary_value(stats, "memory_held_max_rank") <= 0 ||
+                      summary_value(stats, "memory_held_max_rank") >
+                          summary_value(stats, "budget_min_rank")))
+        fail(test, "a rank held %lld bytes (prefetch + exchange buffers) over a budget of %lld",
+             summary_value(stats, "memory_held_max_rank"),
+             summary_value(stats, "budget_min_rank"));
+    if (rank == 0 && nprocs > 1 && (summary_value(stats, "exchange_peak_max_rank") <= 0 ||
+                      summary_value(stats, "exchange_peak_max_rank") >
+                          summary_value(stats, "budget_min_rank") / 4))
+        fail(test, "exchange buffers peaked at %lld bytes, expected at most a quarter of %lld",
+             summary_value(stats, "exchange_peak_max_rank"),
+             summary_value(stats, "budget_min_rank"));
     if (rank == 0 && summary_value(stats, "plan_bytes") > 16LL * 6 * nprocs)
         fail(test, "plans took %lld bytes on the wire for 6 calls of %d ranks, expected <= %d",
              summary_value(stats, "plan_bytes"), nprocs, 16 * 6 * nprocs);
