@@ -265,17 +265,22 @@ const std::vector<ConfigKey> &Keys() {
   return keys;
 }
 
-size_t EditDistance(const std::string &a, const std::string &b) {
+// Levenshtein distance of a and b, or some value >= limit once the distance cannot be below it
+// (every entry of a row is a lower bound of the result).
+size_t EditDistance(const std::string &a, const std::string &b, size_t limit) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     size_t diag = row[0];
     row[0] = i;
+    size_t least = row[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t up = row[j];
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
       diag = up;
+      least = std::min(least, row[j]);
     }
+    if (least >= limit) return limit;
   }
   return row[b.size()];
 }
@@ -295,7 +300,11 @@ const std::string &NearestKey(const std::string &name) {
     // A name that holds the key whole (memory_budget, lookahead) is nearest to it.
     const bool contains =
         k.name.find(bare) != std::string::npos || bare.find(k.name) != std::string::npos;
-    const size_t d = contains ? 0 : EditDistance(bare, k.name);
+    // The distance is at least the difference in length: such keys cannot be nearer.
+    const size_t gap =
+        bare.size() > k.name.size() ? bare.size() - k.name.size() : k.name.size() - bare.size();
+    if (!contains && gap >= best_d) continue;
+    const size_t d = contains ? 0 : EditDistance(bare, k.name, best_d);
     if (d < best_d) best_d = d, best = &k;
   }
   return best->name;
