@@ -138,6 +138,23 @@ class ScriptedNode : public NodeShare {
 };
 }  // namespace
 
+TEST(NodeShareInGovernor, BetweenSamplesAProcessGrowsByItsShareOfTheHeadroomOnly) {
+  // 1 GiB above the reserve, 4 pfio processes: each may take 256 MiB more than it held at the
+  // sample before the next sample; the budget alone (8 GiB) would allow far more.
+  for (bool adapt : {true, false}) {
+    auto node = std::make_unique<ScriptedNode>();
+    node->view.processes = 4;
+    MemoryGovernor g(8192 * kMiB, 4 * kMiB, adapt, std::make_unique<Headroom>(1024 * kMiB),
+                     std::move(node));
+    EXPECT_TRUE(g.Fits(0, 2048 * kMiB)) << "before any sample nothing is known";
+    g.Sample(500 * kMiB);
+    EXPECT_TRUE(g.Fits(500 * kMiB, 256 * kMiB));
+    EXPECT_EQ(g.Fits(500 * kMiB, 256 * kMiB + 4096), !adapt) << "adapt " << adapt;
+    EXPECT_EQ(g.Fits(700 * kMiB, 100 * kMiB), !adapt);  // 200 MiB taken since the sample
+    EXPECT_TRUE(g.Fits(300 * kMiB, 400 * kMiB)) << "reusing what was held at the sample";
+  }
+}
+
 TEST(NodeShareInGovernor, AnAutoBudgetIsHeldToTheFairShareWhileAPeerIsShort) {
   auto node = std::make_unique<ScriptedNode>();
   ScriptedNode *n = node.get();

@@ -11,6 +11,7 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
                                std::unique_ptr<NodeShare> node, bool share_node)
     : aimd_(limit, floor, aimd),
       signals_(std::move(signals)),
+      gate_(aimd),
       node_(node ? std::move(node) : std::make_unique<AloneOnNode>()),
       share_node_(share_node) {
   if (!share_node_) return;
@@ -36,6 +37,8 @@ bool MemoryGovernor::Sample(uint64_t held) {
   // What the node could give to prefetching (free above the reserve, plus what every pfio
   // process holds), shared by the processes on it.
   const NodeView v = node_->Update(aimd_.budget(), held, wanted_ > 0);
+  held_at_sample_ = held;
+  processes_ = std::max<uint64_t>(1, v.processes);
   fair_share_ = UINT64_MAX;
   peer_short_ = false;
   if (v.processes > 1 && headroom_ != UINT64_MAX) {

@@ -56,8 +56,16 @@ class MemoryGovernor {
   static uint64_t Metadata(uint64_t entries, uint64_t pieces) {
     return entries * kEntryMeta + pieces * kPieceMeta;
   }
-  // Whether `bytes` more fit with `held` bytes (data and bookkeeping) already held.
-  bool Fits(uint64_t held, uint64_t bytes) const { return held + bytes <= aimd_.budget(); }
+  // Whether `bytes` more fit with `held` bytes (data and bookkeeping) already held: within the
+  // budget and, adapting, within this process's share of the node's headroom above the memory
+  // reserve at the last sample (what it held then plus headroom / the pfio processes present),
+  // so that the processes of a node stop growing before MemAvailable reaches the reserve, not
+  // after (they may all be growing at once between two samples).
+  bool Fits(uint64_t held, uint64_t bytes) const {
+    if (held + bytes > aimd_.budget()) return false;
+    if (!gate_ || headroom_ == UINT64_MAX || held + bytes <= held_at_sample_) return true;
+    return held + bytes - held_at_sample_ <= headroom_ / processes_;
+  }
 
   // Reads the pressure signals; on contention halves the budget (once per round). Then records
   // `held` (bytes held now) in the node registry and, sharing the node, holds the budget to the
@@ -88,6 +96,9 @@ class MemoryGovernor {
   uint64_t round_consumed_ = 0;
   bool round_contention_ = false;
   uint64_t headroom_ = UINT64_MAX;  // above the memory reserve, at the last sample
+  uint64_t held_at_sample_ = 0;     // what this process held then
+  uint64_t processes_ = 1;          // pfio processes on the node then
+  bool gate_ = true;                // adapting: growth is held to the headroom
   std::unique_ptr<NodeShare> node_;
   bool share_node_ = false;
   uint64_t fair_share_ = UINT64_MAX;
