@@ -21,12 +21,16 @@ def table(doc):
             "fuzz_plan_codec": "collective plans on the wire",
             "fuzz_plan_record": "plan record files (prefetch_replay)"}
     for t in doc["targets"]:
-        rows.append(f"| `{t['target']}` | {what.get(t['target'], '')} | {t['executions']:,} | "
+        stopped = " (stopped early)" if t.get("stopped_early") else ""
+        rows.append(f"| `{t['target']}` | {what.get(t['target'], '')} | {t['executions']:,}{stopped} | "
                     f"{t['seconds']} | {t['exec_per_s'] or ''} | {t['coverage_edges']} | "
                     f"{t['corpus_files']} | {t['crashes']} |")
     total = sum(t["executions"] or 0 for t in doc["targets"])
     crashes = sum(t["crashes"] for t in doc["targets"])
-    rows += ["", f"In all: {total:,} executions, {crashes} crashes."]
+    short = [t["target"] for t in doc["targets"] if t.get("stopped_early")]
+    rows += ["", f"In all: {total:,} executions, {crashes} crashes." +
+             (f" Stopped before the count asked (interrupted for time): {', '.join(short)}."
+              if short else "")]
     return rows
 
 
