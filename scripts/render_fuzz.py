@@ -9,11 +9,11 @@ import sys
 
 
 def table(doc):
-    rows = [f"Run on {doc['date']} on `{doc['machine']}` ({doc['cpus']} CPUs), "
+    rows = [f"Last run on {doc['date']} on `{doc['machine']}` ({doc['cpus']} CPUs), "
             f"{doc['runs_asked']:,} executions asked of each target, {doc['sanitizers']}; "
-            "two targets at a time.", "",
-            "| target | parses | executions | seconds | exec/s | coverage (edges) | corpus files "
-            "| crashes |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+            "two targets at a time; each row says the day its target ran.", "",
+            "| target | parses | run on | executions | seconds | exec/s | coverage (edges) "
+            "| corpus files | crashes |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     what = {"fuzz_config": "`key=value` settings (pfio_config_set, hints, PFIO_*)",
             "fuzz_size": "sizes (`64K`, `1.5G`)",
             "fuzz_layout": "layout strings, then maps a range",
@@ -22,7 +22,8 @@ def table(doc):
             "fuzz_plan_record": "plan record files (prefetch_replay)"}
     for t in doc["targets"]:
         stopped = " (stopped early)" if t.get("stopped_early") else ""
-        rows.append(f"| `{t['target']}` | {what.get(t['target'], '')} | {t['executions']:,}{stopped} | "
+        rows.append(f"| `{t['target']}` | {what.get(t['target'], '')} | "
+                    f"{t.get('date', doc['date'])} | {t['executions']:,}{stopped} | "
                     f"{t['seconds']} | {t['exec_per_s'] or ''} | {t['coverage_edges']} | "
                     f"{t['corpus_files']} | {t['crashes']} |")
     total = sum(t["executions"] or 0 for t in doc["targets"])

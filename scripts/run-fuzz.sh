@@ -8,7 +8,9 @@
 # the count is this run's. A target interrupted (Ctrl-C, kill) is recorded as stopped early with
 # the executions it reached, not as a crash.
 # Runs at the lowest CPU priority (nice 19) so that the machine stays usable while it runs.
-# Usage: scripts/run-fuzz.sh [RUNS]
+# TARGETS="fuzz_config fuzz_plan_codec" runs only those; the other targets keep their rows of the
+# last run in docs/results/fuzz.json.
+# Usage: [TARGETS="..."] scripts/run-fuzz.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10000000}
@@ -16,7 +18,18 @@ bash scripts/setup.sh >/dev/null
 bash scripts/build.sh fuzz >/dev/null
 out=build-fuzz/fuzz
 # the quick ones first, so that stopping the long ones early leaves nothing queued behind them
-targets=(fuzz_layout fuzz_size fuzz_lustre_layout fuzz_plan_codec fuzz_config fuzz_plan_record)
+all_targets=(fuzz_layout fuzz_size fuzz_lustre_layout fuzz_plan_codec fuzz_config fuzz_plan_record)
+if [ -n "${TARGETS:-}" ]; then
+  read -r -a targets <<<"$TARGETS"
+  for t in "${targets[@]}"; do
+    case " ${all_targets[*]} " in
+      *" $t "*) ;;
+      *) echo "run-fuzz: TARGETS names '$t', expected some of: ${all_targets[*]}" >&2; exit 2 ;;
+    esac
+  done
+else
+  targets=("${all_targets[@]}")
+fi
 one() {
   local t=$1
   mkdir -p "$out/long-$t"
@@ -36,11 +49,20 @@ for t in "${targets[@]}"; do
   one "$t" &
 done
 wait
-/usr/bin/python3 - "$out" "$runs" "${targets[@]}" <<'PY'
+/usr/bin/python3 - "$out" "$runs" "${all_targets[*]}" "${targets[@]}" <<'PY'
 import json, re, sys, os, platform, datetime
-out, runs, targets = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+out, runs, order, targets = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
+try:
+    last = json.load(open("docs/results/fuzz.json"))
+    earlier = {r["target"]: dict(r, date=r.get("date", last["date"])) for r in last["targets"]}
+except (OSError, ValueError, KeyError):
+    earlier = {}
 rows, bad = [], 0
-for t in targets:
+for t in order:
+    if t not in targets:
+        if t in earlier:
+            rows.append(earlier[t])
+        continue
     log = open(f"{out}/long-{t}.log", errors="replace").read()
     res = open(f"{out}/long-{t}.result").read()
     rc = int(re.search(r"rc=(\d+)", res).group(1))
@@ -58,7 +80,7 @@ for t in targets:
            "coverage_edges": int(cov[-1]) if cov else None,
            "corpus_files": len(os.listdir(f"{out}/long-{t}")),
            "peak_rss_mb": stat("peak_rss_mb"), "crashes": crashes, "exit": rc,
-           "stopped_early": stopped}
+           "stopped_early": stopped, "date": datetime.date.today().isoformat()}
     if row["executions"] is None:  # killed before the final stats: the last progress line
         units = re.findall(r"^#(\d+)\s", log, re.M)
         row["executions"] = int(units[-1]) if units else 0

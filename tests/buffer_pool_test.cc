@@ -1,7 +1,9 @@
 #include "buffer/buffer_pool.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -44,4 +46,69 @@ TEST(BufferPool, FreedPagesAreReusedAndReleasingKeepsPagesInUse) {
   EXPECT_EQ(again[0], 3);
 }
 
+}  // namespace pfio
+
+namespace pfio {
+namespace {
+
+// Whether the page at `p` is resident (mincore).
+bool Resident(char *p) {
+  unsigned char v = 0;
+  EXPECT_EQ(mincore(p, 4096, &v), 0);
+  return (v & 1) != 0;
+}
+
+TEST(BufferPool, ReleasedPagesLeaveTheProcessAtOnceAndThePagesInUseStay) {
+  std::unique_ptr<BufferPool> pool;
+  ASSERT_TRUE(BufferPool::Create(64 * 4096, &pool).ok());
+  std::vector<char *> got;
+  for (int i = 0; i < 64; ++i) {
+    got.push_back(pool->AllocatePage());
+    std::memset(got.back(), 5, 4096);
+  }
+  // a run of adjacent pages and two lone ones
+  std::vector<char *> leave(got.begin() + 8, got.begin() + 40);
+  leave.push_back(got[50]);
+  leave.push_back(got[60]);
+  for (char *p : leave) ASSERT_TRUE(Resident(p));
+  pool->ReleasePages(leave);
+  EXPECT_EQ(pool->in_use(), (64u - 34u) * 4096);
+  for (char *p : leave) EXPECT_FALSE(Resident(p)) << "page " << (p - got[0]) / 4096;
+  for (int i : {0, 7, 40, 49, 51, 63}) {
+    EXPECT_TRUE(Resident(got[i]));
+    EXPECT_EQ(got[i][4095], 5) << "page " << i << " in use was disturbed";
+  }
+  char *again = pool->AllocatePage();  // a released page is handed out again, as zeros
+  EXPECT_NE(std::find(leave.begin(), leave.end(), again), leave.end());
+  EXPECT_EQ(again[0], 0);
+}
+
+TEST(BufferPool, ReleasingReachesPagesFreedSinceTheLastReleaseAndThoseOfAnEmptiedPool) {
+  std::unique_ptr<BufferPool> pool;
+  ASSERT_TRUE(BufferPool::Create(32 * 4096, &pool).ok());
+  std::vector<char *> got;
+  for (int i = 0; i < 32; ++i) {
+    got.push_back(pool->AllocatePage());
+    std::memset(got.back(), 5, 4096);
+  }
+  pool->FreePage(got[3]);
+  pool->ReleaseFreeMemory();
+  EXPECT_FALSE(Resident(got[3]));
+  pool->FreePage(got[4]);  // freed after the release: resident until the next one
+  EXPECT_TRUE(Resident(got[4]));
+  pool->ReleaseFreeMemory();
+  EXPECT_FALSE(Resident(got[4]));
+  for (int i = 0; i < 32; ++i) {
+    if (i != 3 && i != 4) pool->FreePage(got[i]);
+  }
+  EXPECT_EQ(pool->in_use(), 0u);  // emptied: pages go out in address order again
+  char *first = pool->AllocatePage();
+  EXPECT_EQ(first, got[0]);
+  EXPECT_TRUE(Resident(got[20])) << "a freed page stays resident until a release";
+  pool->ReleaseFreeMemory();  // the pages past the first, used before the pool emptied
+  for (int i = 1; i < 32; ++i) EXPECT_FALSE(Resident(got[i])) << "page " << i;
+  EXPECT_TRUE(Resident(first));
+}
+
+}  // namespace
 }  // namespace pfio

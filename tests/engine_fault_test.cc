@@ -11,6 +11,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "engine/config.h"
 #include "engine/context.h"
@@ -264,6 +265,64 @@ TEST(EngineFaults, MemoryPressureMidRunHalvesTheBudget) {
   pfio_stats end = e->Stats();
   EXPECT_EQ(end.hits, plan.size());
   EXPECT_LE(end.memory_peak, cap);
+}
+
+// Reports contention at the first sample after the test asks for it.
+class PressureOnDemand : public MemorySignals {
+ public:
+  explicit PressureOnDemand(std::atomic<bool> *now) : now_(now) {}
+  MemorySample Sample() override {
+    MemorySample s;
+    s.contention = now_->exchange(false);
+    if (s.contention) s.reason = "pressure asked for by the test";
+    return s;
+  }
+
+ private:
+  std::atomic<bool> *now_;
+};
+
+TEST(EngineFaults, ABudgetCutGivesLandedMemoryBackAtOnce) {
+  // The first window (the whole budget) is read ahead and has landed; nothing is left to issue,
+  // so no read will ask for memory. A cut must still bring what is held down to the new budget
+  // at the sample that cut, not only as later reads need memory or consumption frees it.
+  test::ScratchDir dir;
+  std::string path = dir.MakeFile("cut", 64 * kMiB, kSeed);
+  Config c = TestConfig(8 * kMiB);
+  c.window_percent = 100;
+  std::atomic<bool> pressure{false};
+  std::unique_ptr<Context> e;
+  ASSERT_TRUE(
+      Context::Create(c, RealAio(), std::make_unique<PressureOnDemand>(&pressure), &e).ok());
+  int32_t f;
+  ASSERT_TRUE(e->OpenFile(path, &f).ok());
+  auto plan = RandomBlocks(f, 64 * kMiB, 64 * 1024, 600, 6);
+  ASSERT_TRUE(AppendAll(*e, plan).ok());
+  ASSERT_TRUE(ReadAll(*e, {plan[0]}).ok());
+  uint64_t in_use = 0;
+  for (int quiet = 0; quiet < 3;) {  // until the window has landed (in use stops changing)
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const uint64_t now = e->Stats().memory_in_use;
+    quiet = now == in_use ? quiet + 1 : 0;
+    in_use = now;
+  }
+  const pfio_stats before = e->Stats();
+  ASSERT_GT(before.memory_in_use, before.budget_bytes / 2) << "the window did not fill";
+  pressure = true;
+  // Consuming the window's entries plans the next window, which samples the signals first.
+  size_t next = 1;
+  while (e->Stats().budget_cuts == 0 && next < plan.size()) {
+    ASSERT_TRUE(ReadAll(*e, {plan[next++]}).ok());
+  }
+  const pfio_stats cut = e->Stats();
+  ASSERT_EQ(cut.budget_cuts, 1u);
+  EXPECT_LE(cut.memory_in_use, cut.budget_bytes)
+      << "held " << cut.memory_in_use << " after the cut to " << cut.budget_bytes << " (was "
+      << before.memory_in_use << " of " << before.budget_bytes << ")";
+  EXPECT_GT(cut.evictions, 0u);
+  std::vector<Extent> rest(plan.begin() + static_cast<std::ptrdiff_t>(next), plan.end());
+  ASSERT_TRUE(ReadAll(*e, rest).ok());  // every evicted byte is read again and verifies
+  EXPECT_EQ(e->Stats().hits, plan.size());
 }
 
 TEST(EngineFaults, PrefetchThatNeverLandsTimesOutInsteadOfHanging) {

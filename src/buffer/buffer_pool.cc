@@ -30,9 +30,13 @@ char *BufferPool::AllocatePage() {
   if (!free_.empty()) {
     page = free_.back();
     free_.pop_back();
+  } else if (!released_.empty()) {
+    page = released_.back();
+    released_.pop_back();
   } else if (untouched_ < capacity_) {
     page = base_ + untouched_;
     untouched_ += kPage;
+    high_water_ = std::max(high_water_, untouched_);
   } else {
     return nullptr;
   }
@@ -41,13 +45,28 @@ char *BufferPool::AllocatePage() {
 }
 
 void BufferPool::FreePage(char *page) {
+  Return(page, &free_);
+}
+
+void BufferPool::Return(char *page, std::vector<char *> *list) {
   in_use_ -= kPage;
   if (in_use_ == 0) {  // everything is free: hand pages out in address order again
     free_.clear();
+    released_.clear();
     untouched_ = 0;
     return;
   }
-  free_.push_back(page);
+  list->push_back(page);
+}
+
+void BufferPool::ReleasePages(const std::vector<char *> &pages) {
+  for (size_t i = 0; i < pages.size();) {
+    size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + kPage) ++j;
+    madvise(pages[i], (j - i) * kPage, MADV_DONTNEED);
+    i = j;
+  }
+  for (char *page : pages) Return(page, &released_);
 }
 
 void BufferPool::ReleaseFreeMemory() {
@@ -59,7 +78,13 @@ void BufferPool::ReleaseFreeMemory() {
     madvise(free_[i], (j - i) * kPage, MADV_DONTNEED);
     i = j;
   }
-  if (untouched_ < capacity_) madvise(base_ + untouched_, capacity_ - untouched_, MADV_DONTNEED);
+  released_.insert(released_.end(), free_.begin(), free_.end());
+  free_.clear();
+  // Pages past the untouched mark that were in use before the pool last emptied.
+  if (untouched_ < high_water_) {
+    madvise(base_ + untouched_, high_water_ - untouched_, MADV_DONTNEED);
+    high_water_ = untouched_;
+  }
 }
 
 }  // namespace pfio

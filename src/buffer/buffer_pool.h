@@ -6,7 +6,8 @@
 // pages and read with vectored I/O), so the pool cannot fragment: any free page serves any
 // request, allocation and release are O(1). Untouched pages are handed out in address order,
 // so pieces allocated together are mostly contiguous anyway. ReleaseFreeMemory returns the
-// free pages to the kernel, so resident memory follows a budget that was cut.
+// free pages to the kernel, so resident memory follows a budget that was cut; it costs in
+// proportion to the pages freed since the last call, so it may be called often.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +32,16 @@ class BufferPool {
   // One page, or nullptr when all capacity is in use.
   char *AllocatePage();
   void FreePage(char *page);
+  // Frees `pages` and gives them back to the kernel at once (runs of adjacent pages in one
+  // call each): for memory that is to leave the process, not to be reused soon.
+  void ReleasePages(const std::vector<char *> &pages);
   void ReleaseFreeMemory();
 
   uint64_t capacity() const { return capacity_; }
   uint64_t in_use() const { return in_use_; }
+  // Pages in use or free but not yet given back to the kernel (an upper bound of what the pool
+  // has resident: pages handed out count before data lands in them).
+  uint64_t resident() const { return in_use_ + free_.size() * kPage; }
 
  private:
   BufferPool(char *base, uint64_t capacity) : base_(base), capacity_(capacity) {}
@@ -42,8 +49,12 @@ class BufferPool {
   char *base_;
   uint64_t capacity_;
   uint64_t in_use_ = 0;
-  uint64_t untouched_ = 0;    // offset of the first page never handed out
-  std::vector<char *> free_;  // pages handed out and returned
+  void Return(char *page, std::vector<char *> *list);
+
+  uint64_t untouched_ = 0;    // offset of the first page not handed out since the pool was empty
+  uint64_t high_water_ = 0;   // offset past the last page that may be resident
+  std::vector<char *> free_;  // pages handed out and returned, still resident
+  std::vector<char *> released_;  // returned and given back to the kernel (ReleaseFreeMemory)
 };
 
 }  // namespace pfio

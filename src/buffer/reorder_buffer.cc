@@ -139,9 +139,14 @@ Piece *ReorderBuffer::FurthestResident() const {
   return resident_.empty() ? nullptr : resident_.rbegin()->second;
 }
 
-void ReorderBuffer::Evict(Piece *p) {
+void ReorderBuffer::Evict(Piece *p, bool release) {
   Touched(p);
-  FreePages(p);
+  if (release) {
+    pool_->ReleasePages(p->pages);
+    p->pages.clear();
+  } else {
+    FreePages(p);
+  }
   p->state = Piece::State::kQueued;
 }
 

@@ -106,9 +106,11 @@ class ReorderBuffer {
   void Touched(Piece *p);
   Piece *FurthestResident() const;  // null when none is listed
   // Drops the pages of a listed piece; it is queued again (state kQueued, no request yet).
-  void Evict(Piece *p);
+  // With `release` the pages go back to the kernel at once (a cut), else to the pool.
+  void Evict(Piece *p, bool release = false);
 
   uint64_t in_use() const { return pool_->in_use(); }
+  uint64_t resident() const { return pool_->resident(); }
   uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
   void ReleaseFreeMemory() { pool_->ReleaseFreeMemory(); }

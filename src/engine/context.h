@@ -115,15 +115,27 @@ class Context : private ReadPath::Host {
 
   // The flows (context_flow.cc; lock held).
   void SampleSignals();
+  // After a sample: a cut shrinks what is held; a node near its reserve gets freed pages back.
+  void AfterSample(bool cut);
   void PruneQueue();
   void Wake();
   // Moves what may go now to *submit (memory allocated, counted in flight) and the stage calls
   // that follow to *stage. The driver submits them (outside the lock on real backends).
   void IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCall> *stage);
   bool EvictFor(const PendingRead *pr);
+  // Evicts Belady's victims for reads first needed at plan index `first_use` until `enough`;
+  // false when no victim is left first. With `release` their pages go back to the kernel at
+  // once, else to the pool.
+  bool EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release);
+  // After a budget cut: what is held comes down to the new budget at once and the freed pages
+  // go back to the kernel.
+  void ShrinkAfterCut();
   bool AllocatePieces(PendingRead *pr);
   void Complete(PendingRead *pr);
   uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
+  // The buffer's pages the kernel counts (in use or free in the pool, less those of reads in
+  // flight, which are touched only when their data lands).
+  uint64_t Resident() const;
 
   // Files that changed on disk (file_changes.cc). Before a read: with revalidate, once a
   // window's worth of bytes was read since the last look, compares every open file's size and
@@ -154,6 +166,7 @@ class Context : private ReadPath::Host {
   Stager stager_;
   pfio_stats stats_{};
   uint64_t bytes_since_check_ = 0;  // plan bytes read since files were last revalidated
+  uint64_t bytes_landing_ = 0;      // pages taken by reads in flight (not yet filled)
   bool checked_once_ = false;
   double last_consume_ = -1;
   bool shut_down_ = false;

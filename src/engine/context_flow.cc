@@ -21,7 +21,30 @@ void Context::PruneQueue() {
 }
 
 void Context::SampleSignals() {
-  if (memory_.Sample(Held())) buffer_->ReleaseFreeMemory();
+  AfterSample(memory_.Sample(Held(), bytes_landing_, Resident()));
+}
+
+void Context::AfterSample(bool cut) {
+  if (cut) {
+    ShrinkAfterCut();
+  } else if (memory_.node_tight()) {
+    buffer_->ReleaseFreeMemory();  // what was freed since the last sample leaves the process
+  }
+}
+
+void Context::ShrinkAfterCut() {
+  // A cut that only stopped growth would leave the node short until consumption caught up:
+  // landed pieces nobody has read yet give their memory back now, those needed furthest ahead
+  // first (Belady), and never one the next read needs. (Batch windows are fetched whole by
+  // design.)
+  if (cfg_.window_mode != PFIO_WINDOW_BATCH && Held() > memory_.budget()) {
+    buffer_->TrackResident();
+    // Page by page back to the kernel as they go: the reads requeued for the victims take heap
+    // memory, which must not come before the pages leave.
+    EvictUntil([this] { return Held() <= memory_.budget(); }, window_.plan().front_index(),
+               /*release=*/true);
+  }
+  buffer_->ReleaseFreeMemory();
 }
 
 void Context::Refill(bool force) {
@@ -89,6 +112,11 @@ uint64_t Context::Held() const {
          window_.plan().heap_bytes() + memory_.charged();
 }
 
+uint64_t Context::Resident() const {
+  const uint64_t pool = buffer_->resident();
+  return pool > bytes_landing_ ? pool - bytes_landing_ : 0;
+}
+
 bool Context::AllocatePieces(PendingRead *pr) {
   for (size_t i = 0; i < pr->pieces.size(); ++i) {
     if (!buffer_->Allocate(pr->pieces[i])) {
@@ -132,6 +160,7 @@ void Context::Wake() {
 void Context::Complete(PendingRead *pr) {
   const int64_t res = pr->req.result;
   files_.ReadLanded(pr->file);
+  bytes_landing_ -= pr->piece_bytes;
   ++stats_.requests;
   bool short_read = false;
   if (res < 0) {
@@ -153,15 +182,23 @@ void Context::Complete(PendingRead *pr) {
 }
 
 bool Context::EvictFor(const PendingRead *pr) {
-  // Only under pressure: the budget was cut below what the window was planned with. (Batch
-  // windows are fetched whole by design; without a cut, consumption frees memory soon enough.)
-  if (cfg_.window_mode == PFIO_WINDOW_BATCH || memory_.prefetch_budget() >= window_.budget())
+  // Only under pressure: the budget was cut below what the window was planned with, or the
+  // application waits for this read while the node's headroom holds growth back (it goes
+  // anyway, and without room made for it each such read would add to what is held). Batch
+  // windows are fetched whole by design; otherwise consumption frees memory soon enough.
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH ||
+      (memory_.prefetch_budget() >= window_.budget() && !pr->urgent))
     return false;
-  buffer_->TrackResident();  // from the first cut on (a scan of the pieces, once)
-  while (!memory_.Fits(Held(), pr->piece_bytes)) {
-    Piece *victim = MemoryGovernor::Victim(*buffer_, pr->first_use);
+  buffer_->TrackResident();  // from the first need on (a scan of the pieces, once)
+  return EvictUntil([&] { return memory_.Fits(Held(), pr->piece_bytes); }, pr->first_use,
+                    /*release=*/false);
+}
+
+bool Context::EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release) {
+  while (!enough()) {
+    Piece *victim = MemoryGovernor::Victim(*buffer_, first_use);
     if (victim == nullptr) return false;
-    buffer_->Evict(victim);
+    buffer_->Evict(victim, release);
     ++stats_.evictions;
     stats_.bytes_evicted += victim->length;
     scheduler_.Requeue(BuildRequests({victim}, shape_, files_.handles()));
@@ -176,7 +213,9 @@ void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCal
   auto admit = [&](PendingRead *pr) {
     // Memory is taken read by read, so the signals are checked before each (at most every
     // 10 ms of the context's clock): a cut between windows applies to the next read.
-    if (memory_.SampleIfDue(Now(), Held())) buffer_->ReleaseFreeMemory();
+    bool sampled = false;
+    const bool cut = memory_.SampleIfDue(Now(), Held(), bytes_landing_, Resident(), &sampled);
+    if (sampled) AfterSample(cut);
     const bool fits = memory_.Fits(Held(), pr->piece_bytes);
     if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {
       memory_.Wait(pr->piece_bytes);
@@ -188,6 +227,7 @@ void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCal
     stager_.OnIssue(pr, scheduler_.queue(), stage);
     FillIov(pr, shape_);
     for (Piece *p : pr->pieces) buffer_->Issued(p);
+    bytes_landing_ += pr->piece_bytes;
     files_.ReadIssued(pr->file);
   };
   scheduler_.Issue(window_.plan().front_index(), Now(), admit, issued, submit);

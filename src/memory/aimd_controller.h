@@ -28,6 +28,9 @@ class AimdController {
   // limit: bytes the rank may use. floor: smallest budget (at least one large request).
   AimdController(uint64_t limit, uint64_t floor, bool enabled, Clock clock = nullptr);
 
+  // Its clock, in seconds.
+  double Now() const { return clock_(); }
+
   // A hard signal may halve again this long after the last cut, within one round.
   static constexpr double kHardCutGap = 0.5;
 

@@ -8,8 +8,9 @@ namespace pfio {
 
 MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
                                std::unique_ptr<MemorySignals> signals,
-                               std::unique_ptr<NodeShare> node, bool share_node)
-    : aimd_(limit, floor, aimd),
+                               std::unique_ptr<NodeShare> node, bool share_node,
+                               AimdController::Clock clock)
+    : aimd_(limit, floor, aimd, std::move(clock)),
       signals_(std::move(signals)),
       gate_(aimd),
       node_(node ? std::move(node) : std::make_unique<AloneOnNode>()),
@@ -18,7 +19,7 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
   // An auto budget starts at its share of what the node can give the processes present.
   const MemorySample s = signals_->Sample();
   headroom_ = s.headroom;
-  const NodeView v = node_->Update(aimd_.budget(), 0, false);
+  const NodeView v = node_->Update(aimd_.budget(), 0, 0, false);
   if (v.processes > 1 && headroom_ != UINT64_MAX) {
     fair_share_ = (headroom_ + v.held_by_all) / v.processes;
     aimd_.ClampTo(fair_share_, Format("start at the fair share %s of %u pfio processes",
@@ -26,9 +27,29 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
   }
 }
 
-bool MemoryGovernor::Sample(uint64_t held) {
+bool MemoryGovernor::Sample(uint64_t held, uint64_t landing, uint64_t resident) {
   MemorySample s = signals_->Sample();
   headroom_ = s.headroom;
+  if (resident == UINT64_MAX) resident = held > landing ? held - landing : 0;
+  const NodeView v = node_->Update(aimd_.budget(), held, resident, wanted_ > 0);
+  // A program other than pfio taking memory fast: give some back before the reserve is reached
+  // (only while adapting; the reserve and PSI still speak for themselves).
+  const uint64_t taken = others_.Observe(aimd_.Now(), s.available, s.total, v.resident_of_all);
+  if (gate_ && !s.contention && taken > 0) {
+    s.contention = true;
+    s.reason = Format("programs other than pfio took %s of memory at %s/s", Bytes(taken).c_str(),
+                      Bytes(static_cast<uint64_t>(others_.last_rate())).c_str());
+  }
+  // Growth stops kGateMargin above the reserve. Headroom down to half of that was taken by
+  // something the gate does not hold (another program, most often): memory goes back before
+  // the reserve is reached, not after.
+  if (gate_ && !s.contention && headroom_ < kGateMargin / 2) {
+    s.contention = true;
+    s.reason = Format(
+        "%s left above the memory reserve, less than half the margin %s that "
+        "growth stops at: memory is being taken",
+        Bytes(headroom_).c_str(), Bytes(kGateMargin).c_str());
+  }
   bool cut = false;
   if (s.contention) {
     round_contention_ = true;
@@ -36,8 +57,8 @@ bool MemoryGovernor::Sample(uint64_t held) {
   }
   // What the node could give to prefetching (free above the reserve, plus what every pfio
   // process holds), shared by the processes on it.
-  const NodeView v = node_->Update(aimd_.budget(), held, wanted_ > 0);
   held_at_sample_ = held;
+  landing_at_sample_ = landing;
   processes_ = std::max<uint64_t>(1, v.processes);
   fair_share_ = UINT64_MAX;
   peer_short_ = false;
@@ -63,10 +84,13 @@ bool MemoryGovernor::Sample(uint64_t held) {
   return cut;
 }
 
-bool MemoryGovernor::SampleIfDue(double now, uint64_t held) {
-  if (now - last_sample_ < kSampleEvery) return false;
+bool MemoryGovernor::SampleIfDue(double now, uint64_t held, uint64_t landing, uint64_t resident,
+                                 bool *sampled) {
+  const bool due = now - last_sample_ >= kSampleEvery;
+  if (sampled != nullptr) *sampled = due;
+  if (!due) return false;
   last_sample_ = now;
-  return Sample(held);
+  return Sample(held, landing, resident);
 }
 
 bool MemoryGovernor::WaitOver(uint64_t held) {

@@ -16,6 +16,7 @@
 #include "memory/aimd_controller.h"
 #include "memory/memory_signals.h"
 #include "memory/node_registry.h"
+#include "memory/others_taking.h"
 
 namespace pfio {
 
@@ -29,13 +30,18 @@ class MemoryGovernor {
   static constexpr uint64_t kShareSlack = 16;
   // Before each read is issued, the signals are sampled at most this often (seconds).
   static constexpr double kSampleEvery = 0.01;
+  // Growth stops this far above the memory reserve (for the node, not per process): what the
+  // processes take that the budget does not see (the heap of reads requeued after a cut,
+  // bookkeeping beyond its estimate) lands in it, not below the reserve.
+  static constexpr uint64_t kGateMargin = 64 << 20;
 
   // limit: bytes the rank may use; floor: the smallest budget; aimd: adapt (else fixed).
   // node: the other pfio processes of the node; with share_node (an auto budget) the budget
   // starts at the fair share of the processes present and is held to it while a peer is short
-  // (null: alone).
+  // (null: alone). clock: seconds, monotonic (null: the steady clock; tests script it).
   MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd, std::unique_ptr<MemorySignals> signals,
-                 std::unique_ptr<NodeShare> node = nullptr, bool share_node = false);
+                 std::unique_ptr<NodeShare> node = nullptr, bool share_node = false,
+                 AimdController::Clock clock = nullptr);
 
   uint64_t budget() const { return aimd_.budget(); }
   // What prefetching may plan with: the budget less the memory charged to it from outside
@@ -58,21 +64,33 @@ class MemoryGovernor {
   }
   // Whether `bytes` more fit with `held` bytes (data and bookkeeping) already held: within the
   // budget and, adapting, within this process's share of the node's headroom above the memory
-  // reserve at the last sample (what it held then plus headroom / the pfio processes present),
-  // so that the processes of a node stop growing before MemAvailable reaches the reserve, not
-  // after (they may all be growing at once between two samples).
+  // reserve at the last sample (headroom less kGateMargin, / the pfio processes present), so
+  // that the processes of a node stop growing before MemAvailable reaches the reserve, not after
+  // (they may all be growing at once between two samples). The share pays first for the reads that
+  // were in flight at the sample (their pages are taken, but the kernel counts them only when the
+  // data lands in them), then for what was taken since.
   bool Fits(uint64_t held, uint64_t bytes) const {
     if (held + bytes > aimd_.budget()) return false;
     if (!gate_ || headroom_ == UINT64_MAX || held + bytes <= held_at_sample_) return true;
-    return held + bytes - held_at_sample_ <= headroom_ / processes_;
+    const uint64_t above = headroom_ > kGateMargin ? headroom_ - kGateMargin : 0;
+    const uint64_t share = above / processes_;
+    return landing_at_sample_ <= share &&
+           held + bytes - held_at_sample_ <= share - landing_at_sample_;
   }
 
-  // Reads the pressure signals; on contention halves the budget (once per round). Then records
-  // `held` (bytes held now) in the node registry and, sharing the node, holds the budget to the
-  // fair share while a peer is short. True when it cut: the caller gives free pool memory back.
-  bool Sample(uint64_t held = 0);
-  // The same, at most every kSampleEvery seconds of `now` (before a read is issued).
-  bool SampleIfDue(double now, uint64_t held = 0);
+  // Reads the pressure signals, records `held` (bytes held now, `landing` of them for reads in
+  // flight, `resident` the pages the kernel counts; UINT64_MAX: held - landing) in the node
+  // registry, and looks for memory taken by programs other than pfio (OthersTaking). On
+  // contention halves the budget (once per round); sharing the node, holds the budget to the
+  // fair share while a peer is short. True when it cut: the caller gives memory back.
+  bool Sample(uint64_t held = 0, uint64_t landing = 0, uint64_t resident = UINT64_MAX);
+  // The same, at most every kSampleEvery seconds of `now` (before a read is issued); *sampled
+  // (if given) tells whether it was due.
+  bool SampleIfDue(double now, uint64_t held = 0, uint64_t landing = 0,
+                   uint64_t resident = UINT64_MAX, bool *sampled = nullptr);
+  // Adapting, and the node was within kGateMargin of the reserve at the last sample: pages
+  // freed should go back to the kernel rather than wait in the pool for reuse.
+  bool node_tight() const { return gate_ && headroom_ < kGateMargin; }
   // The node's fair share at the last sample (UINT64_MAX when unknown or alone).
   uint64_t fair_share() const { return fair_share_; }
 
@@ -97,9 +115,11 @@ class MemoryGovernor {
   bool round_contention_ = false;
   uint64_t headroom_ = UINT64_MAX;  // above the memory reserve, at the last sample
   uint64_t held_at_sample_ = 0;     // what this process held then
+  uint64_t landing_at_sample_ = 0;  // of which for reads in flight (not yet in the kernel's count)
   uint64_t processes_ = 1;          // pfio processes on the node then
   bool gate_ = true;                // adapting: growth is held to the headroom
   std::unique_ptr<NodeShare> node_;
+  OthersTaking others_;
   bool share_node_ = false;
   uint64_t fair_share_ = UINT64_MAX;
   bool peer_short_ = false;

@@ -201,6 +201,8 @@ MemorySample ProcMemorySignals::Sample() {
   const uint64_t total = ReadMeminfoBytes(src_.meminfo, "MemTotal");
   const uint64_t avail = ReadMeminfoBytes(src_.meminfo, "MemAvailable");
   if (total > 0) {
+    s.available = avail;
+    s.total = total;
     const uint64_t reserve = Reserve(total, reserve_percent_);
     s.headroom = avail > reserve ? avail - reserve : 0;
     const double dt = now - last_time_;

@@ -24,6 +24,8 @@ struct MemorySample {
   bool hard = false;   // below a reserve or an OOM condition, not just a stall or a fall
   std::string reason;  // which signal fired, for the AIMD history
   uint64_t headroom = UINT64_MAX;  // bytes that may still be taken before reaching a reserve
+  uint64_t available = 0;          // MemAvailable (0: unknown)
+  uint64_t total = 0;              // MemTotal (0: unknown)
 };
 
 class MemorySignals {

@@ -18,7 +18,7 @@
 namespace pfio {
 
 namespace {
-constexpr uint64_t kMagic = 0x70666e6f64653031ull;  // "pfnode01"
+constexpr uint64_t kMagic = 0x70666e6f64653032ull;  // "pfnode02" (01 had no resident field)
 
 // The start time of process `pid` in clock ticks since boot (field 22 of /proc/pid/stat), 0
 // when the process does not exist. With the pid it names one process, even after pid reuse.
@@ -49,6 +49,7 @@ struct NodeRegistry::Slot {
   uint64_t start_time;
   uint64_t budget;
   uint64_t held;
+  uint64_t resident;
 };
 
 struct NodeRegistry::Table {
@@ -89,7 +90,7 @@ NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
   for (uint32_t i = 0; i < kSlots && slot_ < 0; ++i) {
     Slot &s = table_->slot[i];
     if (s.pid != 0 && Alive(s.pid, s.start_time)) continue;
-    s = Slot{me, 0, start, 0, 0};
+    s = Slot{me, 0, start, 0, 0, 0};
     slot_ = static_cast<int>(i);
   }
   if (slot_ < 0) why_ = Format("node registry %s: all %u slots taken", path_.c_str(), kSlots);
@@ -117,9 +118,11 @@ void NodeRegistry::Unlock() const {
   flock(fd_, LOCK_UN);
 }
 
-NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, bool short_of_memory) {
+NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, uint64_t resident,
+                              bool short_of_memory) {
   NodeView v;
   v.held_by_all = held;
+  v.resident_of_all = resident;
   v.budgets_of_all = budget;
   if (slot_ < 0) return v;
   // kill(pid, 0) every time; the start time (pid reuse) at most once a second
@@ -130,6 +133,7 @@ NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, bool short_of_memo
   Slot &mine = table_->slot[slot_];
   mine.budget = budget;
   mine.held = held;
+  mine.resident = resident;
   mine.short_of_memory = short_of_memory ? 1 : 0;
   for (uint32_t i = 0; i < kSlots; ++i) {
     Slot &s = table_->slot[i];
@@ -142,6 +146,7 @@ NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, bool short_of_memo
     }
     ++v.processes;
     v.held_by_all += s.held;
+    v.resident_of_all += s.resident;
     v.budgets_of_all += s.budget;
     v.peer_short = v.peer_short || s.short_of_memory != 0;
   }

@@ -1,12 +1,12 @@
 // NodeRegistry: the pfio processes of one node (MPI ranks of a job, and separate jobs) share what
 // the node can give. Each process has a slot in a small shared file (by default
-// /dev/shm/pfio-node-<uid>) where it records its budget, the memory it holds and whether it is
-// short (waiting for memory). A process's fair share is the memory the node could give to
-// prefetching -- MemAvailable above the reserve, plus what every pfio process holds -- divided by
-// the live processes. The MemoryGovernor clamps an auto budget to its fair share while a peer is
-// short or while the budgets of all add up to more than the node could give (processes that
-// started together, each sizing itself before it saw the others), and grows no further than it
-// then.
+// /dev/shm/pfio-node-<uid>) where it records its budget, the memory it holds (and how much of
+// that the kernel counts as resident) and whether it is short (waiting for memory). A process's
+// fair share is the memory the node could give to prefetching -- MemAvailable above the reserve,
+// plus what every pfio process holds -- divided by the live processes. The MemoryGovernor clamps an
+// auto budget to its fair share while a peer is short or while the budgets of all add up to more
+// than the node could give (processes that started together, each sizing itself before it saw the
+// others), and grows no further than it then.
 //
 // Robust to processes that die: updates take flock(2), which the kernel drops with the process;
 // a slot whose process is gone (kill(pid, 0) fails, or its start time changed) is reused.
@@ -20,25 +20,28 @@
 namespace pfio {
 
 struct NodeView {
-  uint32_t processes = 1;       // live pfio processes on the node, this one included
-  uint64_t held_by_all = 0;     // bytes every one of them holds, this one included
-  uint64_t budgets_of_all = 0;  // their budgets added up, this one's included
-  bool peer_short = false;      // another process is waiting for memory
+  uint32_t processes = 1;        // live pfio processes on the node, this one included
+  uint64_t held_by_all = 0;      // bytes every one of them holds, this one included
+  uint64_t resident_of_all = 0;  // of which resident (pages the data has landed in)
+  uint64_t budgets_of_all = 0;   // their budgets added up, this one's included
+  bool peer_short = false;       // another process is waiting for memory
 };
 
 class NodeShare {
  public:
   virtual ~NodeShare() = default;
   // Records this process's state and reads everyone's.
-  virtual NodeView Update(uint64_t budget, uint64_t held, bool short_of_memory) = 0;
+  virtual NodeView Update(uint64_t budget, uint64_t held, uint64_t resident,
+                          bool short_of_memory) = 0;
 };
 
 // Every process alone (tests, the simulator, budget fixed by hand).
 class AloneOnNode : public NodeShare {
  public:
-  NodeView Update(uint64_t, uint64_t held, bool) override {
+  NodeView Update(uint64_t, uint64_t held, uint64_t resident, bool) override {
     NodeView v;
     v.held_by_all = held;
+    v.resident_of_all = resident;
     v.budgets_of_all = 0;  // alone: nothing to share
     return v;
   }
@@ -54,7 +57,7 @@ class NodeRegistry : public NodeShare {
   NodeRegistry(const NodeRegistry &) = delete;
   NodeRegistry &operator=(const NodeRegistry &) = delete;
 
-  NodeView Update(uint64_t budget, uint64_t held, bool short_of_memory) override;
+  NodeView Update(uint64_t budget, uint64_t held, uint64_t resident, bool short_of_memory) override;
   bool active() const { return slot_ >= 0; }
   const std::string &why() const { return why_; }
   const std::string &path() const { return path_; }
