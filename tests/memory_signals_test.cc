@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <vector>
 
 #include "memory/aimd_controller.h"
 #include "test_util.h"
@@ -211,4 +212,21 @@ TEST(AimdHeadroom, GrowthStopsAtTheHeadroomAndHardSignalsCutAgain) {
   EXPECT_EQ(aimd.budget(), PageAlignDown(before + 100 * 4096 + PageAlignDown(cap / 10)));
 }
 
+}  // namespace pfio
+
+namespace pfio {
+namespace {
+
+TEST(ProcessResident, FollowsMemoryTheProcessTouches) {
+  const uint64_t before = ProcessResidentBytes();
+  ASSERT_GT(before, 0u);
+  const size_t n = 64 << 20;
+  std::vector<char> block(n);  // value-initialized: every page is written
+  for (size_t i = 0; i < n; i += 4096) block[i] = static_cast<char>(i);
+  const uint64_t after = ProcessResidentBytes();
+  EXPECT_GE(after, before + n - (4 << 20)) << before << " then " << after;
+  EXPECT_EQ(block[4096], static_cast<char>(4096));
+}
+
+}  // namespace
 }  // namespace pfio

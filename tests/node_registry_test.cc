@@ -217,24 +217,26 @@ TEST(NodeShareInGovernor, HeadroomTakenBelowHalfTheMarginIsContention) {
   EXPECT_FALSE(roomy.node_tight());
 }
 
-// MemAvailable and MemTotal as a test sets them; headroom is what lies above an 8 % reserve.
-class Available : public MemorySignals {
+// MemTotal and what programs hold as a test sets them; the headroom is what lies above an 8 %
+// reserve.
+class Used : public MemorySignals {
  public:
-  uint64_t available = 0, total = 0;
+  uint64_t used = 0, total = 0;
   MemorySample Sample() override {
     MemorySample s;
-    s.available = available;
+    s.anon_and_shmem = used;
     s.total = total;
+    const uint64_t available = total - used;
     s.headroom = available > total / 100 * 8 ? available - total / 100 * 8 : 0;
     return s;
   }
 };
 
 TEST(NodeShareInGovernor, AProgramTakingMemoryFastCutsLongBeforeTheReserve) {
-  auto signals = std::make_unique<Available>();
-  Available *mem = signals.get();
+  auto signals = std::make_unique<Used>();
+  Used *mem = signals.get();
   mem->total = 24000 * kMiB;
-  mem->available = 12000 * kMiB;
+  mem->used = 12000 * kMiB;
   auto node = std::make_unique<ScriptedNode>();
   ScriptedNode *n = node.get();
   n->view.resident_of_all = 4000 * kMiB;
@@ -245,7 +247,7 @@ TEST(NodeShareInGovernor, AProgramTakingMemoryFastCutsLongBeforeTheReserve) {
   // pfio's processes take 600 MiB/s for a second: MemAvailable falls as fast, no cut
   for (int i = 1; i <= 10; ++i) {
     now += 0.1;
-    mem->available -= 60 * kMiB;
+    mem->used += 60 * kMiB;
     n->view.resident_of_all += 60 * kMiB;
     EXPECT_FALSE(g.Sample(4000 * kMiB)) << "at " << now << " s";
   }
@@ -255,7 +257,7 @@ TEST(NodeShareInGovernor, AProgramTakingMemoryFastCutsLongBeforeTheReserve) {
   int samples = 0;
   while (g.cuts() == 0 && samples < 10) {
     now += 0.1;
-    mem->available -= 60 * kMiB;
+    mem->used += 60 * kMiB;
     g.Sample(4000 * kMiB);
     ++samples;
   }

@@ -1,5 +1,6 @@
-// OthersTaking: a fall of MemAvailable that pfio's own resident pages explain is not contention;
-// the same fall with pfio's pages unchanged is, once it is fast enough over a whole span.
+// OthersTaking: growth of what programs hold that pfio's own resident memory explains is not
+// contention; the same growth with pfio's memory unchanged is, once it is fast enough over a
+// whole span.
 #include "memory/others_taking.h"
 
 #include <gtest/gtest.h>
@@ -10,40 +11,40 @@ namespace {
 constexpr uint64_t kMiB = 1 << 20;
 constexpr uint64_t kTotal = 24000 * kMiB;  // 1 % of it per second: 240 MiB/s
 
-TEST(OthersTaking, AFallThatPfioTookIsNotReported) {
+TEST(OthersTaking, GrowthThatPfioTookIsNotReported) {
   OthersTaking o;
-  EXPECT_EQ(o.Observe(0.0, 10000 * kMiB, kTotal, 1000 * kMiB), 0u);  // opens the span
-  // 500 MiB fell in 0.5 s (1 GiB/s), all of it into pfio's pages
-  EXPECT_EQ(o.Observe(0.5, 9500 * kMiB, kTotal, 1500 * kMiB), 0u);
+  EXPECT_EQ(o.Observe(0.0, 2000 * kMiB, kTotal, 1000 * kMiB), 0u);  // opens the span
+  // 500 MiB taken in 0.5 s (1 GiB/s), all of it by pfio
+  EXPECT_EQ(o.Observe(0.5, 2500 * kMiB, kTotal, 1500 * kMiB), 0u);
   EXPECT_EQ(o.last_rate(), 0.0);
 }
 
-TEST(OthersTaking, AFallThatPfioDidNotTakeIsReportedWithItsSize) {
+TEST(OthersTaking, GrowthThatPfioDidNotTakeIsReportedWithItsSize) {
   OthersTaking o;
-  o.Observe(0.0, 10000 * kMiB, kTotal, 1000 * kMiB);
-  EXPECT_EQ(o.Observe(0.1, 9900 * kMiB, kTotal, 1000 * kMiB), 0u) << "the span is not over";
-  // 150 MiB in 0.3 s (500 MiB/s) while pfio held the same, and pfio took 20 MiB more besides
-  EXPECT_EQ(o.Observe(0.3, 9830 * kMiB, kTotal, 1020 * kMiB), 150 * kMiB);
+  o.Observe(0.0, 2000 * kMiB, kTotal, 1000 * kMiB);
+  EXPECT_EQ(o.Observe(0.1, 2100 * kMiB, kTotal, 1000 * kMiB), 0u) << "the span is not over";
+  // 170 MiB taken in 0.3 s, 20 of them by pfio: others took 150 MiB (500 MiB/s)
+  EXPECT_EQ(o.Observe(0.3, 2170 * kMiB, kTotal, 1020 * kMiB), 150 * kMiB);
   EXPECT_DOUBLE_EQ(o.last_rate(), 500.0 * kMiB);
 }
 
-TEST(OthersTaking, ASlowFallOrMemoryGivenBackIsNotReported) {
+TEST(OthersTaking, SlowGrowthOrMemoryGivenBackIsNotReported) {
   OthersTaking o;
-  o.Observe(0.0, 10000 * kMiB, kTotal, 1000 * kMiB);
+  o.Observe(0.0, 2000 * kMiB, kTotal, 1000 * kMiB);
   // 50 MiB in 0.25 s = 200 MiB/s: under 1 % of MemTotal per second
-  EXPECT_EQ(o.Observe(0.25, 9950 * kMiB, kTotal, 1000 * kMiB), 0u);
+  EXPECT_EQ(o.Observe(0.25, 2050 * kMiB, kTotal, 1000 * kMiB), 0u);
   EXPECT_NEAR(o.last_rate(), 200.0 * kMiB, 1.0);
-  // pfio gave 400 MiB back and MemAvailable rose by 300: someone took 100 MiB in 0.25 s
-  EXPECT_EQ(o.Observe(0.5, 10250 * kMiB, kTotal, 600 * kMiB), 100 * kMiB);
+  // pfio gave 400 MiB back and programs hold 300 MiB less: someone took 100 MiB in 0.25 s
+  EXPECT_EQ(o.Observe(0.5, 1750 * kMiB, kTotal, 600 * kMiB), 100 * kMiB);
   // everyone gives back
-  EXPECT_EQ(o.Observe(1.0, 11000 * kMiB, kTotal, 600 * kMiB), 0u);
+  EXPECT_EQ(o.Observe(1.0, 1000 * kMiB, kTotal, 600 * kMiB), 0u);
   EXPECT_EQ(o.last_rate(), 0.0);
 }
 
 TEST(OthersTaking, UnknownTotalIsOff) {
   OthersTaking o;
-  o.Observe(0.0, 10000 * kMiB, 0, 0);
-  EXPECT_EQ(o.Observe(1.0, 1000 * kMiB, 0, 0), 0u);
+  o.Observe(0.0, 1000 * kMiB, 0, 0);
+  EXPECT_EQ(o.Observe(1.0, 10000 * kMiB, 0, 0), 0u);
 }
 
 }  // namespace

@@ -39,9 +39,6 @@ class BufferPool {
 
   uint64_t capacity() const { return capacity_; }
   uint64_t in_use() const { return in_use_; }
-  // Pages in use or free but not yet given back to the kernel (an upper bound of what the pool
-  // has resident: pages handed out count before data lands in them).
-  uint64_t resident() const { return in_use_ + free_.size() * kPage; }
 
  private:
   BufferPool(char *base, uint64_t capacity) : base_(base), capacity_(capacity) {}

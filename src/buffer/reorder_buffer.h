@@ -110,7 +110,6 @@ class ReorderBuffer {
   void Evict(Piece *p, bool release = false);
 
   uint64_t in_use() const { return pool_->in_use(); }
-  uint64_t resident() const { return pool_->resident(); }
   uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
   void ReleaseFreeMemory() { pool_->ReleaseFreeMemory(); }

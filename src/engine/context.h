@@ -133,9 +133,6 @@ class Context : private ReadPath::Host {
   bool AllocatePieces(PendingRead *pr);
   void Complete(PendingRead *pr);
   uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
-  // The buffer's pages the kernel counts (in use or free in the pool, less those of reads in
-  // flight, which are touched only when their data lands).
-  uint64_t Resident() const;
 
   // Files that changed on disk (file_changes.cc). Before a read: with revalidate, once a
   // window's worth of bytes was read since the last look, compares every open file's size and

@@ -21,7 +21,7 @@ void Context::PruneQueue() {
 }
 
 void Context::SampleSignals() {
-  AfterSample(memory_.Sample(Held(), bytes_landing_, Resident()));
+  AfterSample(memory_.Sample(Held(), bytes_landing_));
 }
 
 void Context::AfterSample(bool cut) {
@@ -110,11 +110,6 @@ uint64_t Context::Held() const {
   // and so is what the caller holds outside for our reads (pfio_memory_charge).
   return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count()) +
          window_.plan().heap_bytes() + memory_.charged();
-}
-
-uint64_t Context::Resident() const {
-  const uint64_t pool = buffer_->resident();
-  return pool > bytes_landing_ ? pool - bytes_landing_ : 0;
 }
 
 bool Context::AllocatePieces(PendingRead *pr) {
@@ -214,7 +209,7 @@ void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCal
     // Memory is taken read by read, so the signals are checked before each (at most every
     // 10 ms of the context's clock): a cut between windows applies to the next read.
     bool sampled = false;
-    const bool cut = memory_.SampleIfDue(Now(), Held(), bytes_landing_, Resident(), &sampled);
+    const bool cut = memory_.SampleIfDue(Now(), Held(), bytes_landing_, UINT64_MAX, &sampled);
     if (sampled) AfterSample(cut);
     const bool fits = memory_.Fits(Held(), pr->piece_bytes);
     if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {

@@ -30,11 +30,13 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
 bool MemoryGovernor::Sample(uint64_t held, uint64_t landing, uint64_t resident) {
   MemorySample s = signals_->Sample();
   headroom_ = s.headroom;
-  if (resident == UINT64_MAX) resident = held > landing ? held - landing : 0;
+  if (resident == UINT64_MAX) {
+    resident = s.process_resident > 0 ? s.process_resident : held > landing ? held - landing : 0;
+  }
   const NodeView v = node_->Update(aimd_.budget(), held, resident, wanted_ > 0);
   // A program other than pfio taking memory fast: give some back before the reserve is reached
   // (only while adapting; the reserve and PSI still speak for themselves).
-  const uint64_t taken = others_.Observe(aimd_.Now(), s.available, s.total, v.resident_of_all);
+  const uint64_t taken = others_.Observe(aimd_.Now(), s.anon_and_shmem, s.total, v.resident_of_all);
   if (gate_ && !s.contention && taken > 0) {
     s.contention = true;
     s.reason = Format("programs other than pfio took %s of memory at %s/s", Bytes(taken).c_str(),

@@ -79,10 +79,11 @@ class MemoryGovernor {
   }
 
   // Reads the pressure signals, records `held` (bytes held now, `landing` of them for reads in
-  // flight, `resident` the pages the kernel counts; UINT64_MAX: held - landing) in the node
-  // registry, and looks for memory taken by programs other than pfio (OthersTaking). On
-  // contention halves the budget (once per round); sharing the node, holds the budget to the
-  // fair share while a peer is short. True when it cut: the caller gives memory back.
+  // flight) and the process's resident memory (`resident`; UINT64_MAX: as the signals read it,
+  // else held - landing) in the node registry, and looks for memory taken by programs other than
+  // pfio (OthersTaking). On contention halves the budget (once per round); sharing the node, holds
+  // the budget to the fair share while a peer is short. True when it cut: the caller gives memory
+  // back.
   bool Sample(uint64_t held = 0, uint64_t landing = 0, uint64_t resident = UINT64_MAX);
   // The same, at most every kSampleEvery seconds of `now` (before a read is issued); *sampled
   // (if given) tells whether it was due.

@@ -1,9 +1,11 @@
 #include "memory/memory_signals.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -187,6 +189,15 @@ void ProcMemorySignals::SampleCgroup(MemorySample *s) {
   }
 }
 
+uint64_t ProcessResidentBytes() {
+  FILE *f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
 MemorySample ProcMemorySignals::Sample() {
   MemorySample s;
   const double now = clock_();
@@ -201,8 +212,10 @@ MemorySample ProcMemorySignals::Sample() {
   const uint64_t total = ReadMeminfoBytes(src_.meminfo, "MemTotal");
   const uint64_t avail = ReadMeminfoBytes(src_.meminfo, "MemAvailable");
   if (total > 0) {
-    s.available = avail;
     s.total = total;
+    s.anon_and_shmem =
+        ReadMeminfoBytes(src_.meminfo, "AnonPages") + ReadMeminfoBytes(src_.meminfo, "Shmem");
+    s.process_resident = ProcessResidentBytes();
     const uint64_t reserve = Reserve(total, reserve_percent_);
     s.headroom = avail > reserve ? avail - reserve : 0;
     const double dt = now - last_time_;

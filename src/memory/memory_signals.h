@@ -24,8 +24,9 @@ struct MemorySample {
   bool hard = false;   // below a reserve or an OOM condition, not just a stall or a fall
   std::string reason;  // which signal fired, for the AIMD history
   uint64_t headroom = UINT64_MAX;  // bytes that may still be taken before reaching a reserve
-  uint64_t available = 0;          // MemAvailable (0: unknown)
   uint64_t total = 0;              // MemTotal (0: unknown)
+  uint64_t anon_and_shmem = 0;     // AnonPages + Shmem: what programs hold (0: unknown)
+  uint64_t process_resident = 0;   // this process's resident memory (0: unknown)
 };
 
 class MemorySignals {
@@ -67,6 +68,9 @@ class ProcMemorySignals : public MemorySignals {
   uint64_t last_available_ = 0;
   double last_time_ = -1;
 };
+
+// This process's resident memory in bytes (/proc/self/statm; 0 when unreadable).
+uint64_t ProcessResidentBytes();
 
 // /proc/meminfo fields in bytes (0 when missing).
 uint64_t ReadMeminfoBytes(const std::string &path, const char *field);

@@ -1,7 +1,7 @@
 // NodeRegistry: the pfio processes of one node (MPI ranks of a job, and separate jobs) share what
 // the node can give. Each process has a slot in a small shared file (by default
-// /dev/shm/pfio-node-<uid>) where it records its budget, the memory it holds (and how much of
-// that the kernel counts as resident) and whether it is short (waiting for memory). A process's
+// /dev/shm/pfio-node-<uid>) where it records its budget, the memory it holds, its resident
+// memory (RSS) and whether it is short (waiting for memory). A process's
 // fair share is the memory the node could give to prefetching -- MemAvailable above the reserve,
 // plus what every pfio process holds -- divided by the live processes. The MemoryGovernor clamps an
 // auto budget to its fair share while a peer is short or while the budgets of all add up to more
@@ -22,7 +22,7 @@ namespace pfio {
 struct NodeView {
   uint32_t processes = 1;        // live pfio processes on the node, this one included
   uint64_t held_by_all = 0;      // bytes every one of them holds, this one included
-  uint64_t resident_of_all = 0;  // of which resident (pages the data has landed in)
+  uint64_t resident_of_all = 0;  // their processes' resident memory
   uint64_t budgets_of_all = 0;   // their budgets added up, this one's included
   bool peer_short = false;       // another process is waiting for memory
 };

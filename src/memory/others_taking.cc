@@ -2,20 +2,19 @@
 
 namespace pfio {
 
-uint64_t OthersTaking::Observe(double now, uint64_t available, uint64_t total,
-                               uint64_t pfio_resident) {
+uint64_t OthersTaking::Observe(double now, uint64_t used, uint64_t total, uint64_t pfio_resident) {
   if (total == 0) return 0;
   if (since_ < 0 || now < since_) {
-    since_ = now, available_ = available, pfio_ = pfio_resident;
+    since_ = now, used_ = used, pfio_ = pfio_resident;
     return 0;
   }
   const double span = now - since_;
   if (span < kSpan) return 0;
-  // What MemAvailable lost, less what pfio took (both may be negative: memory given back).
-  const double fell = static_cast<double>(available_) - static_cast<double>(available);
+  // What programs took, less what pfio took (both may be negative: memory given back).
+  const double took = static_cast<double>(used) - static_cast<double>(used_);
   const double pfio_took = static_cast<double>(pfio_resident) - static_cast<double>(pfio_);
-  const double others = fell - pfio_took;
-  since_ = now, available_ = available, pfio_ = pfio_resident;
+  const double others = took - pfio_took;
+  since_ = now, used_ = used, pfio_ = pfio_resident;
   last_rate_ = others > 0 ? others / span : 0;
   const double threshold = static_cast<double>(total) / 100 * kRatePercentPerSecond;
   return last_rate_ >= threshold ? static_cast<uint64_t>(others) : 0;

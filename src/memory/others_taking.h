@@ -1,11 +1,12 @@
-// OthersTaking: memory the node is losing to programs other than pfio. MemAvailable falls when
-// anything takes memory, pfio's own reads included; what the pfio processes of the node took
-// (their resident buffer pages, from the node registry) explains part of a fall, and the rest
-// was taken by others. Over spans of at least kSpan seconds, a rest of kRatePercentPerSecond of
-// MemTotal per second or more is reported: a program is taking memory now, and prefetching
-// should give some back before the node reaches its reserve, not when it does. (A fall of
-// MemAvailable alone cannot tell a hog from pfio's own growth; PSI and the reserve see a hog
-// only once memory has run short.)
+// OthersTaking: memory the node is losing to programs other than pfio. What programs hold
+// (AnonPages + Shmem) grows when anything takes memory, pfio's own reads included; what the pfio
+// processes of the node took (their resident memory, from the node registry) explains part of
+// the growth, and the rest was taken by others. Over spans of at least kSpan seconds, a rest of
+// kRatePercentPerSecond of MemTotal per second or more is reported: a program is taking memory
+// now, and prefetching should give some back before the node reaches its reserve, not when it
+// does. (Growth alone cannot tell a hog from pfio's own; PSI and the reserve see a hog only once
+// memory has run short. MemAvailable is no measure of the rate here: on the VMs measured it
+// lagged the memory taken by up to 0.7 s and 600 MiB, then caught up at once.)
 //
 // Not thread-safe: the MemoryGovernor calls it with the context's mutex held.
 #pragma once
@@ -19,16 +20,16 @@ class OthersTaking {
   static constexpr double kSpan = 0.25;               // seconds
   static constexpr double kRatePercentPerSecond = 1;  // of MemTotal: 240 MiB/s on 23.5 GiB
 
-  // At `now` (seconds), with `available` bytes of MemAvailable of `total`, the pfio processes of
-  // the node hold `pfio_resident` bytes of it. Returns the bytes others took in the span that
+  // At `now` (seconds), programs hold `used` bytes (AnonPages + Shmem) of `total`, and the pfio
+  // processes of the node `pfio_resident`. Returns the bytes others took in the span that
   // closes now if they took them at the rate above or faster, else 0. total = 0: unknown (off).
-  uint64_t Observe(double now, uint64_t available, uint64_t total, uint64_t pfio_resident);
+  uint64_t Observe(double now, uint64_t used, uint64_t total, uint64_t pfio_resident);
   // Bytes per second others took in the last span that closed (0 when they gave memory back).
   double last_rate() const { return last_rate_; }
 
  private:
   double since_ = -1;  // start of the open span (-1: none yet)
-  uint64_t available_ = 0, pfio_ = 0;
+  uint64_t used_ = 0, pfio_ = 0;
   double last_rate_ = 0;
 };
 
