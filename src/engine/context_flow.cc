@@ -178,12 +178,13 @@ void Context::Complete(PendingRead *pr) {
 
 bool Context::EvictFor(const PendingRead *pr) {
   // Only under pressure: the budget was cut below what the window was planned with, or the
-  // application waits for this read while the node's headroom holds growth back (it goes
-  // anyway, and without room made for it each such read would add to what is held). Batch
-  // windows are fetched whole by design; otherwise consumption frees memory soon enough.
-  if (cfg_.window_mode == PFIO_WINDOW_BATCH ||
-      (memory_.prefetch_budget() >= window_.budget() && !pr->urgent))
-    return false;
+  // application waits for this read while the node's headroom, not the budget, holds growth
+  // back (it goes anyway, and without room made for it each such read would add to what the
+  // node must give). Batch windows are fetched whole by design; otherwise consumption frees
+  // memory soon enough.
+  const bool cut = memory_.prefetch_budget() < window_.budget();
+  const bool node_short = pr->urgent && memory_.WithinBudget(Held(), pr->piece_bytes);
+  if (cfg_.window_mode == PFIO_WINDOW_BATCH || (!cut && !node_short)) return false;
   buffer_->TrackResident();  // from the first need on (a scan of the pieces, once)
   return EvictUntil([&] { return memory_.Fits(Held(), pr->piece_bytes); }, pr->first_use,
                     /*release=*/false);

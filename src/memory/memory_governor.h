@@ -62,6 +62,8 @@ class MemoryGovernor {
   static uint64_t Metadata(uint64_t entries, uint64_t pieces) {
     return entries * kEntryMeta + pieces * kPieceMeta;
   }
+  // Whether `bytes` more fit the budget with `held` bytes already held (the node aside).
+  bool WithinBudget(uint64_t held, uint64_t bytes) const { return held + bytes <= aimd_.budget(); }
   // Whether `bytes` more fit with `held` bytes (data and bookkeeping) already held: within the
   // budget and, adapting, within this process's share of the node's headroom above the memory
   // reserve at the last sample (headroom less kGateMargin, / the pfio processes present), so
@@ -70,7 +72,7 @@ class MemoryGovernor {
   // were in flight at the sample (their pages are taken, but the kernel counts them only when the
   // data lands in them), then for what was taken since.
   bool Fits(uint64_t held, uint64_t bytes) const {
-    if (held + bytes > aimd_.budget()) return false;
+    if (!WithinBudget(held, bytes)) return false;
     if (!gate_ || headroom_ == UINT64_MAX || held + bytes <= held_at_sample_) return true;
     const uint64_t above = headroom_ > kGateMargin ? headroom_ - kGateMargin : 0;
     const uint64_t share = above / processes_;
