@@ -71,7 +71,7 @@ TEST(BufferPool, ReleasedPagesLeaveTheProcessAtOnceAndThePagesInUseStay) {
   leave.push_back(got[50]);
   leave.push_back(got[60]);
   for (char *p : leave) ASSERT_TRUE(Resident(p));
-  pool->ReleasePages(leave);
+  pool->ReleasePages(leave.data(), leave.size());
   EXPECT_EQ(pool->in_use(), (64u - 34u) * 4096);
   for (char *p : leave) EXPECT_FALSE(Resident(p)) << "page " << (p - got[0]) / 4096;
   for (int i : {0, 7, 40, 49, 51, 63}) {

@@ -59,14 +59,14 @@ void BufferPool::Return(char *page, std::vector<char *> *list) {
   list->push_back(page);
 }
 
-void BufferPool::ReleasePages(const std::vector<char *> &pages) {
-  for (size_t i = 0; i < pages.size();) {
+void BufferPool::ReleasePages(char *const *pages, size_t count) {
+  for (size_t i = 0; i < count;) {
     size_t j = i + 1;
-    while (j < pages.size() && pages[j] == pages[j - 1] + kPage) ++j;
+    while (j < count && pages[j] == pages[j - 1] + kPage) ++j;
     madvise(pages[i], (j - i) * kPage, MADV_DONTNEED);
     i = j;
   }
-  for (char *page : pages) Return(page, &released_);
+  for (size_t i = 0; i < count; ++i) Return(pages[i], &released_);
 }
 
 void BufferPool::ReleaseFreeMemory() {

@@ -10,6 +10,7 @@
 // proportion to the pages freed since the last call, so it may be called often.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -34,7 +35,7 @@ class BufferPool {
   void FreePage(char *page);
   // Frees `pages` and gives them back to the kernel at once (runs of adjacent pages in one
   // call each): for memory that is to leave the process, not to be reused soon.
-  void ReleasePages(const std::vector<char *> &pages);
+  void ReleasePages(char *const *pages, size_t count);
   void ReleaseFreeMemory();
 
   uint64_t capacity() const { return capacity_; }

@@ -1,5 +1,6 @@
 #include "buffer/reorder_buffer.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace pfio {
@@ -22,6 +23,7 @@ ReorderBuffer::~ReorderBuffer() {
       delete p;
     }
   }
+  for (Piece *p : spare_) delete p;
 }
 
 void ReorderBuffer::Overlapping(int32_t file, uint64_t begin, uint64_t end,
@@ -44,7 +46,13 @@ const std::map<uint64_t, Piece *> &ReorderBuffer::Index(int32_t file) {
 
 Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
                              const PieceSite &site) {
-  auto *p = new Piece;
+  Piece *p;
+  if (spare_.empty()) {
+    p = new Piece;
+  } else {
+    p = spare_.back();
+    spare_.pop_back();
+  }
   p->file = file;
   p->target = site.target;
   p->bus = site.bus;
@@ -142,7 +150,7 @@ Piece *ReorderBuffer::FurthestResident() const {
 void ReorderBuffer::Evict(Piece *p, bool release) {
   Touched(p);
   if (release) {
-    pool_->ReleasePages(p->pages);
+    pool_->ReleasePages(p->pages.data(), p->pages.size());
     p->pages.clear();
   } else {
     FreePages(p);
@@ -156,7 +164,17 @@ uint64_t ReorderBuffer::Destroy(Piece *p) {
   p->index->erase(p->index_pos);  // the (possibly empty) index of a file stays until destruction
   for (char *page : p->pages) pool_->FreePage(page);
   --count_;
-  delete p;
+  // Kept for the next Create, as new (its page list keeps any heap storage it grew); no more
+  // spares than live pieces (and a few thousand), so a window that shrank gives the heap back.
+  if (spare_.size() >= std::max<size_t>(count_, kSpareFloor)) {
+    delete p;
+    return wasted;
+  }
+  p->pages.clear();
+  SmallVector<char *, 4> pages = std::move(p->pages);
+  *p = Piece{};
+  p->pages = std::move(pages);
+  spare_.push_back(p);
   return wasted;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "buffer/buffer_pool.h"
+#include "common/small_vector.h"
 
 namespace pfio {
 
@@ -38,7 +39,7 @@ struct Piece {
   uint32_t target = 0;    // storage target and bus group that hold it (layout/)
   uint32_t bus = 0;
   uint64_t target_offset = 0;
-  std::vector<char *> pages;  // length / kPage pages once allocated, else empty
+  SmallVector<char *, 4> pages;  // length / kPage pages once allocated, else empty
   uint32_t refs = 0;
   State state = State::kQueued;
   int error = 0;  // errno when kFailed (0: the read came back short)
@@ -120,6 +121,8 @@ class ReorderBuffer {
   std::unique_ptr<BufferPool> pool_;
   std::unordered_map<int32_t, std::map<uint64_t, Piece *>> by_file_;
   std::set<std::pair<uint64_t, Piece *>> resident_;  // (first_use, piece)
+  static constexpr size_t kSpareFloor = 4096;
+  std::vector<Piece *> spare_;  // destroyed pieces, reused by Create (no malloc per piece)
   bool track_resident_ = false;
   size_t count_ = 0;
 };

@@ -100,7 +100,7 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
     if (s.ok()) stats_->bytes_passthrough += n;
     return s;
   }
-  const std::vector<Piece *> &refs = entry.refs;
+  const Window::PieceRefs &refs = entry.refs;
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
     Status s = WaitBatchLanded(lock);
     if (!s.ok()) return s;

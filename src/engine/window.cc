@@ -49,11 +49,12 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
   const Extent &e = plan_.at(index);
   const FileHandle &h = files_->handle(e.file);
   const uint64_t begin = PageAlignDown(e.offset), end = PageAlignUp(std::min(e.end(), h.size));
-  std::vector<Piece *> have;
+  std::vector<Piece *> &have = have_;
   buffer_->Overlapping(e.file, begin, end, &have);
   // The parts no piece holds yet, merged into this refill's new ranges (repeats count once).
   auto &ranges = pending->by_file[e.file];
-  std::vector<std::pair<uint64_t, uint64_t>> gaps;
+  std::vector<std::pair<uint64_t, uint64_t>> &gaps = gaps_;
+  gaps.clear();
   uint64_t pos = begin;
   for (const Piece *p : have) {
     if (p->offset > pos) gaps.emplace_back(pos, p->offset);
@@ -137,14 +138,14 @@ void Window::AssignRefs(uint64_t first_new) {
   }
 }
 
-uint64_t Window::Drop(const std::vector<Piece *> &refs) {
+uint64_t Window::Drop(const PieceRefs &refs) {
   uint64_t wasted = 0;
   for (Piece *p : refs) wasted += buffer_->Unref(p);
   return wasted;
 }
 
 uint64_t Window::ConsumeFront() {
-  std::vector<Piece *> refs;
+  PieceRefs refs;
   if (!entries_.empty()) {
     refs = std::move(entries_.front().refs);
     entries_.pop_front();

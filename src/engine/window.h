@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "buffer/reorder_buffer.h"
+#include "common/small_vector.h"
 #include "engine/file_table.h"
 #include "plan/access_plan.h"
 
@@ -25,8 +26,10 @@ namespace pfio {
 
 class Window {
  public:
+  // The pieces a plan entry reads from: nearly always one or two.
+  using PieceRefs = SmallVector<Piece *, 2>;
   struct Entry {
-    std::vector<Piece *> refs;
+    PieceRefs refs;
     bool passthrough = false;
   };
   // Byte ranges a refill will fetch, per file, merged and sorted; `bytes` counts them once.
@@ -90,7 +93,7 @@ class Window {
  private:
   bool Admit(uint64_t index, NewRanges *pending);
   // Drops an entry's references; returns the bytes wasted (read, never served).
-  uint64_t Drop(const std::vector<Piece *> &refs);
+  uint64_t Drop(const PieceRefs &refs);
   uint64_t SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const;
 
   const FileTable *files_;
@@ -99,6 +102,9 @@ class Window {
   std::deque<Entry> entries_;
   Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
   uint64_t budget_ = 0;
+  // Admit's scratch space, kept so that admitting an entry allocates nothing.
+  std::vector<Piece *> have_;
+  std::vector<std::pair<uint64_t, uint64_t>> gaps_;
 };
 
 }  // namespace pfio
