@@ -252,8 +252,8 @@ TEST(NodeShareInGovernor, AProgramTakingMemoryFastCutsLongBeforeTheReserve) {
     EXPECT_FALSE(g.Sample(4000 * kMiB)) << "at " << now << " s";
   }
   EXPECT_EQ(g.budget(), cap);
-  // then another program takes 600 MiB/s while pfio holds still: a cut within half a second,
-  // with 11 GiB still free
+  // then another program takes 600 MiB/s while pfio holds still: a cut within a second (two
+  // spans of 0.25 s or more), with 11 GiB still free
   int samples = 0;
   while (g.cuts() == 0 && samples < 10) {
     now += 0.1;
@@ -262,7 +262,7 @@ TEST(NodeShareInGovernor, AProgramTakingMemoryFastCutsLongBeforeTheReserve) {
     ++samples;
   }
   EXPECT_EQ(g.cuts(), 1u);
-  EXPECT_LE(samples, 5);
+  EXPECT_LE(samples, 7);
   EXPECT_EQ(g.budget(), cap / 2);
   EXPECT_NE(g.history().back().reason.find("other than pfio"), std::string::npos)
       << g.history().back().reason;

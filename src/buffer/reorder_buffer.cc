@@ -16,32 +16,32 @@ void Piece::CopyOut(uint64_t lo, uint64_t hi, char *dst) const {
   }
 }
 
+namespace {
+// Calls f(piece) once for every piece of every file.
+template <class F>
+void ForEachPiece(const std::unordered_map<int32_t, PieceIndex> &by_file, F f) {
+  for (const auto &[file, index] : by_file) {
+    index.ForEachPage([&](uint64_t page, Piece *p) {
+      if (page == p->offset / kPage) f(p);  // its first page: once per piece
+    });
+  }
+}
+}  // namespace
+
 ReorderBuffer::~ReorderBuffer() {
-  for (auto &[file, pieces] : by_file_) {
-    for (auto &[off, p] : pieces) {
-      for (char *page : p->pages) pool_->FreePage(page);
-      delete p;
-    }
+  std::vector<Piece *> all;
+  ForEachPiece(by_file_, [&](Piece *p) { all.push_back(p); });
+  for (Piece *p : all) {
+    for (char *page : p->pages) pool_->FreePage(page);
+    delete p;
   }
   for (Piece *p : spare_) delete p;
 }
 
-void ReorderBuffer::Overlapping(int32_t file, uint64_t begin, uint64_t end,
-                                std::vector<Piece *> *out) const {
-  out->clear();
-  auto f = by_file_.find(file);
-  if (f == by_file_.end()) return;
-  const auto &m = f->second;
-  auto it = m.upper_bound(begin);
-  if (it != m.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second->end() > begin) out->push_back(prev->second);
-  }
-  for (; it != m.end() && it->first < end; ++it) out->push_back(it->second);
-}
-
-const std::map<uint64_t, Piece *> &ReorderBuffer::Index(int32_t file) {
-  return by_file_[file];
+uint64_t ReorderBuffer::index_bytes() const {
+  uint64_t bytes = 0;
+  for (const auto &[file, index] : by_file_) bytes += index.heap_bytes();
+  return bytes;
 }
 
 Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
@@ -61,7 +61,7 @@ Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uin
   p->length = length;
   p->expected = expected;
   p->index = &by_file_[file];
-  p->index_pos = p->index->emplace(offset, p).first;
+  p->index->Insert(offset / kPage, length / kPage, p);
   ++count_;
   return p;
 }
@@ -132,9 +132,7 @@ void ReorderBuffer::ListResident(Piece *p) {
 void ReorderBuffer::TrackResident() {
   if (track_resident_) return;
   track_resident_ = true;
-  for (auto &[file, pieces] : by_file_) {
-    for (auto &[offset, p] : pieces) ListResident(p);
-  }
+  ForEachPiece(by_file_, [this](Piece *p) { ListResident(p); });
 }
 
 void ReorderBuffer::Touched(Piece *p) {
@@ -161,7 +159,7 @@ void ReorderBuffer::Evict(Piece *p, bool release) {
 uint64_t ReorderBuffer::Destroy(Piece *p) {
   Touched(p);
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
-  p->index->erase(p->index_pos);  // the (possibly empty) index of a file stays until destruction
+  p->index->Erase(p->offset / kPage, p->length / kPage);  // a file's index stays until the end
   for (char *page : p->pages) pool_->FreePage(page);
   --count_;
   // Kept for the next Create, as new (its page list keeps any heap storage it grew); no more

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "buffer/buffer_pool.h"
+#include "buffer/piece_index.h"
 #include "common/small_vector.h"
 
 namespace pfio {
@@ -47,8 +48,7 @@ struct Piece {
   uint64_t first_use = UINT64_MAX;  // plan index of the first entry that needs it
   bool resident = false;            // listed as landed and untouched (Belady candidates)
   PendingRead *request = nullptr;   // while kQueued or kInFlight
-  std::map<uint64_t, Piece *> *index = nullptr;     // the file's index, and
-  std::map<uint64_t, Piece *>::iterator index_pos;  // this piece's place in it
+  PieceIndex *index = nullptr;      // the file's index
 
   uint64_t end() const { return offset + length; }
   bool settled() const { return state == State::kReady || state == State::kFailed; }
@@ -61,11 +61,21 @@ class ReorderBuffer {
   explicit ReorderBuffer(std::unique_ptr<BufferPool> pool) : pool_(std::move(pool)) {}
   ~ReorderBuffer();
 
-  // Pieces of `file` overlapping [begin, end), ascending.
-  void Overlapping(int32_t file, uint64_t begin, uint64_t end, std::vector<Piece *> *out) const;
-
-  // The pieces of `file` by offset (empty when it has none), for sweeps in offset order.
-  const std::map<uint64_t, Piece *> &Index(int32_t file);
+  // Pieces of `file` overlapping [begin, end) (page aligned), ascending, appended to *out.
+  template <class Out>
+  void Overlapping(int32_t file, uint64_t begin, uint64_t end, Out *out) const {
+    auto f = by_file_.find(file);
+    if (f == by_file_.end() || f->second.pages() == 0) return;
+    for (uint64_t page = begin / kPage; page < (end + kPage - 1) / kPage;) {
+      Piece *p = f->second.Find(page);
+      if (p == nullptr) {
+        ++page;
+        continue;
+      }
+      out->push_back(p);
+      page = p->end() / kPage;
+    }
+  }
 
   // A new queued piece without memory. The caller guarantees it overlaps no existing piece.
   Piece *Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
@@ -113,13 +123,15 @@ class ReorderBuffer {
   uint64_t in_use() const { return pool_->in_use(); }
   uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
+  // Heap bytes of the files' page indexes.
+  uint64_t index_bytes() const;
   void ReleaseFreeMemory() { pool_->ReleaseFreeMemory(); }
 
  private:
   uint64_t Destroy(Piece *p);
 
   std::unique_ptr<BufferPool> pool_;
-  std::unordered_map<int32_t, std::map<uint64_t, Piece *>> by_file_;
+  std::unordered_map<int32_t, PieceIndex> by_file_;
   std::set<std::pair<uint64_t, Piece *>> resident_;  // (first_use, piece)
   static constexpr size_t kSpareFloor = 4096;
   std::vector<Piece *> spare_;  // destroyed pieces, reused by Create (no malloc per piece)

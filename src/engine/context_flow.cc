@@ -108,8 +108,9 @@ void Context::ConsumeFront(double stalled) {
 uint64_t Context::Held() const {
   // The plan (compact runs, at most half the budget: CheckPlanSize) is charged with the rest,
   // and so is what the caller holds outside for our reads (pfio_memory_charge).
+  // The page indexes are counted as they are (about 1 % of the data), not estimated.
   return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count()) +
-         window_.plan().heap_bytes() + memory_.charged();
+         buffer_->index_bytes() + window_.plan().heap_bytes() + memory_.charged();
 }
 
 bool Context::AllocatePieces(PendingRead *pr) {

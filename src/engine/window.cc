@@ -50,6 +50,7 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
   const FileHandle &h = files_->handle(e.file);
   const uint64_t begin = PageAlignDown(e.offset), end = PageAlignUp(std::min(e.end(), h.size));
   std::vector<Piece *> &have = have_;
+  have.clear();
   buffer_->Overlapping(e.file, begin, end, &have);
   // The parts no piece holds yet, merged into this refill's new ranges (repeats count once).
   auto &ranges = pending->by_file[e.file];
@@ -104,37 +105,12 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
 }
 
 void Window::AssignRefs(uint64_t first_new) {
-  // The new entries, sorted by (file, offset), are matched to the pieces in one sweep of each
-  // file's index instead of one tree search per entry.
-  struct Span {
-    int32_t file;
-    uint64_t begin, end, index;
-  };
-  std::vector<Span> spans;
-  spans.reserve(end() - first_new);
   for (uint64_t i = first_new; i < end(); ++i) {
     const Extent &e = plan_.at(i);
-    spans.push_back(
-        {e.file, PageAlignDown(e.offset), PageAlignUp(std::min(e.end(), files_->size(e.file))), i});
-  }
-  std::sort(spans.begin(), spans.end(), [](const Span &a, const Span &b) {
-    return a.file != b.file ? a.file < b.file : a.begin < b.begin;
-  });
-  const std::map<uint64_t, Piece *> *index = nullptr;
-  std::map<uint64_t, Piece *>::const_iterator it;
-  int32_t file = -1;
-  for (const Span &s : spans) {
-    if (s.file != file) {
-      file = s.file;
-      index = &buffer_->Index(file);
-      it = index->begin();
-    }
-    while (it != index->end() && it->second->end() <= s.begin) ++it;  // spans ascend: only forward
-    auto &refs = entries_[s.index - plan_.front_index()].refs;
-    for (auto j = it; j != index->end() && j->first < s.end; ++j) {
-      refs.push_back(j->second);
-      buffer_->Ref(j->second, s.index);
-    }
+    auto &refs = entries_[i - plan_.front_index()].refs;
+    buffer_->Overlapping(e.file, PageAlignDown(e.offset),
+                         PageAlignUp(std::min(e.end(), files_->size(e.file))), &refs);
+    for (Piece *p : refs) buffer_->Ref(p, i);
   }
 }
 

@@ -36,11 +36,15 @@ bool MemoryGovernor::Sample(uint64_t held, uint64_t landing, uint64_t resident) 
   const NodeView v = node_->Update(aimd_.budget(), held, resident, wanted_ > 0);
   // A program other than pfio taking memory fast: give some back before the reserve is reached
   // (only while adapting; the reserve and PSI still speak for themselves).
-  const uint64_t taken = others_.Observe(aimd_.Now(), s.anon_and_shmem, s.total, v.resident_of_all);
+  const uint64_t taken =
+      others_.Observe(aimd_.Now(), s.anon_and_shmem, s.total, v.resident_of_all, v.processes);
   if (gate_ && !s.contention && taken > 0) {
     s.contention = true;
-    s.reason = Format("programs other than pfio took %s of memory at %s/s", Bytes(taken).c_str(),
-                      Bytes(static_cast<uint64_t>(others_.last_rate())).c_str());
+    s.reason = Format(
+        "programs other than pfio took %s of memory in %d spans of >= %.2f s (the "
+        "last at %s/s)",
+        Bytes(taken).c_str(), OthersTaking::kSpansInARow, OthersTaking::kSpan,
+        Bytes(static_cast<uint64_t>(others_.last_rate())).c_str());
   }
   // Growth stops kGateMargin above the reserve. Headroom down to half of that was taken by
   // something the gate does not hold (another program, most often): memory goes back before
