@@ -942,19 +942,26 @@ def memory_rows(results, docs):
            "started together (`serial-auto`: the same three one after another, each alone), each "
            "reading every 64 KiB block of the same file once in random order (dense, "
            "pfio-pipelined, every byte checked, page cache dropped before each case), with the "
-           "budgets of the case. MemAvailable sampled every 100 ms; the reserve is "
-           "`reserve_percent` (8 %) of MemTotal.", "",
-           "| case | file | exit statuses (137 = killed) | seconds per job | total s | peak RSS per job (GiB) | sum of peak RSS (GiB) | peak RSS − highest budget, worst job (MiB) | budget cuts per job | least MemAvailable (GiB) | reserve (GiB) |",
-           "|---|---|---|---|---:|---|---:|---:|---|---:|---:|"]
+           "budgets of the case. MemAvailable and the jobs' summed RSS sampled every 100 ms (the "
+           "summed RSS at its peak is what the jobs held together at one moment; the sum of their "
+           "peaks adds peaks of different moments); the reserve is `reserve_percent` (8 %) of "
+           "MemTotal; the node's share is MemAvailable above the reserve when the case started.",
+           "",
+           "| case | file | exit statuses (137 = killed) | seconds per job | total s | peak RSS per job (GiB) | sum of peak RSS (GiB) | summed RSS at its peak (GiB) | node's share (GiB) | peak RSS − highest budget, worst job (MiB) | budget cuts per job | least MemAvailable (GiB) | reserve (GiB) |",
+           "|---|---|---|---|---:|---|---:|---:|---:|---:|---|---:|---:|"]
     hog_lines = []
     fig, axes = plt.subplots(len(summaries), 1, figsize=(8, 2.6 * len(summaries)), squeeze=False)
     for ax, path in zip(axes[:, 0], summaries):
         sm = json.load(open(path))
         case = sm["case"]
-        mem = [tuple(map(float, line.split())) for line in open(os.path.join(folder, f"{case}-memavailable.txt"))
-               if len(line.split()) == 2]
+        lines = [list(map(float, line.split())) for line in open(os.path.join(folder, f"{case}-memavailable.txt"))
+                 if len(line.split()) in (2, 3)]
+        mem = [(f[0], f[1]) for f in lines]
+        together = max((f[2] for f in lines if len(f) == 3), default=None)
+        together_s = f"{together * 1024 / GiB:.1f}" if together is not None else "–"
         least = min(v for _, v in mem) * 1024 / GiB if mem else float("nan")
         reserve = sm["mem_total_kb"] * 1024 / 100 * 8 / GiB
+        share_s = f"{mem[0][1] * 1024 / GiB - reserve:.1f}" if mem else "–"
         secs, rss, cuts = [], [], []
         rss_sum, over = 0.0, None
         jobs = sm.get("jobs", 3)
@@ -1042,7 +1049,7 @@ def memory_rows(results, docs):
         hog_lines += hog_notes
         out.append(f"| {case} | {sm['file_size']} | {', '.join(map(str, sm['exit']))} | "
                    f"{', '.join(secs)} | {sm['t1'] - sm['t0']:.0f} | {', '.join(rss)} | "
-                   f"{rss_sum:.1f} | {over:.0f} | "
+                   f"{rss_sum:.1f} | {together_s} | {share_s} | {over:.0f} | "
                    f"{', '.join(cuts)} | {least:.2f} | {reserve:.2f} |")
     axes[-1, 0].set_xlabel("seconds since the three jobs started")
     fig.tight_layout()

@@ -10,7 +10,9 @@
 #             jobs run at once must beat)
 #   hog-9G    one job with a 9 GiB budget; HOG_AFTER (8) seconds in, memory-hog takes 80 % of
 #             MemTotal for 10 s: pfio must give memory back, and nobody may be killed
-# MemAvailable is sampled every 100 ms; each job's counters and AIMD history go to
+# MemAvailable and the summed RSS of the pfio-bench processes are sampled every 100 ms (the
+# summed RSS at its peak is what the jobs held together at one moment); each job's counters and
+# AIMD history go to
 # docs/results/memory/<case>-job<N>.json; a job the kernel kills shows as exit status 137.
 # Re-renders docs (scripts/render_docs.py) with the table and the plot.
 #   scripts/run-memory-contention.sh     (CASES="fixed-9G auto fixed-6G" FILE_SIZE=12G;
@@ -53,7 +55,8 @@ for spec in $cases; do
   echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
   t0=$(date +%s.%N)
   ( while :; do
-      printf '%s %s\n' "$(date +%s.%N)" "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)"
+      printf '%s %s %s\n' "$(date +%s.%N)" "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" \
+        "$(ps -C pfio-bench -o rss= 2>/dev/null | awk '{s += $1} END {print s + 0}')"
       sleep 0.1
     done ) >"$out/$c-memavailable.txt" &
   sampler=$!

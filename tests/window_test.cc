@@ -48,8 +48,9 @@ TEST_F(WindowTest, RepeatsCountOnceAndTheBudgetStopsAdmission) {
   Append({{0, 4 * kKiB}, {8 * kKiB, 4 * kKiB}, {0, 4 * kKiB}, {64 * kKiB, 4 * kKiB}});
   Window::NewRanges pending;
   // Room for two unique 4K blocks and the bookkeeping of three entries and three pieces (an
-  // entry's gap is charged as a piece before it is merged: the charge errs high, never low).
-  const uint64_t budget = 8 * kKiB + MemoryGovernor::Metadata(3, 3);
+  // entry's gap is charged as a piece before it is merged: the charge errs high, never low)
+  // holding two pages.
+  const uint64_t budget = 8 * kKiB + MemoryGovernor::Metadata(3, 3, 2);
   auto fresh = Plan(budget, &pending);
   EXPECT_EQ(window_->size(), 3u);  // the repeat of [0, 4K) costs no bytes; the fourth does not fit
   EXPECT_EQ(pending.bytes, 8 * kKiB);

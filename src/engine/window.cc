@@ -79,10 +79,12 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
   }
   // A window may plan at most the budget, counting the older pieces it shares: then once every
   // older entry is consumed, all of it fits.
-  // Bookkeeping counts too, so that small extents cannot grow the heap past the budget.
+  // Bookkeeping counts too, so that small extents cannot grow the heap past the budget, and so
+  // does the page index of every page the window holds.
+  const uint64_t data = pending->bytes + pending->resident + added + resident;
   const uint64_t meta =
-      MemoryGovernor::Metadata(pending->entries + 1, pending->ranges + gaps.size());
-  if (pending->bytes + pending->resident + added + resident + meta > budget_) return false;
+      MemoryGovernor::Metadata(pending->entries + 1, pending->ranges + gaps.size(), data / kPage);
+  if (data + meta > budget_) return false;
   for (auto [a, b] : gaps) {
     auto it = ranges.upper_bound(a);
     if (it != ranges.begin() && std::prev(it)->second >= a) --it;

@@ -26,6 +26,9 @@ class MemoryGovernor {
   // rounded up from their sizes with malloc overhead; charged against the budget.
   static constexpr uint64_t kEntryMeta = 96;
   static constexpr uint64_t kPieceMeta = 224;
+  // Per page of data in the window: its page index (16-byte slots at most 3/4 full, and while
+  // the table grows the old and the new table at once: 64 bytes at most).
+  static constexpr uint64_t kIndexPageMeta = 64;
   // A budget is held to the node's fair share once it is more than 1/kShareSlack above it.
   static constexpr uint64_t kShareSlack = 16;
   // Before each read is issued, the signals are sampled at most this often (seconds).
@@ -58,9 +61,9 @@ class MemoryGovernor {
   uint64_t cuts() const { return aimd_.cuts(); }
   const std::vector<AimdEvent> &history() const { return aimd_.history(); }
 
-  // The bookkeeping of `entries` window entries and `pieces` pieces.
-  static uint64_t Metadata(uint64_t entries, uint64_t pieces) {
-    return entries * kEntryMeta + pieces * kPieceMeta;
+  // The bookkeeping of `entries` window entries and `pieces` pieces holding `pages` pages.
+  static uint64_t Metadata(uint64_t entries, uint64_t pieces, uint64_t pages = 0) {
+    return entries * kEntryMeta + pieces * kPieceMeta + pages * kIndexPageMeta;
   }
   // Whether `bytes` more fit the budget with `held` bytes already held (the node aside).
   bool WithinBudget(uint64_t held, uint64_t bytes) const { return held + bytes <= aimd_.budget(); }
