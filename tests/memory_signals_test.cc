@@ -184,6 +184,13 @@ TEST(ProcMemorySignals, AutoBudgetStopsAboveTheReserveAndTheCgroupLimit) {
 
 TEST(ProcMemorySignals, RealProcFilesAreReadable) {
   EXPECT_GT(ReadMeminfoBytes("/proc/meminfo", "MemTotal"), 0u);
+  uint64_t total = 1, avail = 1, missing = 1;
+  ReadMeminfoBytes("/proc/meminfo", {"MemTotal", "MemAvailable", "NoSuchField"},
+                   {&total, &avail, &missing});
+  EXPECT_EQ(total, ReadMeminfoBytes("/proc/meminfo", "MemTotal"));
+  EXPECT_GT(avail, 0u);
+  EXPECT_LE(avail, total);
+  EXPECT_EQ(missing, 0u);
   EXPECT_GT(MemoryTheRankMayUse(), 0u);
   ProcMemorySignals own;  // this machine's own files, whatever its cgroup version
   (void)own.Sample();

@@ -65,6 +65,25 @@ uint64_t ReadMeminfoBytes(const std::string &path, const char *field) {
   return 0;
 }
 
+void ReadMeminfoBytes(const std::string &path, std::initializer_list<const char *> fields,
+                      std::initializer_list<uint64_t *> out) {
+  for (uint64_t *o : out) *o = 0;
+  std::ifstream in(path);
+  std::string line;
+  size_t found = 0;
+  while (found < fields.size() && std::getline(in, line)) {
+    auto o = out.begin();
+    for (const char *field : fields) {
+      const size_t n = std::strlen(field);
+      if (o != out.end() && line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':') {
+        **o = std::stoull(line.substr(n + 1)) * 1024;  // values are kB
+        ++found;
+      }
+      if (o != out.end()) ++o;
+    }
+  }
+}
+
 MemorySignalSources MemorySignalSources::Own() {
   MemorySignalSources src;
   std::ifstream in("/proc/self/cgroup");
@@ -209,12 +228,12 @@ MemorySample ProcMemorySignals::Sample() {
   }
   last_psi_total_ = psi;
 
-  const uint64_t total = ReadMeminfoBytes(src_.meminfo, "MemTotal");
-  const uint64_t avail = ReadMeminfoBytes(src_.meminfo, "MemAvailable");
+  uint64_t total = 0, avail = 0, anon = 0, shmem = 0;
+  ReadMeminfoBytes(src_.meminfo, {"MemTotal", "MemAvailable", "AnonPages", "Shmem"},
+                   {&total, &avail, &anon, &shmem});
   if (total > 0) {
     s.total = total;
-    s.anon_and_shmem =
-        ReadMeminfoBytes(src_.meminfo, "AnonPages") + ReadMeminfoBytes(src_.meminfo, "Shmem");
+    s.anon_and_shmem = anon + shmem;
     s.process_resident = ProcessResidentBytes();
     const uint64_t reserve = Reserve(total, reserve_percent_);
     s.headroom = avail > reserve ? avail - reserve : 0;

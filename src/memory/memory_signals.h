@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -74,6 +75,9 @@ uint64_t ProcessResidentBytes();
 
 // /proc/meminfo fields in bytes (0 when missing).
 uint64_t ReadMeminfoBytes(const std::string &path, const char *field);
+// Several in one read of the file: fields[i] goes to *out[i] (0 when missing).
+void ReadMeminfoBytes(const std::string &path, std::initializer_list<const char *> fields,
+                      std::initializer_list<uint64_t *> out);
 
 // What a cgroup allows: limit and usage in bytes (has_limit false when unlimited or unknown).
 struct CgroupMemory {
