@@ -58,14 +58,20 @@ bool Resident(char *p) {
   return (v & 1) != 0;
 }
 
-TEST(BufferPool, ReleasedPagesLeaveTheProcessAtOnceAndThePagesInUseStay) {
-  std::unique_ptr<BufferPool> pool;
-  ASSERT_TRUE(BufferPool::Create(64 * 4096, &pool).ok());
+// Every page of the pool, each written (so resident) with the byte 5.
+std::vector<char *> TouchAll(BufferPool *pool, int pages) {
   std::vector<char *> got;
-  for (int i = 0; i < 64; ++i) {
+  for (int i = 0; i < pages; ++i) {
     got.push_back(pool->AllocatePage());
     std::memset(got.back(), 5, 4096);
   }
+  return got;
+}
+
+TEST(BufferPool, ReleasedPagesLeaveTheProcessAtOnceAndThePagesInUseStay) {
+  std::unique_ptr<BufferPool> pool;
+  ASSERT_TRUE(BufferPool::Create(64 * 4096, &pool).ok());
+  const std::vector<char *> got = TouchAll(pool.get(), 64);
   // a run of adjacent pages and two lone ones
   std::vector<char *> leave(got.begin() + 8, got.begin() + 40);
   leave.push_back(got[50]);
@@ -86,11 +92,7 @@ TEST(BufferPool, ReleasedPagesLeaveTheProcessAtOnceAndThePagesInUseStay) {
 TEST(BufferPool, ReleasingReachesPagesFreedSinceTheLastReleaseAndThoseOfAnEmptiedPool) {
   std::unique_ptr<BufferPool> pool;
   ASSERT_TRUE(BufferPool::Create(32 * 4096, &pool).ok());
-  std::vector<char *> got;
-  for (int i = 0; i < 32; ++i) {
-    got.push_back(pool->AllocatePage());
-    std::memset(got.back(), 5, 4096);
-  }
+  const std::vector<char *> got = TouchAll(pool.get(), 32);
   pool->FreePage(got[3]);
   pool->ReleaseFreeMemory();
   EXPECT_FALSE(Resident(got[3]));
