@@ -70,6 +70,7 @@ typedef struct ADIOI_PREFETCH_File {
     int coll_enabled;       /* prefetch_collective */
     int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */
     uint64_t coll_ahead;    /* prefetch_coll_ahead: bytes of later calls planned; 0: default */
+    int coll_path;          /* prefetch_coll_path: PFIO_COLL_PATH_* */
     int coll_timeout_s;     /* prefetch_coll_timeout: bound of waits for other ranks */
     int coll_state;         /* 0 before the first collective read, 1 on, -1 off (all ranks) */
     char coll_why_off[160]; /* why collective reads take ROMIO's two-phase path */

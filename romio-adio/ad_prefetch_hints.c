@@ -52,6 +52,7 @@ static const char *const kExtraHints[] = {"prefetch",
                                           "prefetch_coll_lookahead",
                                           "prefetch_coll_timeout",
                                           "prefetch_coll_ahead",
+                                          "prefetch_coll_path",
                                           "prefetch_record",
                                           "prefetch_replay",
                                           "striping_unit",
@@ -210,6 +211,20 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_In
             pf->coll_ahead = v << shift;
         }
     }
+    pf->coll_path = PFIO_COLL_PATH_CACHE;
+    if (hint_get(info, "prefetch_coll_path", value)) {
+        if (strcmp(value, "engine") == 0)
+            pf->coll_path = PFIO_COLL_PATH_ENGINE;
+        else if (strcmp(value, "cache") == 0)
+            pf->coll_path = PFIO_COLL_PATH_CACHE;
+        else {
+            snprintf(msg, sizeof msg,
+                     "hint prefetch_coll_path = \"%.400s\": expected engine or cache; using "
+                     "cache",
+                     value);
+            report(pf, fd->filename, msg);
+        }
+    }
     if (hint_get(info, "prefetch_record", value))
         snprintf(pf->record_path, sizeof pf->record_path, "%s", value);
     if (hint_get(info, "prefetch_replay", value))
@@ -244,6 +259,8 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         snprintf(value, sizeof value, "%llu", (unsigned long long)pf->coll_ahead);
         ADIOI_Info_set(fd->info, "prefetch_coll_ahead", value);
     }
+    ADIOI_Info_set(fd->info, "prefetch_coll_path",
+                   pf->coll_path == PFIO_COLL_PATH_CACHE ? "cache" : "engine");
     if (pf->record_path[0])
         ADIOI_Info_set(fd->info, "prefetch_record", pf->record_path);
     if (pf->replay_path[0])

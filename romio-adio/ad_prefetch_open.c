@@ -207,10 +207,10 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
                 sum[7], sum[8], sum[9], sum[10], most_all[0], most_all[1], ~most_all[3],
-                sum[11] / (unsigned)nprocs,
-                sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
-                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs,
-                sum[19], sum[20], sum[21] / (unsigned)nprocs, most_all[2]);
+                sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs,
+                sum[14], sum[15], sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs,
+                sum[18] / (unsigned)nprocs, sum[19], sum[20], sum[21] / (unsigned)nprocs,
+                most_all[2]);
         fclose(f);
     }
 }

@@ -609,7 +609,7 @@ def yardstick_rows(results):
     return out
 
 
-MPIBENCH_METHODS = ["ompio", "romio", "pfio", "pfio-noplan"]
+MPIBENCH_METHODS = ["ompio", "romio", "pfio", "pfio-noplan", "pfio-engine"]
 MPIBENCH_WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 
 
@@ -653,8 +653,12 @@ def mpibench_rows(results, docs):
            f"({len(runs)} runs, all verified), times are the slowest rank's from open to the last "
            f"byte checked. `ompio` is Open MPI's OMPIO; `romio` stock ROMIO (Open MPI: ROMIO 3.2.1 "
            f"through pfio's component with `prefetch=stock`, the code of Open MPI's romio321; "
-           f"MPICH: its ROMIO 4.0.2); `pfio` the driver with the collective layer; `pfio-noplan` "
-           f"the same without look-ahead across calls. Ranks beyond 2 share the 2 cores "
+           f"MPICH: its ROMIO 4.0.2); `pfio` the driver with the collective layer "
+           f"(aggregators read through the page cache, sparse parts of the plan advised ahead); "
+           f"`pfio-noplan` the same without look-ahead across calls; `pfio-engine` the layer with "
+           f"aggregators reading through pfio's engine (O_DIRECT into the budget, "
+           f"`prefetch_coll_path=engine`). CPU seconds (user + system, every rank, threads "
+           f"included) are in the JSON. Ranks beyond 2 share the 2 cores "
            f"(`--oversubscribe`): expect run-to-run spread, and compare medians in one table."]
     if fio_med:
         out += ["", f"The device reads the file sequentially at {fio_med:.0f} MiB/s (fio, O_DIRECT, "

@@ -4,6 +4,7 @@
 // stock-path vote, and an aggregator's read error reaching every rank.
 #include "collective/collective_reader.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -47,15 +48,22 @@ struct Rank {
     EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
     pfio_config_destroy(cfg);
     EXPECT_EQ(pfio_file_open(ctx, path.c_str(), &file), PFIO_OK) << pfio_last_error();
+    if (options.path == ReadPath::kCache) {  // as the ROMIO driver passes ROMIO's descriptor
+      cache_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      EXPECT_GE(cache_fd, 0);
+      options.cache_fd = cache_fd;
+    }
     EXPECT_EQ(CollectiveReader::Create(&transport, ctx, file, options, &reader), "");
   }
   ~Rank() {
     reader.reset();
+    if (cache_fd >= 0) close(cache_fd);
     EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK) << pfio_last_error();
   }
   test::InProcessTransport transport;
   pfio_context *ctx = nullptr;
   int32_t file = -1;
+  int cache_fd = -1;
   std::unique_ptr<CollectiveReader> reader;
 };
 
@@ -113,8 +121,35 @@ class CollectiveReaderTest : public ::testing::Test {
   std::string path_ = dir_.MakeFile("coll.data", 24 * kBlock * 4 * 6 + 4096, kSeed);
 };
 
-TEST_F(CollectiveReaderTest, InterleavedCallsArePredictedAndEveryByteArrives) {
-  ReaderOptions o;
+// The tests that hold for both read paths of the aggregators (engine, page cache).
+class CollectiveReaderPathTest : public CollectiveReaderTest,
+                                 public ::testing::WithParamInterface<ReadPath> {
+ protected:
+  ReaderOptions Options() const {
+    ReaderOptions o;
+    o.path = GetParam();
+    return o;
+  }
+  // Nothing went through the engine on the cache path; something did on the engine path.
+  static void ExpectPathUsed(Rank &rank) {
+    pfio_stats st;
+    ASSERT_EQ(pfio_stats_get(rank.ctx, &st, sizeof st), PFIO_OK);
+    if (GetParam() == ReadPath::kCache) {
+      EXPECT_EQ(st.bytes_read, 0u) << "the cache path read through the engine";
+    } else if (rank.reader->stats().bytes_read > 0) {
+      EXPECT_GT(st.bytes_read, 0u) << "the engine path read around the engine";
+    }
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(BothPaths, CollectiveReaderPathTest,
+                         ::testing::Values(ReadPath::kEngine, ReadPath::kCache),
+                         [](const ::testing::TestParamInfo<ReadPath> &info) {
+                           return info.param == ReadPath::kCache ? "Cache" : "Engine";
+                         });
+
+TEST_P(CollectiveReaderPathTest, InterleavedCallsArePredictedAndEveryByteArrives) {
+  ReaderOptions o = Options();
   o.unit = 64 << 10;
   o.round_bytes = 200 << 10;  // several rounds per call
   RunRanks(4, path_, o, [](Rank &rank, int r) {
@@ -126,6 +161,7 @@ TEST_F(CollectiveReaderTest, InterleavedCallsArePredictedAndEveryByteArrives) {
     EXPECT_GT(s.rounds, 6u);
     EXPECT_LE(s.plan_bytes, 6u * 16) << "24 strided blocks per call cost a few bytes";
     EXPECT_GT(s.bytes_read, 0u) << "every rank aggregates";
+    ExpectPathUsed(rank);
   });
 }
 
@@ -151,12 +187,12 @@ TEST_F(CollectiveReaderTest, ShiftsByWholeStripingPeriodsReuseThePlanAndWasteNot
   infill = nullptr;
 }
 
-TEST_F(CollectiveReaderTest, RandomPermutationAcrossRanksAndCalls) {
+TEST_P(CollectiveReaderPathTest, RandomPermutationAcrossRanksAndCalls) {
   const uint64_t blocks = 4 * 6 * 24;
   std::vector<uint64_t> order(blocks);
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
-  ReaderOptions o;
+  ReaderOptions o = Options();
   o.unit = 1 << 20;
   RunRanks(4, path_, o, [&](Rank &rank, int r) {
     for (uint64_t call = 0; call < 6; ++call) {
@@ -166,11 +202,12 @@ TEST_F(CollectiveReaderTest, RandomPermutationAcrossRanksAndCalls) {
       ReadAndCheck(rank, mine);
     }
     EXPECT_EQ(rank.reader->stats().predicted_hits, 0u);
+    ExpectPathUsed(rank);
   });
 }
 
-TEST_F(CollectiveReaderTest, OddSizedOverlappingRequestsIntoScatteredMemory) {
-  ReaderOptions o;
+TEST_P(CollectiveReaderPathTest, OddSizedOverlappingRequestsIntoScatteredMemory) {
+  ReaderOptions o = Options();
   o.unit = 4096;
   o.round_bytes = 5000;
   RunRanks(3, path_, o, [](Rank &rank, int r) {
@@ -207,8 +244,8 @@ TEST_F(CollectiveReaderTest, OddSizedOverlappingRequestsIntoScatteredMemory) {
   });
 }
 
-TEST_F(CollectiveReaderTest, APatternThatBreaksCostsAMissNeverABadByte) {
-  ReaderOptions o;
+TEST_P(CollectiveReaderPathTest, APatternThatBreaksCostsAMissNeverABadByte) {
+  ReaderOptions o = Options();
   o.unit = 128 << 10;
   RunRanks(2, path_, o, [](Rank &rank, int r) {
     for (uint64_t call : {0, 1, 2, 3, 9, 4, 5, 6})  // predicted 4 after 3: got 9
@@ -219,8 +256,8 @@ TEST_F(CollectiveReaderTest, APatternThatBreaksCostsAMissNeverABadByte) {
   });
 }
 
-TEST_F(CollectiveReaderTest, OneAggregatorServesFourRanksAndLookaheadCanBeOff) {
-  ReaderOptions o;
+TEST_P(CollectiveReaderPathTest, OneAggregatorServesFourRanksAndLookaheadCanBeOff) {
+  ReaderOptions o = Options();
   o.aggregators = 1;
   o.lookahead_calls = 0;
   o.round_bytes = 1 << 20;
@@ -255,11 +292,11 @@ TEST_F(CollectiveReaderTest, OneRankAskingForTheStockPathSendsEveryRankThere) {
   });
 }
 
-TEST_F(CollectiveReaderTest, AnAggregatorsReadErrorReachesEveryRank) {
+TEST_P(CollectiveReaderPathTest, AnAggregatorsReadErrorReachesEveryRank) {
   test::InProcessGroup group(3);
   std::vector<std::thread> threads;
   std::barrier<> opened(3);
-  ReaderOptions o;
+  ReaderOptions o = Options();
   o.unit = 64 << 10;
   for (int r = 0; r < 3; ++r)
     threads.emplace_back([&, r] {

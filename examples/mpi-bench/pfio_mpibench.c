@@ -20,6 +20,8 @@
  *                prefetch=stock (the same code as Open MPI's romio321); MPICH: the plain name
  *   pfio         the ad_prefetch driver ("prefetch:" name): the collective layer, look-ahead on
  *   pfio-noplan  the driver with look-ahead across calls off (hint prefetch_coll_lookahead=0)
+ *   pfio-engine  the driver with aggregators reading through pfio's engine (O_DIRECT into the
+ *                budget) instead of the page cache (hint prefetch_coll_path=engine)
  *   seq          the limit: rank 0 reads the whole file sequentially (O_DIRECT, 8 MiB reads)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
  * Every run: the file is evicted from the page cache on every rank (fdatasync, then
@@ -28,7 +30,8 @@
  * rank's time is reported: `elapsed` from the first open to the last byte checked (checking
  * stands for the application's computing, which a prefetcher overlaps). Methods alternate
  * within each round. Rank 0 prints progress, then a table of medians; --json appends one line
- * per run. Peak RSS is each rank's VmHWM during the run (reset before it).
+ * per run. Peak RSS is each rank's VmHWM during the run (reset before it); CPU is the user +
+ * system seconds of every rank (its threads included) summed, from open to close.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -38,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,7 +75,7 @@ static void usage(void) {
     printf(
         "usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES (1G)]\n"
         "         [--workloads ior-hard,random,btio,tiles,restart] [--rounds R (3)]\n"
-        "         [--methods ompio,romio,pfio,pfio-noplan,seq] [--budget BYTES]\n"
+        "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,seq] [--budget BYTES]\n"
         "         [--calls collective|independent] [--json PATH] [--keep]\n"
         "Reads one shared self-verifying file with every method in one invocation and\n"
         "prints the median MiB/s of each workload and method (see the source header).\n");
@@ -96,7 +100,7 @@ static unsigned long long parse_size(const char *flag, const char *s) {
 static Options parse(int argc, char **argv) {
   Options o = {"pfio-mpibench.data",
                "ior-hard,random,btio,tiles,restart",
-               "ompio,romio,pfio,pfio-noplan,seq",
+               "ompio,romio,pfio,pfio-noplan,pfio-engine,seq",
                NULL,
                NULL,
                1ULL << 30,
@@ -430,9 +434,16 @@ static long long peak_rss_kib(void) {
 typedef struct {
   const char *workload, *method;
   int round;
-  double seconds, in_calls;
+  double seconds, in_calls, cpu; /* cpu: user + system seconds of every rank, threads included */
   long long bytes, rss_max_kib;
 } Run;
+
+static double cpu_seconds(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + (double)u.ru_stime.tv_sec +
+         u.ru_stime.tv_usec / 1e6;
+}
 
 static int is_openmpi(void) {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -453,6 +464,7 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
     snprintf(name, sizeof name, "prefetch:%s", o->file);
     if (o->budget) MPI_Info_set(info, "prefetch_budget", o->budget);
     if (strcmp(method, "pfio-noplan") == 0) MPI_Info_set(info, "prefetch_coll_lookahead", "0");
+    if (strcmp(method, "pfio-engine") == 0) MPI_Info_set(info, "prefetch_coll_path", "engine");
   } else if (strcmp(method, "romio") == 0 && is_openmpi()) {
     MPI_Info_set(info, "prefetch", "stock");
   }
@@ -537,11 +549,12 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
   Extents e = {0};
   unsigned char *buf = NULL;
   long long cap = 0, bytes = 0, all_bytes = 0, rss;
-  double t0, t_in = 0, t, secs, in_max;
+  double t0, t_in = 0, t, secs, in_max, cpu0, cpu;
   int call, ok;
   evict(o);
   reset_peak_rss();
   MPI_Barrier(MPI_COMM_WORLD);
+  cpu0 = cpu_seconds();
   t0 = MPI_Wtime();
   ok = open_for(o, method, &fh, why, size);
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -566,7 +579,9 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
   }
   MPI_File_close(&fh);
   secs = MPI_Wtime() - t0;
+  cpu = cpu_seconds() - cpu0;
   rss = peak_rss_kib();
+  MPI_Reduce(&cpu, &out->cpu, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&secs, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&t_in, &in_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&bytes, &all_bytes, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -581,10 +596,11 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
 
 /* The device's sequential rate from one reader: rank 0, O_DIRECT, 8 MiB reads, checked. */
 static int run_seq(const Options *o, Run *out) {
-  double t0;
+  double t0, cpu0;
   long long got = 0;
   evict(o);
   reset_peak_rss();
+  cpu0 = cpu_seconds();
   t0 = MPI_Wtime();
   if (rank == 0) {
     void *buf = NULL;
@@ -601,6 +617,7 @@ static int run_seq(const Options *o, Run *out) {
     free(buf);
   }
   out->seconds = MPI_Wtime() - t0;
+  out->cpu = cpu_seconds() - cpu0;
   out->in_calls = out->seconds;
   out->bytes = got;
   out->rss_max_kib = peak_rss_kib();
@@ -691,11 +708,11 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
 }
 
 int main(int argc, char **argv) {
-  const char *const all_methods[] = {"ompio", "romio", "pfio", "pfio-noplan", "seq"};
+  const char *const all_methods[] = {"ompio", "romio", "pfio", "pfio-noplan", "pfio-engine", "seq"};
   const char *const all_workloads[] = {"ior-hard", "random", "btio", "tiles", "restart"};
-  const char *methods[5];
+  const char *methods[6];
   char why[256], version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int nmethods = 0, skipped[5] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len, made;
+  int nmethods = 0, skipped[6] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len, made;
   int nworkloads = 0, with_seq = 0;
   Run *runs;
   Workload workloads[5];
@@ -706,10 +723,11 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   o = parse(argc, argv);
   opts = o;
-  for (i = 0; i < 5; ++i)
+  for (i = 0; i < 6; ++i)
     if (listed(o.methods, all_methods[i])) methods[nmethods++] = all_methods[i];
   if (nmethods == 0)
-    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,seq; got ", o.methods);
+    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,pfio-engine,seq; got ",
+        o.methods);
   for (w = 0; w < 5; ++w)
     if (listed(o.workloads, all_workloads[w])) {
       make_workload(&workloads[w], all_workloads[w], o.size);
@@ -736,7 +754,7 @@ int main(int argc, char **argv) {
       if (!listed(o.workloads, all_workloads[w])) continue;
       for (i = 0; i < nmethods; ++i) {
         m = (i + r) % nmethods; /* methods alternate between rounds */
-        Run run = {all_workloads[w], methods[m], r + 1, 0, 0, 0, 0};
+        Run run = {all_workloads[w], methods[m], r + 1, 0, 0, 0, 0, 0};
         int ok;
         if (skipped[m]) continue;
         if (strcmp(methods[m], "seq") == 0) {
@@ -757,19 +775,20 @@ int main(int argc, char **argv) {
           double mib = run.bytes / 1048576.0 / run.seconds;
           printf(
               "[%3d/%d] round %d %-8s %-11s %8.1f MiB/s  %6.2f s  in calls %6.2f s"
-              "  peak RSS %lld MiB  verified\n",
-              done, total, r + 1, run.workload, run.method, mib, run.seconds, run.in_calls,
+              "  CPU %6.2f s  peak RSS %lld MiB  verified\n",
+              done, total, r + 1, run.workload, run.method, mib, run.seconds, run.in_calls, run.cpu,
               run.rss_max_kib / 1024);
           fflush(stdout);
           if (json)
             fprintf(json,
                     "{\"workload\": \"%s\", \"method\": \"%s\", \"round\": %d, "
                     "\"ranks\": %d, \"bytes\": %lld, \"seconds\": %.6f, "
-                    "\"in_calls\": %.6f, \"mib_s\": %.3f, \"peak_rss_max_mib\": %.1f, "
+                    "\"in_calls\": %.6f, \"cpu_seconds\": %.6f, \"mib_s\": %.3f, "
+                    "\"peak_rss_max_mib\": %.1f, "
                     "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
                     "\"calls\": \"%s\", \"verified\": true}\n",
                     run.workload, run.method, run.round, nprocs, run.bytes, run.seconds,
-                    run.in_calls, mib, run.rss_max_kib / 1024.0, o.size,
+                    run.in_calls, run.cpu, mib, run.rss_max_kib / 1024.0, o.size,
                     o.budget ? o.budget : "auto", version,
                     o.independent ? "independent" : "collective");
         }

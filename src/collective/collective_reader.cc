@@ -98,6 +98,9 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
     return "collective round of " + std::to_string(options.round_bytes) +
            " bytes (expected 1 byte to 1 GiB)";
+  if (options.path == ReadPath::kCache && options.cache_fd < 0)
+    return "the cache read path needs a descriptor of the file (cache_fd " +
+           std::to_string(options.cache_fd) + ", expected >= 0)";
   std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
   const uint32_t targets =
       options.targets ? options.targets : static_cast<uint32_t>(aggregators.size());
@@ -137,6 +140,7 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
+  if (options_.path == ReadPath::kCache) cache_ = std::make_unique<CacheReader>(options_.cache_fd);
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {
@@ -145,9 +149,18 @@ CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *e
   return Outcome::kError;
 }
 
-void CollectiveReader::PlanAhead(const CallSchedule &now, size_t me, uint64_t file_size) {
+void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<FileRanges> &plans,
+                                 size_t me, uint64_t file_size) {
   const std::vector<pfio_extent> current = ReadOrderExtents(now, me, file_, file_size);
   std::vector<pfio_extent> plan = current;
+  // The cache path: the job's dense runs of this call and the planned ones (all ranks).
+  FileRanges dense, dense_now;
+  if (cache_) {
+    FileRanges all;
+    for (const FileRanges &p : plans) all.insert(all.end(), p.begin(), p.end());
+    dense_now = CacheReader::DenseRuns(std::move(all));
+    dense = dense_now;
+  }
   uint64_t ahead = 0;
   const bool declared = !declared_.empty();
   // Far enough to keep the device busy across a call boundary, near enough that a prediction
@@ -173,18 +186,31 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, size_t me, uint64_t fi
           more.push_back({file_, 0, static_cast<uint64_t>(moved),
                           std::min(e.length, file_size - static_cast<uint64_t>(moved))});
         }
+        for (const FileRange &r : dense_now) {
+          const int64_t moved = static_cast<int64_t>(r.offset) + shift;
+          if (moved >= 0) dense.push_back({static_cast<uint64_t>(moved), r.length});
+        }
       } else {
         std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
         if (next.empty()) break;
         CallSchedule schedule(next, aggregation_, round_, options_.own_units);
         more = ReadOrderExtents(schedule, me, file_, file_size);
+        if (cache_) {
+          FileRanges all;
+          for (const FileRanges &p : next) all.insert(all.end(), p.begin(), p.end());
+          const FileRanges runs = CacheReader::DenseRuns(std::move(all));
+          dense.insert(dense.end(), runs.begin(), runs.end());
+        }
       }
       if (more.empty()) break;  // the prediction left the file
       for (const pfio_extent &e : more) ahead += e.length;
       plan.insert(plan.end(), more.begin(), more.end());
     }
   }
-  if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK) ++stats_.plan_errors;
+  if (cache_)
+    cache_->Advise(plan, CacheReader::DenseRuns(std::move(dense)));
+  else if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK)
+    ++stats_.plan_errors;
 }
 
 std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out,
@@ -212,6 +238,11 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
   std::stable_sort(
       reads.begin(), reads.end(),
       [](const pfio_read_piece &x, const pfio_read_piece &y) { return x.offset < y.offset; });
+  if (cache_) {
+    std::string why = cache_->Read(std::move(reads));
+    if (why.empty()) stats_.bytes_read += total;
+    return why;
+  }
   uint64_t got = 0;
   if (pfio_readv(ctx_, file_, reads.data(), reads.size(), &got) != PFIO_OK)
     return pfio_last_error();
@@ -307,7 +338,8 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
 
   // 2. Aggregators plan this call's shares and the predicted calls'.
   CallSchedule schedule(plans, aggregation_, round_, options_.own_units);
-  if (my_aggregator_ >= 0) PlanAhead(schedule, static_cast<size_t>(my_aggregator_), file_size);
+  if (my_aggregator_ >= 0)
+    PlanAhead(schedule, plans, static_cast<size_t>(my_aggregator_), file_size);
 
   // 3. Rounds: read, ship, copy out.
   const int me = transport_->rank();

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "collective/aggregation.h"
+#include "collective/cache_reader.h"
 #include "collective/call_predictor.h"
 #include "collective/call_schedule.h"
 #include "collective/file_range.h"
@@ -42,6 +43,10 @@
 
 namespace pfio::collective {
 
+// How aggregators read: through the pfio engine (O_DIRECT, prefetched into the budget), or
+// through the page cache with the plan advised ahead (cache_reader.h).
+enum class ReadPath { kEngine, kCache };
+
 struct ReaderOptions {
   uint64_t round_bytes = 16ull << 20;  // ROMIO's cb_buffer_size
   uint64_t unit = 1ull << 20;          // stripe unit (the layout's, or emulated)
@@ -50,7 +55,9 @@ struct ReaderOptions {
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
   uint64_t lookahead_bytes = 0;  // later calls planned per aggregator; 0: 2 rounds / aggregators
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
-  bool own_units = true;    // a unit only one rank asks for is read by that rank (call_schedule.h)
+  bool own_units = true;  // a unit only one rank asks for is read by that rank (call_schedule.h)
+  ReadPath path = ReadPath::kEngine;
+  int cache_fd = -1;        // kCache: a buffered descriptor of the file (not owned)
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)
   std::string replay_path;  // calls declared from a record of an earlier run
@@ -111,7 +118,10 @@ class CollectiveReader {
   CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
                    const ReaderOptions &options, Aggregation aggregation);
   Outcome Fail(std::string why, std::string *error);
-  void PlanAhead(const CallSchedule &now, size_t me, uint64_t file_size);
+  // `plans`: every rank's extents of this call (the cache path leaves their dense runs to the
+  // kernel's readahead).
+  void PlanAhead(const CallSchedule &now, const std::vector<FileRanges> &plans, size_t me,
+                 uint64_t file_size);
   // Reads aggregator me's shares of round k into `out` (send order); "" or pfio's message.
   // Reads aggregator me's shares of a round, in send order: other ranks' into `out` (their send
   // buffer, in order), this rank's own straight into its pieces. "" or pfio's message.
@@ -131,6 +141,7 @@ class CollectiveReader {
   std::string record_error_;
   ReaderStats stats_;
   std::string broken_;  // the transport failure that stopped this reader, "" while usable
+  std::unique_ptr<CacheReader> cache_;  // the kCache path
 };
 
 }  // namespace pfio::collective

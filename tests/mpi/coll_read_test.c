@@ -11,7 +11,9 @@
  *                 declaring different call counts refused on every rank
  *   record/replay prefetch_record, then prefetch_replay: every call declared and right; a
  *                 replay for another file or rank count refused at open
- * usage: coll_read_test MODE DIR          MODE: prefix | hint (see test_common.h)
+ * usage: coll_read_test MODE DIR          MODE: prefix | hint (see test_common.h) | engine
+ *                                         (prefix, aggregators reading through pfio's engine
+ *                                         instead of the page cache: prefetch_coll_path=engine)
  *        coll_read_test mismatch DIR      rank 0 makes one collective read more than the others:
  *                                         it must get an error naming the bound (not hang); the
  *                                         message reaches stderr (Open MPI: printed by the driver,
@@ -139,6 +141,11 @@ static void test_interleaved(void)
         fail(test, "exchange buffers peaked at %lld bytes, expected at most a quarter of %lld",
              summary_value(stats, "exchange_peak_max_rank"),
              summary_value(stats, "budget_min_rank"));
+    /* the aggregators read through the path asked for: the engine's reads are in the summary's
+     * bytes_read, the page cache's are not */
+    if (rank == 0 && (coll_path != NULL) != (summary_value(stats, "bytes_read") > 0))
+        fail(test, "aggregators read %lld bytes through pfio's engine on the %s path",
+             summary_value(stats, "bytes_read"), coll_path != NULL ? "engine" : "cache");
     if (rank == 0 && summary_value(stats, "plan_bytes") > 16LL * 6 * nprocs)
         fail(test, "plans took %lld bytes on the wire for 6 calls of %d ranks, expected <= %d",
              summary_value(stats, "plan_bytes"), nprocs, 16 * 6 * nprocs);
@@ -498,14 +505,16 @@ static int run_mismatch(void)
 int main(int argc, char **argv)
 {
     start(&argc, &argv);
-    if (argc != 3 ||
-        (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") && strcmp(argv[1], "mismatch"))) {
+    if (argc != 3 || (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") &&
+                      strcmp(argv[1], "mismatch") && strcmp(argv[1], "engine"))) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s prefix|hint|mismatch DIR\n", argv[0]);
+            fprintf(stderr, "usage: %s prefix|hint|engine|mismatch DIR\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
-    mode = strcmp(argv[1], "mismatch") == 0 ? "prefix" : argv[1];
+    mode = strcmp(argv[1], "hint") == 0 ? "hint" : "prefix";
+    if (strcmp(argv[1], "engine") == 0)
+        coll_path = "engine";
     dir = argv[2];
     if (strcmp(argv[1], "mismatch") == 0)
         return run_mismatch();

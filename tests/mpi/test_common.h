@@ -16,6 +16,7 @@
 
 static int rank, nprocs, failures;
 static const char *mode, *dir;
+static const char *coll_path; /* when set, every open passes hint prefetch_coll_path=coll_path */
 
 #define SEED 11
 #define SEED2 29
@@ -87,6 +88,8 @@ static int open_selected(const char *path, int amode, MPI_Info extra, MPI_File *
         snprintf(name, sizeof name, "%s", path);
     if (strcmp(mode, "hint") == 0)
         MPI_Info_set(info, "prefetch", "enable");
+    if (coll_path != NULL)
+        MPI_Info_set(info, "prefetch_coll_path", (char *)coll_path);
     rc = MPI_File_open(MPI_COMM_WORLD, name, amode, info, fh);
     MPI_Info_free(&info);
     return rc;

@@ -1,0 +1,118 @@
+#include "collective/cache_reader.h"
+
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+namespace pfio::collective {
+
+FileRanges CacheReader::DenseRuns(FileRanges ranges) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; });
+  FileRanges runs, out;
+  for (const FileRange &r : ranges) {
+    if (r.length == 0) continue;
+    if (!runs.empty() && r.offset <= runs.back().end() + kJoinGap)
+      runs.back().length = std::max(runs.back().end(), r.end()) - runs.back().offset;
+    else
+      runs.push_back(r);
+  }
+  for (const FileRange &r : runs)
+    if (r.length >= kDenseRun) out.push_back(r);
+  return out;
+}
+
+bool CacheReader::Inside(const FileRanges &sorted, uint64_t offset, uint64_t length) {
+  auto it = std::upper_bound(sorted.begin(), sorted.end(), offset,
+                             [](uint64_t off, const FileRange &a) { return off < a.offset; });
+  if (it == sorted.begin()) return false;
+  --it;
+  return it->offset <= offset && offset + length <= it->end();
+}
+
+bool CacheReader::AdvisedBefore(const FileRange &r) const {
+  return Inside(advised_, r.offset, r.length);
+}
+
+uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const FileRanges &dense) {
+  FileRanges joined;
+  for (const pfio_extent &e : extents) {
+    if (e.length == 0 || Inside(dense, e.offset, e.length)) continue;
+    if (!joined.empty()) {
+      FileRange &last = joined.back();
+      if (e.offset >= last.end() && e.offset - last.end() <= kJoinGap &&
+          e.offset + e.length - last.offset <= kJoinSpan) {
+        last.length = e.offset + e.length - last.offset;
+        continue;
+      }
+    }
+    joined.push_back({e.offset, e.length});
+  }
+  uint64_t advised = 0;
+  for (const FileRange &r : joined) {
+    if (AdvisedBefore(r)) continue;
+    ++advise_calls_;
+    advised += r.length;
+    // A refused advice (EINVAL on a file system without readahead) leaves the reads to Read.
+    (void)posix_fadvise(fd_, static_cast<off_t>(r.offset), static_cast<off_t>(r.length),
+                        POSIX_FADV_WILLNEED);
+  }
+  std::sort(joined.begin(), joined.end(),
+            [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; });
+  advised_ = std::move(joined);
+  return advised;
+}
+
+std::string CacheReader::Read(std::vector<pfio_read_piece> pieces) {
+  std::stable_sort(
+      pieces.begin(), pieces.end(),
+      [](const pfio_read_piece &x, const pfio_read_piece &y) { return x.offset < y.offset; });
+  std::vector<iovec> iov;
+  size_t i = 0;
+  while (i < pieces.size()) {
+    // A run of pieces adjacent in the file: one preadv.
+    const uint64_t start = pieces[i].offset;
+    uint64_t end = start;
+    iov.clear();
+    for (; i < pieces.size() && pieces[i].offset == end && iov.size() < IOV_MAX; ++i) {
+      if (pieces[i].length == 0) continue;
+      iov.push_back({pieces[i].buf, static_cast<size_t>(pieces[i].length)});
+      end += pieces[i].length;
+    }
+    if (iov.empty()) {  // an empty piece that starts elsewhere
+      if (i < pieces.size() && pieces[i].length == 0) ++i;
+      continue;
+    }
+    uint64_t done = 0;
+    size_t first = 0;
+    while (done < end - start) {
+      const ssize_t n = preadv(fd_, iov.data() + first, static_cast<int>(iov.size() - first),
+                               static_cast<off_t>(start + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0)
+        return "reading " + std::to_string(end - start - done) + " bytes at offset " +
+               std::to_string(start + done) + " failed: " + std::strerror(errno) + " (errno " +
+               std::to_string(errno) + ")";
+      if (n == 0)
+        return "short read: the file ends before offset " + std::to_string(start + done) +
+               " (it shrank while it was read; " + std::to_string(end - start - done) +
+               " bytes of the request missing)";
+      done += static_cast<uint64_t>(n);
+      // Skip the iovecs filled; trim a partly filled one.
+      uint64_t left = static_cast<uint64_t>(n);
+      while (left > 0 && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+      if (left > 0) {
+        iov[first].iov_base = static_cast<uint8_t *>(iov[first].iov_base) + left;
+        iov[first].iov_len -= left;
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace pfio::collective

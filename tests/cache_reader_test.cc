@@ -1,0 +1,117 @@
+// CacheReader: dense runs, which extents are advised (and which are left to the kernel's
+// readahead or were advised by the previous call), and reads into pieces checked byte by byte
+// on a real pattern file, including short reads and a bad descriptor.
+#include "collective/cache_reader.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <random>
+
+#include "test_util.h"
+
+namespace pfio::collective {
+namespace {
+
+constexpr uint64_t kSeed = 31;
+constexpr uint64_t kMiB = 1 << 20;
+
+TEST(CacheReaderTest, DenseRunsJoinCloseRangesAndDropShortRuns) {
+  const FileRanges runs = CacheReader::DenseRuns({
+      {10 * kMiB, kMiB / 2},  // joined with the next: gap 64 KiB
+      {10 * kMiB + kMiB / 2 + (64 << 10), kMiB / 2},
+      {0, kMiB - 1},                // one byte short of a run
+      {3 * kMiB, kMiB},             // a run alone
+      {3 * kMiB + kMiB / 4, kMiB},  // overlapping it
+      {6 * kMiB, kMiB / 2},         // gap 64 KiB + 1: not joined
+      {6 * kMiB + kMiB / 2 + (64 << 10) + 1, kMiB / 2},
+  });
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0], (FileRange{3 * kMiB, kMiB + kMiB / 4}));
+  EXPECT_EQ(runs[1], (FileRange{10 * kMiB, kMiB + (64 << 10)}));
+}
+
+TEST(CacheReaderTest, AdvisesSparseExtentsOnceAndLeavesDenseRunsToReadahead) {
+  test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", 64 * kMiB, kSeed);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  CacheReader reader(fd);
+  const int32_t f = 0;
+  // Three scattered 8 KiB extents, two 8 KiB extents 16 KiB apart (joined into one advice),
+  // and a 2 MiB extent inside a dense run.
+  std::vector<pfio_extent> plan = {{f, 0, 40 * kMiB, 8192},
+                                   {f, 0, 20 * kMiB, 8192},
+                                   {f, 0, 30 * kMiB, 8192},
+                                   {f, 0, 30 * kMiB + 24576, 8192},
+                                   {f, 0, 2 * kMiB, 2 * kMiB}};
+  const FileRanges dense = {{kMiB, 4 * kMiB}};
+  EXPECT_EQ(reader.Advise(plan, dense), 8192u + 8192u + (24576u + 8192u));
+  EXPECT_EQ(reader.advise_calls(), 3u);
+  // The next call: the same extents again plus a new one. Only the new one is advised.
+  plan.push_back({f, 0, 50 * kMiB, 4096});
+  EXPECT_EQ(reader.Advise(plan, dense), 4096u);
+  EXPECT_EQ(reader.advise_calls(), 4u);
+  // Without the dense run, the 2 MiB extent is advised too.
+  EXPECT_EQ(reader.Advise(plan, {}), 2 * kMiB);
+  close(fd);
+}
+
+TEST(CacheReaderTest, ReadsPiecesInAnyOrderWithMoreThanIovMaxAdjacentOnes) {
+  test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", 8 * kMiB + 123, kSeed);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  CacheReader reader(fd);
+  // 3 x IOV_MAX adjacent 7-byte pieces from offset 5, then scattered odd ones, an empty one,
+  // one ending at the file's last byte; shuffled.
+  std::vector<pfio_read_piece> pieces;
+  std::vector<std::vector<uint8_t>> bufs;
+  auto add = [&](uint64_t offset, uint64_t length) {
+    bufs.emplace_back(length + 1, 0xEE);
+    pieces.push_back({bufs.back().data(), offset, length});
+  };
+  bufs.reserve(4 * IOV_MAX);
+  for (uint64_t i = 0; i < 3 * IOV_MAX; ++i) add(5 + 7 * i, 7);
+  add(3 * kMiB + 1, 100000);
+  add(kMiB, 0);
+  add(7 * kMiB, 4096);
+  add(8 * kMiB + 100, 23);
+  std::shuffle(pieces.begin(), pieces.end(), std::mt19937_64(9));
+  ASSERT_EQ(reader.Read(pieces), "");
+  for (const pfio_read_piece &p : pieces) {
+    ASSERT_TRUE(test::HoldsPattern(static_cast<uint8_t *>(p.buf), p.offset, p.length, kSeed))
+        << "offset " << p.offset;
+    ASSERT_EQ(static_cast<uint8_t *>(p.buf)[p.length], 0xEE) << "written past the piece";
+  }
+  close(fd);
+}
+
+TEST(CacheReaderTest, APiecePastTheEndIsAShortReadNamingTheOffset) {
+  test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", 100000, kSeed);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  CacheReader reader(fd);
+  std::vector<uint8_t> buf(8192);
+  const std::string why = reader.Read({{buf.data(), 96000, 8192}});
+  EXPECT_NE(why.find("short read"), std::string::npos) << why;
+  EXPECT_NE(why.find("100000"), std::string::npos) << "names where the file ends: " << why;
+  EXPECT_TRUE(test::HoldsPattern(buf.data(), 96000, 4000, kSeed)) << "the bytes before the end";
+  close(fd);
+}
+
+TEST(CacheReaderTest, AFailedReadNamesOffsetAndErrno) {
+  CacheReader reader(-1);
+  std::vector<uint8_t> buf(16);
+  const std::string why = reader.Read({{buf.data(), 4096, 16}});
+  EXPECT_NE(why.find("offset 4096"), std::string::npos) << why;
+  EXPECT_NE(why.find("errno " + std::to_string(EBADF)), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace pfio::collective
