@@ -53,6 +53,7 @@ static const char *const kExtraHints[] = {"prefetch",
                                           "prefetch_coll_timeout",
                                           "prefetch_coll_ahead",
                                           "prefetch_coll_path",
+                                          "prefetch_read_path",
                                           "prefetch_record",
                                           "prefetch_replay",
                                           "striping_unit",
@@ -173,6 +174,23 @@ static void int_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, const
     *out = (int)v;
 }
 
+/* A read path hint: "cache" (the default) or "engine" (PFIO_COLL_PATH_*). */
+static void path_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, const char *name,
+                      int *out)
+{
+    char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX];
+    *out = PFIO_COLL_PATH_CACHE;
+    if (!hint_get(info, name, value))
+        return;
+    if (strcmp(value, "engine") == 0)
+        *out = PFIO_COLL_PATH_ENGINE;
+    else if (strcmp(value, "cache") != 0) {
+        snprintf(msg, sizeof msg, "hint %s = \"%.400s\": expected engine or cache; using cache",
+                 name, value);
+        report(pf, fd->filename, msg);
+    }
+}
+
 /* The collective layer's hints (ad_prefetch_rdcoll.c). */
 static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
@@ -211,20 +229,8 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_In
             pf->coll_ahead = v << shift;
         }
     }
-    pf->coll_path = PFIO_COLL_PATH_CACHE;
-    if (hint_get(info, "prefetch_coll_path", value)) {
-        if (strcmp(value, "engine") == 0)
-            pf->coll_path = PFIO_COLL_PATH_ENGINE;
-        else if (strcmp(value, "cache") == 0)
-            pf->coll_path = PFIO_COLL_PATH_CACHE;
-        else {
-            snprintf(msg, sizeof msg,
-                     "hint prefetch_coll_path = \"%.400s\": expected engine or cache; using "
-                     "cache",
-                     value);
-            report(pf, fd->filename, msg);
-        }
-    }
+    path_hint(fd, pf, info, "prefetch_coll_path", &pf->coll_path);
+    path_hint(fd, pf, info, "prefetch_read_path", &pf->read_path);
     if (hint_get(info, "prefetch_record", value))
         snprintf(pf->record_path, sizeof pf->record_path, "%s", value);
     if (hint_get(info, "prefetch_replay", value))
@@ -261,6 +267,8 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     }
     ADIOI_Info_set(fd->info, "prefetch_coll_path",
                    pf->coll_path == PFIO_COLL_PATH_CACHE ? "cache" : "engine");
+    ADIOI_Info_set(fd->info, "prefetch_read_path",
+                   pf->read_path == PFIO_COLL_PATH_CACHE ? "cache" : "engine");
     if (pf->record_path[0])
         ADIOI_Info_set(fd->info, "prefetch_record", pf->record_path);
     if (pf->replay_path[0])

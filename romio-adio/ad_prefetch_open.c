@@ -19,6 +19,8 @@ int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status)
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    if (pf != NULL && pf->sieving)
+        return NULL; /* ROMIO's data sieving reading for the cache path: not a stock read */
     if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity) {
         if (pf != NULL)
             ++pf->stock_reads;
@@ -140,7 +142,7 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 22, kMax = 4 };
+    enum { kFields = 24, kMax = 4 };
     unsigned long long mine[kFields] = {0}, sum[kFields];
     /* per rank, the job's most: reorder buffer peak, that plus the memory charged to the budget
      * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
@@ -167,6 +169,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     }
     mine[9] = pf->stock_reads;
     mine[10] = pf->invalidations;
+    mine[22] = pf->cache_reads;
+    mine[23] = pf->cache_sieved;
     if (pf->coll != NULL) {
         pfio_coll_stats cs;
         pfio_coll_get_stats(pf->coll, &cs);
@@ -198,7 +202,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "  \"hits\": %llu,\n  \"misses\": %llu,\n  \"stalls\": %llu,\n"
                 "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
                 "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
-                "  \"invalidations\": %llu,\n  \"memory_peak_max_rank\": %llu,\n"
+                "  \"invalidations\": %llu,\n  \"cache_reads\": %llu,\n"
+                "  \"cache_sieved\": %llu,\n  \"memory_peak_max_rank\": %llu,\n"
                 "  \"memory_held_max_rank\": %llu,\n  \"budget_min_rank\": %llu,\n"
                 "  \"collective\": {\"calls\": %llu, \"stock_calls\": %llu, \"rounds\": %llu, "
                 "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
@@ -206,11 +211,11 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu, "
                 "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
-                sum[7], sum[8], sum[9], sum[10], most_all[0], most_all[1], ~most_all[3],
-                sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs,
-                sum[14], sum[15], sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs,
-                sum[18] / (unsigned)nprocs, sum[19], sum[20], sum[21] / (unsigned)nprocs,
-                most_all[2]);
+                sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], most_all[0], most_all[1],
+                ~most_all[3], sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs,
+                sum[13] / (unsigned)nprocs, sum[14], sum[15], sum[16] / (unsigned)nprocs,
+                sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs, sum[19], sum[20],
+                sum[21] / (unsigned)nprocs, most_all[2]);
         fclose(f);
     }
 }
@@ -231,6 +236,9 @@ void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
             fprintf(stderr, "pfio: file %s: hint prefetch_record: %s\n", fd->filename,
                     pfio_coll_record_error(pf->coll));
         ADIOI_PREFETCH_Coll_close(pf);
+        if (pf->cache != NULL)
+            pfio_cache_destroy(pf->cache);
+        pf->cache = NULL;
         if (pf->ctx != NULL && pfio_context_destroy(pf->ctx) != PFIO_OK)
             err = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_Close", __LINE__, PFIO_EIO);
         pf->ctx = NULL;

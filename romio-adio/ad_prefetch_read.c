@@ -5,10 +5,18 @@
  *  - single extents feed a history predictor: after three reads of one length at a constant
  *    stride (sequential is stride = length) the next ones are planned, and the moment a read
  *    breaks the pattern the prediction is cleared. A wrong prediction costs reading time, never
- *    bytes: pfio serves only what the file holds, and reads outside the plan go direct. */
+ *    bytes: pfio serves only what the file holds, and reads outside the plan go direct.
+ * Two paths (hint prefetch_read_path): "cache" (the default) reads through the page cache on
+ * ROMIO's descriptor and gives the predictions to the kernel as advice (their sparse parts:
+ * dense runs are left to its readahead, as in the collective layer), and a strided request
+ * whose extents fill at least 1/SIEVE_DENSITY of their span is read by ROMIO's own data sieving
+ * (the span in large reads: ranks reading interleaved blocks share the page cache, and on the
+ * machine measured that beat reading each rank's blocks alone, see docs/romio-driver.md);
+ * "engine" reads through pfio's engine (O_DIRECT into the budget), predictions as its plan. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ad_prefetch.h"
@@ -18,6 +26,7 @@
 #define LOOKAHEAD_BYTES ((ADIO_Offset)64 << 20)
 #define LOOKAHEAD_EXTENTS 4096
 #define LOOKAHEAD_CALLS 8
+#define SIEVE_DENSITY 16
 
 void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes)
 {
@@ -39,11 +48,31 @@ void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf)
     pf->history.next_planned = -1;
 }
 
-/* Nothing predicted stays in the plan. */
+/* The page-cache path's reader, made at the first read on it; NULL on the engine path. */
+static pfio_cache *cache_path(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    if (pf->read_path != PFIO_COLL_PATH_CACHE || fd->fd_sys < 0)
+        return NULL;
+    if (pf->cache == NULL)
+        pf->cache = pfio_cache_create(fd->fd_sys);
+    return pf->cache;
+}
+
+/* Predicted extents: appended to the engine's plan, or advised to the kernel (cache path). */
+static pfio_status plan_add(ADIOI_PREFETCH_File *pf, const pfio_extent *e, size_t n)
+{
+    if (pf->cache != NULL) {
+        pfio_cache_advise(pf->cache, e, n);
+        return PFIO_OK;
+    }
+    return pfio_plan_append(pf->ctx, e, n);
+}
+
+/* Nothing predicted stays in the plan (advice given cannot be taken back: it costs time only). */
 static void clear_predictions(ADIOI_PREFETCH_File *pf)
 {
     pfio_extent none;
-    if (pf->history.next_planned >= 0 || pf->calls.planned_calls > 0)
+    if (pf->cache == NULL && (pf->history.next_planned >= 0 || pf->calls.planned_calls > 0))
         pfio_plan_replace(pf->ctx, &none, 0);
     pf->history.next_planned = -1;
     pf->history.planned_ahead = 0;
@@ -85,7 +114,7 @@ static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Off
         ++n;
         next += h->stride;
     }
-    if (n > 0 && pfio_plan_append(pf->ctx, plan, (size_t)n) == PFIO_OK) {
+    if (n > 0 && plan_add(pf, plan, (size_t)n) == PFIO_OK) {
         h->next_planned = next;
         h->planned_ahead += n;
     }
@@ -150,7 +179,7 @@ static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int 
         for (i = 0; i < n; ++i)
             m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset + k * c->shift,
                       (ADIO_Offset)e[i].length);
-        if (m == 0 || pfio_plan_append(pf->ctx, plan, (size_t)m) != PFIO_OK)
+        if (m == 0 || plan_add(pf, plan, (size_t)m) != PFIO_OK)
             break;
         c->planned_calls = k;
     }
@@ -182,7 +211,9 @@ static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint
         if (plan != NULL) {
             for (i = 0; i < n; ++i)
                 m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset, (ADIO_Offset)e[i].length);
-            if (pfio_plan_replace(pf->ctx, plan, (size_t)m) != PFIO_OK)
+            if (pf->cache != NULL)
+                pfio_cache_advise(pf->cache, plan, (size_t)m);
+            else if (pfio_plan_replace(pf->ctx, plan, (size_t)m) != PFIO_OK)
                 pfio_plan_replace(pf->ctx, plan, 0);
             free(plan);
         }
@@ -202,7 +233,8 @@ static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint
     }
 }
 
-/* Bytes past the size pfio saw at open (the file grew since): read with pread until EOF. */
+/* Bytes past the size pfio saw at open (the file grew since), and every read of the cache path:
+ * pread on ROMIO's descriptor until EOF. */
 static int read_past_known_end(ADIO_File fd, char *buf, ADIO_Offset offset, uint64_t length,
                                uint64_t *got)
 {
@@ -235,7 +267,13 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     length = (uint64_t)count * (uint64_t)type_size;
     if (file_ptr_type == ADIO_INDIVIDUAL)
         offset = fd->fp_ind;
-    if (length > 0) {
+    if (length > 0 && cache_path(fd, pf) != NULL) {
+        observe_extent(pf, offset, (ADIO_Offset)length);
+        ++pf->cache_reads;
+        *error_code = read_past_known_end(fd, buf, offset, length, &nread);
+        if (*error_code != MPI_SUCCESS)
+            return;
+    } else if (length > 0) {
         observe_extent(pf, offset, (ADIO_Offset)length);
         s = pfio_read(pf->ctx, pf->file, buf, (uint64_t)offset, length, &nread);
         if (s != PFIO_OK) {
@@ -257,6 +295,81 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     *error_code = MPI_SUCCESS;
 }
 
+/* Whether the cache path reads a strided request by ROMIO's data sieving: several extents,
+ * within the size pfio saw at open, filling at least 1/SIEVE_DENSITY of their span. */
+static int sieved(const ADIOI_PREFETCH_File *pf, const pfio_extent *extents, int nextents,
+                  uint64_t total)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    int i;
+    for (i = 0; i < nextents; ++i) {
+        if (extents[i].offset < lo)
+            lo = extents[i].offset;
+        if (extents[i].offset + extents[i].length > hi)
+            hi = extents[i].offset + extents[i].length;
+    }
+    return nextents > 1 && hi <= pf->size && total * SIEVE_DENSITY >= hi - lo;
+}
+
+/* The cache path of a strided request: ROMIO's data sieving when the extents fill enough of
+ * their span, else one buffered preadv per run of the pieces. A request reaching past the size
+ * pfio saw at open is cut at the file's size now and counts the bytes up to it (as the engine
+ * path does; ROMIO 3.2.1's sieving would count the whole request). */
+static void read_strided_cached(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int count,
+                                MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                ADIO_Status *status, const pfio_read_piece *pieces, int npieces,
+                                const pfio_extent *extents, int nextents, uint64_t total,
+                                ADIO_Offset fp_ind, int sieve, int *error_code)
+{
+    uint64_t hi = 0, now = 0;
+    pfio_read_piece *cut = NULL;
+    struct stat sb;
+    char err[512];
+    int i, rc;
+    ++pf->cache_reads;
+    for (i = 0; i < nextents; ++i)
+        if (extents[i].offset + extents[i].length > hi)
+            hi = extents[i].offset + extents[i].length;
+    if (hi > pf->size) {
+        if (fstat(fd->fd_sys, &sb) != 0 || (cut = malloc((size_t)npieces * sizeof *cut)) == NULL) {
+            *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                               "ADIOI_PREFETCH_ReadStrided", __LINE__, MPI_ERR_IO,
+                                               "**io", "**io %s", strerror(errno));
+            return;
+        }
+        now = (uint64_t)sb.st_size;
+        total = 0;
+        for (i = 0; i < npieces; ++i) {
+            cut[i] = pieces[i];
+            if (cut[i].offset >= now)
+                cut[i].length = 0;
+            else if (cut[i].offset + cut[i].length > now)
+                cut[i].length = now - cut[i].offset;
+            total += cut[i].length;
+        }
+        rc = pfio_cache_read(pf->cache, cut, (size_t)npieces, err, sizeof err);
+        free(cut);
+    } else if (sieve) {
+        ++pf->cache_sieved;
+        fd->fp_ind = fp_ind; /* sieving walks the view again from the same place */
+        pf->sieving = 1;
+        ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+        pf->sieving = 0;
+        return;
+    } else {
+        rc = pfio_cache_read(pf->cache, pieces, (size_t)npieces, err, sizeof err);
+    }
+    if (rc != 0) {
+        *error_code =
+            MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_ReadStrided",
+                                 __LINE__, MPI_ERR_IO, "**io", "**io %s", err);
+        return;
+    }
+    fd->fp_sys_posn = -1; /* fp_ind moved when the view was walked (ADIOI_Calc_my_off_len) */
+    ADIOI_PREFETCH_Set_status(status, datatype, total);
+    *error_code = MPI_SUCCESS;
+}
+
 void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code)
@@ -264,8 +377,9 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Active(fd);
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
-    int npieces = 0, nextents = 0, i;
+    int npieces = 0, nextents = 0, i, sieve;
     uint64_t total = 0, nread = 0;
+    ADIO_Offset fp_ind = fd->fp_ind;
     pfio_status s;
     if (pf == NULL) {
         ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
@@ -280,10 +394,20 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     }
     for (i = 0; i < nextents; ++i)
         extents[i].file = pf->file;
+    sieve = cache_path(fd, pf) != NULL && sieved(pf, extents, nextents, total);
+    /* A request ROMIO sieves is read in large sequential pieces, which the kernel's readahead
+     * serves; advice for its extents would only break those up (see the file's head). */
     if (nextents == 1)
         observe_extent(pf, (ADIO_Offset)extents[0].offset, (ADIO_Offset)extents[0].length);
-    else if (nextents > 1)
+    else if (nextents > 1 && !sieve)
         observe_request(pf, extents, nextents, total);
+    if (pf->cache != NULL) {
+        read_strided_cached(fd, pf, buf, count, datatype, file_ptr_type, offset, status, pieces,
+                            npieces, extents, nextents, total, fp_ind, sieve, error_code);
+        free(pieces);
+        free(extents);
+        return;
+    }
     s = pfio_readv(pf->ctx, pf->file, pieces, (size_t)npieces, &nread);
     *error_code = MPI_SUCCESS;
     if (s != PFIO_OK) {

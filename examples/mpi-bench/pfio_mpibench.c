@@ -20,8 +20,8 @@
  *                prefetch=stock (the same code as Open MPI's romio321); MPICH: the plain name
  *   pfio         the ad_prefetch driver ("prefetch:" name): the collective layer, look-ahead on
  *   pfio-noplan  the driver with look-ahead across calls off (hint prefetch_coll_lookahead=0)
- *   pfio-engine  the driver with aggregators reading through pfio's engine (O_DIRECT into the
- *                budget) instead of the page cache (hint prefetch_coll_path=engine)
+ *   pfio-engine  the driver reading through pfio's engine (O_DIRECT into the budget) instead of
+ *                the page cache (hints prefetch_coll_path=engine, prefetch_read_path=engine)
  *   seq          the limit: rank 0 reads the whole file sequentially (O_DIRECT, 8 MiB reads)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
  * Every run: the file is evicted from the page cache on every rank (fdatasync, then
@@ -464,7 +464,10 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
     snprintf(name, sizeof name, "prefetch:%s", o->file);
     if (o->budget) MPI_Info_set(info, "prefetch_budget", o->budget);
     if (strcmp(method, "pfio-noplan") == 0) MPI_Info_set(info, "prefetch_coll_lookahead", "0");
-    if (strcmp(method, "pfio-engine") == 0) MPI_Info_set(info, "prefetch_coll_path", "engine");
+    if (strcmp(method, "pfio-engine") == 0) {
+      MPI_Info_set(info, "prefetch_coll_path", "engine");
+      MPI_Info_set(info, "prefetch_read_path", "engine");
+    }
   } else if (strcmp(method, "romio") == 0 && is_openmpi()) {
     MPI_Info_set(info, "prefetch", "stock");
   }

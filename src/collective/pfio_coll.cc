@@ -6,7 +6,9 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
+#include "collective/cache_reader.h"
 #include "collective/collective_reader.h"
 #include "collective/mpi_transport.h"
 
@@ -151,4 +153,41 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {
   delete coll;
+}
+
+struct pfio_cache {
+  explicit pfio_cache(int fd) : reader(fd) {}
+  pfio::collective::CacheReader reader;
+};
+
+extern "C" pfio_cache *pfio_cache_create(int fd) {
+  return new (std::nothrow) pfio_cache(fd);
+}
+
+extern "C" void pfio_cache_advise(pfio_cache *cache, const pfio_extent *extents, size_t count) {
+  try {
+    std::vector<pfio_extent> plan(extents, extents + count);
+    pfio::collective::FileRanges ranges;
+    for (const pfio_extent &e : plan) ranges.push_back({e.offset, e.length});
+    cache->reader.Advise(plan, pfio::collective::CacheReader::DenseRuns(std::move(ranges)));
+  } catch (const std::exception &) {
+    // Advice is a hint: without memory for it the reads still happen, unadvised.
+  }
+}
+
+extern "C" int pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces, size_t count,
+                               char *err, size_t errlen) {
+  try {
+    const std::string why =
+        cache->reader.Read(std::vector<pfio_read_piece>(pieces, pieces + count));
+    if (why.empty()) return 0;
+    Put(err, errlen, why);
+  } catch (const std::exception &e) {
+    Put(err, errlen, std::string("reading through the page cache: ") + e.what());
+  }
+  return -1;
+}
+
+extern "C" void pfio_cache_destroy(pfio_cache *cache) {
+  delete cache;
 }

@@ -80,6 +80,18 @@ void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats);
 const char *pfio_coll_record_error(const pfio_coll *coll);
 void pfio_coll_destroy(pfio_coll *coll);
 
+/* The page-cache read path on its own (collective/cache_reader.h), for the driver's independent
+ * reads. The descriptor is not owned. advise: the sparse parts of `extents` (runs of 1 MiB and
+ * more among them are left to the kernel's readahead) are advised with POSIX_FADV_WILLNEED,
+ * each at most once in a row. read: every piece from the file (buffered preadv); 0, or -1 with
+ * err naming the offset and errno, or the short read (the file ends before a piece). */
+typedef struct pfio_cache pfio_cache;
+pfio_cache *pfio_cache_create(int fd); /* NULL when out of memory */
+void pfio_cache_advise(pfio_cache *cache, const pfio_extent *extents, size_t count);
+int pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces, size_t count, char *err,
+                    size_t errlen);
+void pfio_cache_destroy(pfio_cache *cache);
+
 #ifdef __cplusplus
 }
 #endif

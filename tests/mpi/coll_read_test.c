@@ -129,23 +129,23 @@ static void test_interleaved(void)
     else if (rank == 0 && summary_value(stats, "bytes_shipped") <= 0)
         fail(test, "interleaved blocks of %d ranks shipped no bytes between ranks", nprocs);
     /* prefetched bytes and the exchange buffers charged to the budget stay within it */
-    if (rank == 0 && (summary_value(stats, "memory_held_max_rank") <= 0 ||
-                      summary_value(stats, "memory_held_max_rank") >
-                          summary_value(stats, "budget_min_rank")))
+    if (rank == 0 &&
+        (summary_value(stats, "memory_held_max_rank") <= 0 ||
+         summary_value(stats, "memory_held_max_rank") > summary_value(stats, "budget_min_rank")))
         fail(test, "a rank held %lld bytes (prefetch + exchange buffers) over a budget of %lld",
-             summary_value(stats, "memory_held_max_rank"),
-             summary_value(stats, "budget_min_rank"));
-    if (rank == 0 && nprocs > 1 && (summary_value(stats, "exchange_peak_max_rank") <= 0 ||
-                      summary_value(stats, "exchange_peak_max_rank") >
-                          summary_value(stats, "budget_min_rank") / 4))
+             summary_value(stats, "memory_held_max_rank"), summary_value(stats, "budget_min_rank"));
+    if (rank == 0 && nprocs > 1 &&
+        (summary_value(stats, "exchange_peak_max_rank") <= 0 ||
+         summary_value(stats, "exchange_peak_max_rank") >
+             summary_value(stats, "budget_min_rank") / 4))
         fail(test, "exchange buffers peaked at %lld bytes, expected at most a quarter of %lld",
              summary_value(stats, "exchange_peak_max_rank"),
              summary_value(stats, "budget_min_rank"));
     /* the aggregators read through the path asked for: the engine's reads are in the summary's
      * bytes_read, the page cache's are not */
-    if (rank == 0 && (coll_path != NULL) != (summary_value(stats, "bytes_read") > 0))
+    if (rank == 0 && (read_path != NULL) != (summary_value(stats, "bytes_read") > 0))
         fail(test, "aggregators read %lld bytes through pfio's engine on the %s path",
-             summary_value(stats, "bytes_read"), coll_path != NULL ? "engine" : "cache");
+             summary_value(stats, "bytes_read"), read_path != NULL ? "engine" : "cache");
     if (rank == 0 && summary_value(stats, "plan_bytes") > 16LL * 6 * nprocs)
         fail(test, "plans took %lld bytes on the wire for 6 calls of %d ranks, expected <= %d",
              summary_value(stats, "plan_bytes"), nprocs, 16 * 6 * nprocs);
@@ -514,7 +514,7 @@ int main(int argc, char **argv)
     }
     mode = strcmp(argv[1], "hint") == 0 ? "hint" : "prefix";
     if (strcmp(argv[1], "engine") == 0)
-        coll_path = "engine";
+        read_path = "engine";
     dir = argv[2];
     if (strcmp(argv[1], "mismatch") == 0)
         return run_mismatch();

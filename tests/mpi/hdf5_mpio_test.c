@@ -140,6 +140,8 @@ int main(int argc, char **argv)
                 fclose(f);
             p = strstr(text, "\"reads\": ");
             if (p == NULL || strtoull(p + 9, NULL, 10) == 0)
+                p = strstr(text, "\"cache_reads\": ");
+            if (p == NULL || strtoull(strchr(p, ':') + 1, NULL, 10) == 0)
                 fail("the driver's job summary counts no pfio reads: the file did not go "
                      "through ad_prefetch");
         }

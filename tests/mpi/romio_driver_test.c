@@ -8,6 +8,8 @@
  *   MODE prefix    files are opened as "prefetch:PATH"
  *        hint      files are opened with info prefetch=enable
  *        env       ROMIO_FSTYPE_FORCE=prefetch: or a ROMIO_HINTS file selects (set by ctest)
+ *        engine    prefix, with reads through pfio's engine instead of the page cache
+ *                  (hints prefetch_read_path=engine, prefetch_coll_path=engine)
  * Each check prints "ok NAME" or "FAIL NAME: what"; the exit status is the number of failures
  * (on any rank), so ctest fails when one check does.
  */
@@ -151,6 +153,38 @@ static void read_view_both_ways(const char *test, MPI_File fh, int count, MPI_Da
     free(buf);
 }
 
+/* A vector view of `nblocks` blocks of B bytes, rank r's every (spread * P)-th block from
+ * displacement 7 + r * B, read both ways, then through the individual pointer in two reads. */
+static void check_vector_view(MPI_File fh, const char *test, int B, int nblocks, int spread)
+{
+    const int stride = spread * nprocs * B;
+    MPI_Datatype vec, ftype;
+    long long *off = malloc(sizeof *off * (size_t)B * nblocks);
+    int k, before = failures;
+    MPI_Type_vector(nblocks, B, stride, MPI_BYTE, &vec);
+    MPI_Type_create_resized(vec, 0, (MPI_Aint)nblocks * stride, &ftype);
+    MPI_Type_commit(&ftype);
+    MPI_File_set_view(fh, 7 + (MPI_Offset)rank * B, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
+    for (k = 0; k < B * nblocks; ++k)
+        off[k] = 7 + (long long)rank * B + (long long)(k / B) * stride + k % B;
+    read_view_both_ways(test, fh, B * nblocks, MPI_BYTE, (size_t)B * nblocks, off, B * nblocks);
+    { /* two reads through the individual pointer continue where the first stopped */
+        unsigned char *buf = malloc((size_t)B * nblocks);
+        MPI_Status st;
+        int half = B * nblocks / 2 + 333;
+        MPI_File_seek(fh, 0, MPI_SEEK_SET);
+        MPI_File_read(fh, buf, half, MPI_BYTE, &st);
+        MPI_File_read(fh, buf + half, B * nblocks - half, MPI_BYTE, &st);
+        check_count(test, &st, MPI_BYTE, B * nblocks - half);
+        check_bytes(test, buf, off, (size_t)B * nblocks, SEED);
+        free(buf);
+    }
+    MPI_Type_free(&ftype);
+    MPI_Type_free(&vec);
+    free(off);
+    report(test, before);
+}
+
 static void test_views(void)
 {
     int before;
@@ -161,36 +195,10 @@ static void test_views(void)
     make_file(path, (uint64_t)size, SEED);
     must_open("views", path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
 
-    { /* vector: blocks of B bytes, rank r owns every P-th block, displacement 7 */
-        const char *test = "vector view";
-        const int B = 1000, nblocks = 300;
-        MPI_Datatype vec, ftype;
-        long long *off = malloc(sizeof *off * (size_t)B * nblocks);
-        int k;
-        before = failures;
-        MPI_Type_vector(nblocks, B, nprocs * B, MPI_BYTE, &vec);
-        MPI_Type_create_resized(vec, 0, (MPI_Aint)nblocks * nprocs * B, &ftype);
-        MPI_Type_commit(&ftype);
-        MPI_File_set_view(fh, 7 + (MPI_Offset)rank * B, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
-        for (k = 0; k < B * nblocks; ++k)
-            off[k] = 7 + (long long)rank * B + (long long)(k / B) * nprocs * B + k % B;
-        read_view_both_ways(test, fh, B * nblocks, MPI_BYTE, (size_t)B * nblocks, off, B * nblocks);
-        { /* two reads through the individual pointer continue where the first stopped */
-            unsigned char *buf = malloc((size_t)B * nblocks);
-            MPI_Status st;
-            int half = B * nblocks / 2 + 333;
-            MPI_File_seek(fh, 0, MPI_SEEK_SET);
-            MPI_File_read(fh, buf, half, MPI_BYTE, &st);
-            MPI_File_read(fh, buf + half, B * nblocks - half, MPI_BYTE, &st);
-            check_count(test, &st, MPI_BYTE, B * nblocks - half);
-            check_bytes(test, buf, off, (size_t)B * nblocks, SEED);
-            free(buf);
-        }
-        MPI_Type_free(&ftype);
-        MPI_Type_free(&vec);
-        free(off);
-        report(test, before);
-    }
+    /* vector: blocks of B bytes, rank r owns every P-th block, displacement 7 */
+    check_vector_view(fh, "vector view", 1000, 300, 1);
+    /* the same, sparse: 64-byte blocks 40 * P blocks apart (read piece by piece, not sieved) */
+    check_vector_view(fh, "sparse vector view", 64, 200, 40);
     { /* subarray: a G x C matrix of doubles split by column blocks */
         const char *test = "subarray view (column blocks of a matrix of doubles)";
         int gsizes[2] = {256, 64 * nprocs}, subs[2] = {256, 64}, starts[2] = {0, 64 * rank};
@@ -571,7 +579,7 @@ static void test_stats(void)
     if (rank == 0) {
         FILE *f = fopen(stats, "r");
         char text[4096] = "";
-        unsigned long long reads = 0;
+        unsigned long long reads = 0, engine = 0;
         const char *p;
         if (f == NULL) {
             fail(test, "job summary %s missing", stats);
@@ -579,12 +587,19 @@ static void test_stats(void)
             size_t n = fread(text, 1, sizeof text - 1, f);
             text[n] = '\0';
             fclose(f);
+            /* reads through the engine, or independent reads on the page-cache path */
             p = strstr(text, "\"reads\": ");
             if (p != NULL)
-                reads = strtoull(p + 9, NULL, 10);
-            if (reads < 16ULL * nprocs)
-                fail(test, "job summary counts %llu pfio reads, expected at least %d", reads,
-                     16 * nprocs);
+                engine = strtoull(p + 9, NULL, 10);
+            p = strstr(text, "\"cache_reads\": ");
+            if (p != NULL)
+                reads = strtoull(p + 15, NULL, 10);
+            if ((read_path != NULL ? engine : reads) < 16ULL * nprocs)
+                fail(test,
+                     "job summary counts %llu reads on the %s path (%llu through the engine, "
+                     "%llu through the page cache), expected at least %d",
+                     read_path != NULL ? engine : reads, read_path != NULL ? "engine" : "cache",
+                     engine, reads, 16 * nprocs);
         }
     }
     report(test, before);
@@ -593,14 +608,16 @@ static void test_stats(void)
 int main(int argc, char **argv)
 {
     start(&argc, &argv);
-    if (argc != 3 ||
-        (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") && strcmp(argv[1], "env"))) {
+    if (argc != 3 || (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") &&
+                      strcmp(argv[1], "env") && strcmp(argv[1], "engine"))) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s prefix|hint|env DIR\n", argv[0]);
+            fprintf(stderr, "usage: %s prefix|hint|env|engine DIR\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
-    mode = argv[1];
+    mode = strcmp(argv[1], "engine") == 0 ? "prefix" : argv[1];
+    if (strcmp(argv[1], "engine") == 0)
+        read_path = "engine";
     dir = argv[2];
     test_selection();
     test_contiguous();

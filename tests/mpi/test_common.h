@@ -16,7 +16,8 @@
 
 static int rank, nprocs, failures;
 static const char *mode, *dir;
-static const char *coll_path; /* when set, every open passes hint prefetch_coll_path=coll_path */
+static const char *read_path; /* when set, every open passes hints prefetch_coll_path and
+                                 prefetch_read_path = read_path ("engine" or "cache") */
 
 #define SEED 11
 #define SEED2 29
@@ -88,8 +89,10 @@ static int open_selected(const char *path, int amode, MPI_Info extra, MPI_File *
         snprintf(name, sizeof name, "%s", path);
     if (strcmp(mode, "hint") == 0)
         MPI_Info_set(info, "prefetch", "enable");
-    if (coll_path != NULL)
-        MPI_Info_set(info, "prefetch_coll_path", (char *)coll_path);
+    if (read_path != NULL) {
+        MPI_Info_set(info, "prefetch_coll_path", (char *)read_path);
+        MPI_Info_set(info, "prefetch_read_path", (char *)read_path);
+    }
     rc = MPI_File_open(MPI_COMM_WORLD, name, amode, info, fh);
     MPI_Info_free(&info);
     return rc;
