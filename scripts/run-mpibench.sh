@@ -46,8 +46,8 @@ if [ -x "$mpich_bin" ] && [ -f "$romio_lib" ]; then
       tee "$out/mpich-np$np.log"
   done
 fi
-# Independent reads (MPI_File_read through the same views) of the two block patterns.
-indep=(--calls independent --workloads ior-hard,random --methods ompio,romio,pfio)
+# Independent reads (MPI_File_read through the same views), every workload.
+indep=(--calls independent --methods ompio,romio,pfio,pfio-engine)
 echo "== Open MPI, 4 ranks, independent calls"
 OMPI_MCA_mca_base_component_path=$ompi_components:$ompi_sys \
   mpirun "${root[@]}" --oversubscribe -np 4 "$ompi_bin" "${common[@]}" "${indep[@]}" |
