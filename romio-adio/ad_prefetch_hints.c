@@ -191,7 +191,7 @@ static void path_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, cons
     }
 }
 
-/* The collective layer's hints (ad_prefetch_rdcoll.c). */
+/* The collective layer's hints (ad_prefetch_rdcoll.c) and the read paths (both kinds of read). */
 static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
     char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX];

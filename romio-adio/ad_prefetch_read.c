@@ -235,8 +235,8 @@ static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint
 
 /* Bytes past the size pfio saw at open (the file grew since), and every read of the cache path:
  * pread on ROMIO's descriptor until EOF. */
-static int read_past_known_end(ADIO_File fd, char *buf, ADIO_Offset offset, uint64_t length,
-                               uint64_t *got)
+static int pread_until_eof(ADIO_File fd, char *buf, ADIO_Offset offset, uint64_t length,
+                           uint64_t *got)
 {
     *got = 0;
     while (*got < length) {
@@ -270,7 +270,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     if (length > 0 && cache_path(fd, pf) != NULL) {
         observe_extent(pf, offset, (ADIO_Offset)length);
         ++pf->cache_reads;
-        *error_code = read_past_known_end(fd, buf, offset, length, &nread);
+        *error_code = pread_until_eof(fd, buf, offset, length, &nread);
         if (*error_code != MPI_SUCCESS)
             return;
     } else if (length > 0) {
@@ -281,8 +281,8 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
             return;
         }
         if (nread < length) {
-            *error_code = read_past_known_end(fd, (char *)buf + nread, offset + (ADIO_Offset)nread,
-                                              length - nread, &more);
+            *error_code = pread_until_eof(fd, (char *)buf + nread, offset + (ADIO_Offset)nread,
+                                          length - nread, &more);
             if (*error_code != MPI_SUCCESS)
                 return;
             nread += more;
@@ -297,17 +297,24 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
 
 /* Whether the cache path reads a strided request by ROMIO's data sieving: several extents,
  * within the size pfio saw at open, filling at least 1/SIEVE_DENSITY of their span. */
+static void span_of(const pfio_extent *extents, int nextents, uint64_t *lo, uint64_t *hi)
+{
+    int i;
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (i = 0; i < nextents; ++i) {
+        if (extents[i].offset < *lo)
+            *lo = extents[i].offset;
+        if (extents[i].offset + extents[i].length > *hi)
+            *hi = extents[i].offset + extents[i].length;
+    }
+}
+
 static int sieved(const ADIOI_PREFETCH_File *pf, const pfio_extent *extents, int nextents,
                   uint64_t total)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    int i;
-    for (i = 0; i < nextents; ++i) {
-        if (extents[i].offset < lo)
-            lo = extents[i].offset;
-        if (extents[i].offset + extents[i].length > hi)
-            hi = extents[i].offset + extents[i].length;
-    }
+    uint64_t lo, hi;
+    span_of(extents, nextents, &lo, &hi);
     return nextents > 1 && hi <= pf->size && total * SIEVE_DENSITY >= hi - lo;
 }
 
@@ -321,15 +328,13 @@ static void read_strided_cached(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf
                                 const pfio_extent *extents, int nextents, uint64_t total,
                                 ADIO_Offset fp_ind, int sieve, int *error_code)
 {
-    uint64_t hi = 0, now = 0;
+    uint64_t lo, hi, now = 0;
     pfio_read_piece *cut = NULL;
     struct stat sb;
     char err[512];
     int i, rc;
     ++pf->cache_reads;
-    for (i = 0; i < nextents; ++i)
-        if (extents[i].offset + extents[i].length > hi)
-            hi = extents[i].offset + extents[i].length;
+    span_of(extents, nextents, &lo, &hi);
     if (hi > pf->size) {
         if (fstat(fd->fd_sys, &sb) != 0 || (cut = malloc((size_t)npieces * sizeof *cut)) == NULL) {
             *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
@@ -420,9 +425,9 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
             seen += pieces[i].length;
             if (skip >= pieces[i].length)
                 continue;
-            *error_code = read_past_known_end(fd, (char *)pieces[i].buf + skip,
-                                              (ADIO_Offset)(pieces[i].offset + skip),
-                                              pieces[i].length - skip, &got);
+            *error_code = pread_until_eof(fd, (char *)pieces[i].buf + skip,
+                                          (ADIO_Offset)(pieces[i].offset + skip),
+                                          pieces[i].length - skip, &got);
             nread += got;
             if (got < pieces[i].length - skip)
                 break; /* end of file */

@@ -116,7 +116,7 @@ TEST(Config, DefaultsAreValidAndReadBack) {
   CleanConfig c;
   EXPECT_EQ(pfio_config_validate(c.get()), PFIO_OK) << pfio_last_error();
   EXPECT_EQ(c.Get("budget"), "0");
-  EXPECT_EQ(c.Get("infill_max"), "32K");
+  EXPECT_EQ(c.Get("infill_max"), "8K");
   EXPECT_EQ(c.Get("max_request"), "1M");
   EXPECT_EQ(c.Get("window_mode"), "pipelined");
   EXPECT_EQ(c.Get("backend"), "auto");

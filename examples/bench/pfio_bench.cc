@@ -50,7 +50,7 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined,
                     pfio-uring                                              (default all)
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
-  --infill S        pfio infill_max (gaps merged)                           (default 32K)
+  --infill S        pfio infill_max (gaps merged)                           (default 8K)
   --max-request S   pfio max_request (largest single read)                   (default 1M)
   --window P        pfio window_percent (pipelined window, % of budget)      (default 100)
   --layout SPEC     pfio layout, e.g. stripe=1MiB,targets=4 (emulated striping: reads split at
@@ -83,7 +83,7 @@ method's whole process, verified); with --json: {"workload", "file_size", "block
 
 struct Options {
   std::string workload = "gather", file = "pfio-bench.data", json, layout;
-  uint64_t file_size = 1ull << 30, block = 4096, infill = 32 * 1024, seed = 1;
+  uint64_t file_size = 1ull << 30, block = 4096, infill = 8 * 1024, seed = 1;
   std::vector<uint64_t> budgets;
   uint64_t max_request = 1 << 20;
   uint32_t queue_depth = 32, refill = 100, repeat = 1;

@@ -16,7 +16,7 @@ struct Config {
   uint64_t budget = 0;  // bytes the rank may use; 0 = auto (MemAvailable, cgroup limit)
   pfio_backend backend = PFIO_BACKEND_AUTO;
   pfio_window_mode window_mode = PFIO_WINDOW_PIPELINED;
-  uint64_t infill_max = 32 * 1024;
+  uint64_t infill_max = 8 * 1024;
   uint64_t max_request = 1024 * 1024;
   uint32_t queue_depth = 32;
   uint32_t window_percent = 100;
