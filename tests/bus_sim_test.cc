@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "sim/barve_model.h"
 
@@ -111,6 +112,41 @@ TEST(BusSim, PipelineLosesOnSmallBlocksAndGainsOnLargeOnes) {
   }
   const double gain7 = Sim(p, 7, 128, 0, true).mb_s / Sim(p, 7, 128).mb_s - 1;
   EXPECT_LT(gain7, gain4);  // a smaller gain as D grows
+}
+
+TEST(BusDiskOverride, SetsFieldsInTheirUnitsAndRefitsTheSeekCurve) {
+  BusDiskParams p = Params("wren");
+  ASSERT_TRUE(OverrideBusDisk("bus_rate=5,cmd_bus_ms=0.05,avg_seek_ms=15", &p).ok());
+  EXPECT_DOUBLE_EQ(p.bus_rate, 5e6);
+  EXPECT_DOUBLE_EQ(p.cmd_bus_ms, 0.05);
+  // The refitted curve's mean over uniform random distances is the new average seek.
+  double sum = 0;
+  const int steps = 4000;
+  for (int i = 0; i < steps; ++i) {
+    const double x = (i + 0.5) / steps;
+    sum += 2 * (1 - x) * p.SeekMs(static_cast<uint64_t>(x * p.max_cyl)) / steps;
+  }
+  EXPECT_NEAR(sum, 15.0, 0.1);
+  const double slower = Sim(p, 4, 64).mb_s;
+  ASSERT_TRUE(OverrideBusDisk("bus_rate=2", &p).ok());
+  EXPECT_LT(Sim(p, 4, 64).mb_s, slower);  // the override reaches the simulation
+}
+
+TEST(BusDiskOverride, BadKeysAndValuesAreNamed) {
+  BusDiskParams p = Params("cheetah");
+  Status s = OverrideBusDisk("bus_speed=3", &p);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("\"bus_speed\": expected host_ms"), std::string::npos) << s.message();
+  s = OverrideBusDisk("head_rate=-1", &p);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("head_rate = \"-1\": expected a number in 0.1 .. 1000"),
+            std::string::npos)
+      << s.message();
+  s = OverrideBusDisk("bus_rate=3,host_ms", &p);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("host_ms = \"\""), std::string::npos) << s.message();
+  EXPECT_DOUBLE_EQ(p.head_rate, 13.2e6);  // nothing applied when an item fails
+  EXPECT_DOUBLE_EQ(p.bus_rate, 16.7e6);
 }
 
 }  // namespace

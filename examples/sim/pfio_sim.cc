@@ -40,10 +40,14 @@ subcommands:
       blocks at a time, sorted and read in C-LOOK order at queue depth 1. For each buffer size
       in LIST: runtime and mean seek distance, next to 2N(K-1)/(K(K+1)) blocks. --json writes
       {"rows": [{"buffer", "runtime_s", "mean_seek_bytes", "formula_seek_bytes"}]}
-  rounds --params P --disks D --block B [--fence F] [--seed N] [--json FILE]
+  rounds --params P --disks D --block B [--fence F] [--seed N] [--set K=V,...] [--json FILE]
       D disks of parameter set P (cheetah, barracuda, wren: Barve Table 2) on one bus, one
       process per disk reading random blocks; prints Barve §4.2's round-formation metric and
       the requests each disk served. JSON: {"round_fraction", "requests_per_disk", "mb_s"}
+      --set K=V,... (rounds, barve-model, barve-pipeline) overrides the set's constants:
+      host_ms, drive_ms, stage_host_ms, cmd_bus_ms, avg_seek_ms, a_ms (ms),
+      head_rate, bus_rate (MB/s). The defaults are Barve's Table 2 plus constants fitted to
+      his Tables 4-6 by scripts/fit_barve.py (docs/simulations.md says which)
   barve-model --params P [--json FILE]
       simulated (40 s of virtual time after 1 s of warm-up) vs analytic (eqs. 3/4, eq. 11)
       throughput for D = 1..7, blocks 8..128 KiB, fence 0 and 255. JSON: {"rows": [{"disks", "block", "fence", "simulated_mb_s",
@@ -268,7 +272,7 @@ int Reorder(int argc, char **argv) {
 }
 
 struct BusArgs {
-  std::string params = "cheetah", json;
+  std::string params = "cheetah", json, overrides;
   uint64_t disks = 4, block = 64 * 1024, fence = 0, seed = 1;
 };
 
@@ -290,6 +294,8 @@ int ParseBusArgs(int argc, char **argv, BusArgs *a, pfio::BusDiskParams *disk) {
       s = pfio::ParseSize(v, "--fence", &a->fence);
     else if (k == "--seed")
       s = pfio::ParseSize(v, "--seed", &a->seed);
+    else if (k == "--set")
+      a->overrides += (a->overrides.empty() ? "" : ",") + v;
     else
       return Usage(std::string(argv[1]) + ": unknown option " + k);
     if (!s.ok()) return Usage(s.message());
@@ -302,6 +308,7 @@ int ParseBusArgs(int argc, char **argv, BusArgs *a, pfio::BusDiskParams *disk) {
   }
   if (a->fence > 255) return Usage("--fence = " + std::to_string(a->fence) + ": expected 0 .. 255");
   pfio::Status s = pfio::LookupBusDisk(a->params, disk);
+  if (s.ok() && !a->overrides.empty()) s = pfio::OverrideBusDisk(a->overrides, disk);
   if (!s.ok()) return Usage(s.message());
   return -1;
 }

@@ -24,10 +24,12 @@ struct BusDiskParams {
   uint64_t max_cyl = 0;
   double a_ms = 0, b_ms = 0, c_ms = 0, k_ms = 0;  // eq. (7)
   uint64_t e = 0;
-  double overhead_ms = 0;    // host and controller overhead per request, off the bus
+  double host_ms = 0;        // the host's time to issue a read (system call, driver), per request
+  double drive_ms = 0;       // the drive's command processing before it seeks, off the bus
+  double stage_host_ms = 0;  // the host's time to issue one LoadIntoDiskBuffer (Barve §5)
   double cmd_bus_ms = 0.05;  // a command's time on the bus
   // Barve's Overhead: everything a request pays besides positioning and transfer.
-  double TotalOverheadS() const { return (overhead_ms + cmd_bus_ms) / 1000.0; }
+  double TotalOverheadS() const { return (host_ms + drive_ms + cmd_bus_ms) / 1000.0; }
   double avg_seek_ms = 0;
 
   double SeekMs(uint64_t d) const;
@@ -38,5 +40,11 @@ struct BusDiskParams {
 
 // "cheetah", "barracuda" or "wren".
 Status LookupBusDisk(const std::string &name, BusDiskParams *out);
+
+// Overrides fields of a parameter set from "key=value[,key=value...]": host_ms, drive_ms,
+// stage_host_ms, cmd_bus_ms, avg_seek_ms, a_ms (milliseconds), head_rate and
+// bus_rate (MB/s, 10^6 bytes). The seek curve is refitted after avg_seek_ms or a_ms. Errors name
+// the key and value and what is allowed; on an error nothing is changed.
+Status OverrideBusDisk(const std::string &spec, BusDiskParams *out);
 
 }  // namespace pfio

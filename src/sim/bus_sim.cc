@@ -21,7 +21,7 @@ class Workload {
 
   BusSimResult Run() {
     const double end = c_.warmup_s + c_.measure_s;
-    const double host = c_.disk.overhead_ms / 2000;  // the host's share of the overhead
+    const double host = c_.disk.host_ms / 1000;
     if (c_.pipeline) {
       for (uint32_t i = 0; i < c_.disks; ++i) Stage(i, 0);
       NextPipelineRead(0);
@@ -41,7 +41,7 @@ class Workload {
         continue;
       }
       // Pipeline: stage this disk's next-round block, then read the next disk's block.
-      host_free_ = done.time + host;
+      host_free_ = done.time + c_.disk.stage_host_ms / 1000;
       Stage(done.disk, host_free_);
       NextPipelineRead((done.disk + 1) % c_.disks);
     }
@@ -64,7 +64,7 @@ class Workload {
     array_.Submit({DiskCommand::Kind::kStage, disk, next_position_[disk], c_.block, ready, 0});
   }
   void NextPipelineRead(uint32_t disk) {
-    host_free_ += c_.disk.overhead_ms / 2000;
+    host_free_ += c_.disk.host_ms / 1000;
     Read(disk, next_position_[disk], host_free_);
   }
 

@@ -55,7 +55,7 @@ void DiskArray::Start(uint32_t i, const DiskCommand &c, double now) {
   const uint64_t dist = cyl > d.cylinder ? cyl - d.cylinder : d.cylinder - cyl;
   d.cylinder = cyl;
   const double positioned =
-      now + p_.overhead_ms / 2000 + p_.SeekMs(dist) / 1000 + Uniform() * p_.RevS();
+      now + p_.drive_ms / 1000 + p_.SeekMs(dist) / 1000 + Uniform() * p_.RevS();
   if (op.stage) {
     // One sector for the host; the drive then reads the block ahead into its cache.
     op.to_send = kSector;

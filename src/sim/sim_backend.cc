@@ -68,7 +68,7 @@ Status SimBackend::Open(const std::string &path, FileHandle *out) {
 
 uint32_t SimBackend::Command(DiskCommand::Kind kind, uint64_t offset, uint64_t length,
                              uint64_t tag) {
-  const double ready = array_.now() + o_.disk.overhead_ms / 2000;  // the host's share
+  const double ready = array_.now() + o_.disk.host_ms / 1000;
   uint32_t parts = 0;
   for (uint64_t pos = offset; pos < offset + length;) {
     const uint64_t index = pos / o_.stripe, within = pos % o_.stripe;
