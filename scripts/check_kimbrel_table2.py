@@ -3,8 +3,8 @@
 Kimbrel's Table 2 (UW simulator) and §4.2 as transcribed in docs/papers/kimbrel-tables.json:
 every fixed-horizon and aggressive elapsed time within TOLERANCE, fixed horizon first beating
 aggressive at the paper's disk count, and fixed horizon's fetch count within 5 % of the paper's.
-The issue's target is 10 %; the worst cell measured is +10.4 % (2 disks, aggressive), so the
-tolerance is 10.5 %: a change that moves any cell further fails.
+The tolerance is the issue's target, 10 % (with the paper's Poisson compute times the worst
+cell is +5.0 %; with a fixed 1 ms per reference it was +10.4 %, 2 disks, aggressive).
 Usage: check_kimbrel_table2.py PFIO_SIM DOCS_PAPERS_DIR"""
 import json
 import os
@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-TOLERANCE = 10.5  # percent
+TOLERANCE = 10.0  # percent
 
 
 def main():

@@ -126,6 +126,31 @@ TEST(UnitModel, SynthTrendsAcrossDiskCounts) {
   }
 }
 
+// Kimbrel §4.1: synth's compute times are Poisson arrivals with a 1 ms (2-unit) mean. The draws
+// are whole units that add up to the exponential draws' sum, vary, and are what elapsed counts.
+TEST(UnitModel, SynthPoissonComputeKeepsTheMeanAndVaries) {
+  const UnitInstance in = SynthInstance(2, 10, 2000, 1280, 8, /*poisson_seed=*/1);
+  ASSERT_TRUE(CheckUnitInstance(in).ok());
+  ASSERT_EQ(in.ref_times.size(), in.refs.size());
+  uint64_t total = 0, zeros = 0, long_ones = 0;
+  for (uint32_t u : in.ref_times) {
+    total += u;
+    zeros += u == 0;
+    long_ones += u >= 6;
+  }
+  EXPECT_NEAR(static_cast<double>(total) / in.refs.size(), 2.0, 0.05);
+  EXPECT_GT(zeros, in.refs.size() / 5);        // P(draw < 1 unit) = 0.39 before carrying
+  EXPECT_GT(long_ones, in.refs.size() / 100);  // P(draw >= 6 units) = 0.05
+  for (auto p : {UnitPolicy::kFixedHorizon, UnitPolicy::kAggressive}) {
+    const UnitResult r = SimulateUnit(in, p);
+    EXPECT_EQ(r.elapsed, total + r.stall + r.fetches * in.issue_time);
+  }
+  EXPECT_EQ(SynthInstance(2, 10, 2000, 1280, 8, 1).ref_times, in.ref_times);  // seeded
+  UnitInstance bad = in;
+  bad.ref_times.pop_back();
+  EXPECT_NE(CheckUnitInstance(bad).message().find("compute times for"), std::string::npos);
+}
+
 // Reverse aggressive as a yardstick (§4.3-4.4: tuned F, "never much better than the best of the
 // other algorithms", and one of fixed horizon or aggressive is always close to it).
 TEST(UnitModel, SynthReverseAggressiveTracksTheBetterPolicy) {

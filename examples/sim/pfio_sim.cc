@@ -18,13 +18,16 @@ namespace {
 const char kUsage[] = R"(usage: pfio-sim SUBCOMMAND [options]
 
 subcommands:
-  kimbrel --workload W --disks N --policy POL [--fetch F] [--reverse-fetch R] [--json FILE]
+  kimbrel --workload W --disks N --policy POL [--fetch F] [--reverse-fetch R]
+          [--compute poisson|fixed] [--json FILE]
       Kimbrel et al.'s theoretical model of parallel prefetching and caching, in unit time:
       W: figure1  the 6-reference example of Kimbrel Fig. 1 (K=4, F=2, 2 disks; N ignored);
                   a reference takes 1 unit, a fetch 2
          synth    50 passes over a loop of 2000 blocks striped over N disks, K=1280 (§4.2);
-                  units of 0.5 ms: a reference 2 (1 ms compute), a fetch F, issuing one 1
-                  (the paper's 0.5 ms driver overhead)
+                  units of 0.5 ms: a reference 2 (1 ms compute) on average, a fetch F,
+                  issuing one 1 (the paper's 0.5 ms driver overhead); compute times are
+                  Poisson arrivals with a 1 ms mean as in the paper (§4.1; seeded), or with
+                  --compute fixed exactly 1 ms each
       POL: demand, fixed-horizon, aggressive, forestall, reverse-aggressive (offline
            yardstick), optimal (figure1 only), or all
       F: fetch time in units for synth (default 8: 4 ms, the upper end of the 3-4 ms average
@@ -84,7 +87,7 @@ struct Row {
 };
 
 int Kimbrel(int argc, char **argv) {
-  std::string workload, policy, json;
+  std::string workload, policy, json, compute = "poisson";
   uint64_t disks = 1, fetch = 8, reverse_fetch = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -101,6 +104,8 @@ int Kimbrel(int argc, char **argv) {
       s = pfio::ParseSize(v, "--disks", &disks);
     else if (a == "--fetch")
       s = pfio::ParseSize(v, "--fetch", &fetch);
+    else if (a == "--compute")
+      compute = v;
     else if (a == "--reverse-fetch" && v != "tuned") {
       s = pfio::ParseSize(v, "--reverse-fetch", &reverse_fetch);
       if (s.ok() && reverse_fetch == 0)
@@ -112,6 +117,8 @@ int Kimbrel(int argc, char **argv) {
   if (workload != "figure1" && workload != "synth") {
     return Usage("--workload = \"" + workload + "\": expected figure1 or synth");
   }
+  if (compute != "poisson" && compute != "fixed")
+    return Usage("--compute = \"" + compute + "\": expected poisson or fixed");
   if (disks < 1 || disks > 1024)
     return Usage("--disks = " + std::to_string(disks) + ": expected 1 .. 1024");
   if (fetch < 1 || fetch > 100000)
@@ -120,10 +127,11 @@ int Kimbrel(int argc, char **argv) {
     return Usage("--reverse-fetch = " + std::to_string(reverse_fetch) +
                  ": expected 1 .. 100000 or tuned");
   }
-  pfio::UnitInstance in = workload == "figure1"
-                              ? pfio::Figure1Instance()
-                              : pfio::SynthInstance(static_cast<uint32_t>(disks), 50, 2000, 1280,
-                                                    static_cast<uint32_t>(fetch));
+  pfio::UnitInstance in =
+      workload == "figure1"
+          ? pfio::Figure1Instance()
+          : pfio::SynthInstance(static_cast<uint32_t>(disks), 50, 2000, 1280,
+                                static_cast<uint32_t>(fetch), compute == "poisson" ? 1 : 0);
   std::vector<std::string> policies;
   if (policy == "all") {
     policies = {"demand", "fixed-horizon", "aggressive", "forestall", "reverse-aggressive"};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <random>
 #include <set>
 
 #include "sched/next_use.h"
@@ -51,7 +52,7 @@ class Simulator {
       const uint32_t b = in_.refs[cursor_];
       if (s_.present[b]) {
         Rekey(b, next_.At(b, cursor_ + 1));
-        t_ += in_.ref_time;
+        t_ += in_.ref_times.empty() ? in_.ref_time : in_.ref_times[cursor_];
         ++cursor_;
         continue;
       }
@@ -410,6 +411,10 @@ Status CheckUnitInstance(const UnitInstance &in) {
   for (uint32_t d : in.disk_of) {
     if (d >= in.disks) return Status::Invalid(Format("disk %u: expected 0 .. %u", d, in.disks - 1));
   }
+  if (!in.ref_times.empty() && in.ref_times.size() != in.refs.size()) {
+    return Status::Invalid(Format("%zu compute times for %zu references: expected one each",
+                                  in.ref_times.size(), in.refs.size()));
+  }
   if (in.initial_cache.size() > in.cache) {
     return Status::Invalid(Format("initial cache of %zu blocks: expected at most cache = %u",
                                   in.initial_cache.size(), in.cache));
@@ -462,7 +467,7 @@ UnitInstance Figure1Instance() {
 }
 
 UnitInstance SynthInstance(uint32_t disks, uint32_t passes, uint32_t blocks, uint32_t cache,
-                           uint32_t fetch_time) {
+                           uint32_t fetch_time, uint64_t poisson_seed) {
   UnitInstance in;
   in.cache = cache;
   in.fetch_time = fetch_time;
@@ -474,6 +479,18 @@ UnitInstance SynthInstance(uint32_t disks, uint32_t passes, uint32_t blocks, uin
   in.refs.reserve(static_cast<size_t>(passes) * blocks);
   for (uint32_t p = 0; p < passes; ++p) {
     for (uint32_t i = 0; i < blocks; ++i) in.refs.push_back(i);
+  }
+  if (poisson_seed != 0) {
+    std::mt19937_64 rng(poisson_seed);
+    std::exponential_distribution<double> compute(1.0 / in.ref_time);
+    double carried = 0;
+    in.ref_times.reserve(in.refs.size());
+    for (size_t i = 0; i < in.refs.size(); ++i) {
+      const double units = compute(rng) + carried;
+      const uint32_t whole = static_cast<uint32_t>(units);
+      carried = units - whole;
+      in.ref_times.push_back(whole);
+    }
   }
   return in;
 }

@@ -28,6 +28,9 @@ struct UnitInstance {
   uint32_t disks = 0;       // d
   uint32_t horizon = 0;     // H (fixed horizon and forestall); 0 means F
   uint32_t ref_time = 1;    // units to consume one cached block
+  // Units of compute before each reference, when they differ (empty: ref_time for every one);
+  // the policies' own estimates keep using ref_time, the mean.
+  std::vector<uint32_t> ref_times;
   uint32_t issue_time = 0;  // units of CPU to issue one fetch (Kimbrel §3: 0.5 ms driver overhead)
   uint32_t reverse_fetch_time = 0;  // F assumed by reverse aggressive's reverse pass; 0: fetch_time
   std::vector<uint32_t> refs;       // block ids in reference order
@@ -38,7 +41,7 @@ struct UnitInstance {
 enum class UnitPolicy { kDemand, kFixedHorizon, kAggressive, kForestall, kReverseAggressive };
 
 struct UnitResult {
-  uint64_t elapsed = 0;  // refs * ref_time + stall + fetches * issue_time
+  uint64_t elapsed = 0;  // compute (refs * ref_time) + stall + fetches * issue_time
   uint64_t stall = 0;
   uint64_t fetches = 0;
   double utilisation = 0;  // busy disk-time / (disks * elapsed)
@@ -62,8 +65,12 @@ UnitInstance Figure1Instance();
 
 // Kimbrel §4.2's synth, in the unit model: `passes` passes over a loop of `blocks` sequential
 // blocks striped one block per disk over `disks` disks, cache K. Times are in units of 0.5 ms:
-// a reference 2 units (1 ms of compute), a fetch `fetch_time` units, issuing a fetch 1 unit.
+// a reference 2 units (1 ms of compute) on average, a fetch `fetch_time` units, issuing a fetch
+// 1 unit. With `poisson_seed` != 0 the compute times are Poisson arrivals with a 1 ms mean, as
+// the paper's synth has them (§4.1): exponential draws, each rounded down to whole units with
+// the remainder carried to the next, so the total compute is the draws' sum; 0: exactly 2 units.
 UnitInstance SynthInstance(uint32_t disks, uint32_t passes = 50, uint32_t blocks = 2000,
-                           uint32_t cache = 1280, uint32_t fetch_time = 30);
+                           uint32_t cache = 1280, uint32_t fetch_time = 30,
+                           uint64_t poisson_seed = 0);
 
 }  // namespace pfio
