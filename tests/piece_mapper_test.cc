@@ -16,8 +16,8 @@ class PieceMapperTest : public ::testing::Test {
                            uint64_t max_request, uint64_t file_size) {
     std::vector<Piece *> fresh;
     MapPieces(
-        {{0, ranges}}, layout, max_request, [=](int32_t) { return file_size; }, buffer_.get(),
-        &fresh);
+        {{0, std::vector<std::pair<uint64_t, uint64_t>>(ranges.begin(), ranges.end())}}, layout,
+        max_request, [=](int32_t) { return file_size; }, buffer_.get(), &fresh);
     return fresh;
   }
   std::unique_ptr<ReorderBuffer> buffer_;

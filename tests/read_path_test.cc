@@ -57,8 +57,8 @@ class ReadPathTest : public ::testing::Test {
     window_->Plan(1 << 20, &pending);
     std::vector<Piece *> fresh;
     MapPieces(
-        pending.by_file, nullptr, 1 << 20, [&](int32_t f) { return files_.size(f); }, buffer_.get(),
-        &fresh);
+        pending.Sorted(), nullptr, 1 << 20, [&](int32_t f) { return files_.size(f); },
+        buffer_.get(), &fresh);
     window_->AssignRefs(first);
     for (Piece *p : fresh) {
       ASSERT_TRUE(buffer_->Allocate(p));

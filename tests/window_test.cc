@@ -33,7 +33,7 @@ class WindowTest : public ::testing::Test {
     window_->Plan(budget, pending);
     std::vector<Piece *> fresh;
     MapPieces(
-        pending->by_file, nullptr, 1 << 20, [&](int32_t f) { return files_.size(f); },
+        pending->Sorted(), nullptr, 1 << 20, [&](int32_t f) { return files_.size(f); },
         buffer_.get(), &fresh);
     window_->AssignRefs(first);
     return fresh;

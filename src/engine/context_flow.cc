@@ -73,7 +73,7 @@ void Context::Refill(bool force) {
   window_.Plan(budget, &pending);
   std::vector<Piece *> fresh;
   MapPieces(
-      pending.by_file, layout_.get(), shape_.max_request,
+      pending.Sorted(), layout_.get(), shape_.max_request,
       [this](int32_t f) { return files_.size(f); }, buffer_.get(), &fresh);
   window_.AssignRefs(first_new);
   if (fresh.empty()) return;

@@ -53,7 +53,7 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
   have.clear();
   buffer_->Overlapping(e.file, begin, end, &have);
   // The parts no piece holds yet, merged into this refill's new ranges (repeats count once).
-  auto &ranges = pending->by_file[e.file];
+  PendingPages &pages = pending->by_file[e.file];
   std::vector<std::pair<uint64_t, uint64_t>> &gaps = gaps_;
   gaps.clear();
   uint64_t pos = begin;
@@ -68,15 +68,7 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
     if (!pending->shared.count(p)) resident += p->length;
   }
   uint64_t added = 0;
-  for (auto [a, b] : gaps) {
-    auto it = ranges.upper_bound(a);
-    if (it != ranges.begin() && std::prev(it)->second > a) --it;
-    uint64_t covered = 0;
-    for (; it != ranges.end() && it->first < b; ++it) {
-      covered += std::min(b, it->second) - std::max(a, it->first);
-    }
-    added += (b - a) - covered;
-  }
+  for (auto [a, b] : gaps) added += pages.CountMissing(a / kPage, b / kPage) * kPage;
   // A window may plan at most the budget, counting the older pieces it shares: then once every
   // older entry is consumed, all of it fits.
   // Bookkeeping counts too, so that small extents cannot grow the heap past the budget, and so
@@ -85,25 +77,21 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
   const uint64_t meta =
       MemoryGovernor::Metadata(pending->entries + 1, pending->ranges + gaps.size(), data / kPage);
   if (data + meta > budget_) return false;
-  for (auto [a, b] : gaps) {
-    auto it = ranges.upper_bound(a);
-    if (it != ranges.begin() && std::prev(it)->second >= a) --it;
-    uint64_t lo = a, hi = b;
-    while (it != ranges.end() && it->first <= hi) {
-      lo = std::min(lo, it->first);
-      hi = std::max(hi, it->second);
-      it = ranges.erase(it);
-      --pending->ranges;
-    }
-    ranges.emplace(lo, hi);
-    ++pending->ranges;
-  }
+  const uint64_t runs_before = pages.runs();
+  for (auto [a, b] : gaps) pages.Add(a / kPage, b / kPage);
+  pending->ranges = pending->ranges + pages.runs() - runs_before;
   pending->bytes += added;
   pending->resident += resident;
   ++pending->entries;
   for (const Piece *p : have) pending->shared.insert(p);
   entries_.emplace_back();  // references are filled in once the pieces exist
   return true;
+}
+
+FileRanges Window::NewRanges::Sorted() const {
+  FileRanges out;
+  for (const auto &[file, pages] : by_file) out.emplace(file, pages.Ranges());
+  return out;
 }
 
 void Window::AssignRefs(uint64_t first_new) {

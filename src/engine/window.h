@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -20,6 +19,8 @@
 #include "buffer/reorder_buffer.h"
 #include "common/small_vector.h"
 #include "engine/file_table.h"
+#include "engine/pending_pages.h"
+#include "partition/piece_mapper.h"
 #include "plan/access_plan.h"
 
 namespace pfio {
@@ -32,14 +33,16 @@ class Window {
     PieceRefs refs;
     bool passthrough = false;
   };
-  // Byte ranges a refill will fetch, per file, merged and sorted; `bytes` counts them once.
+  // The pages a refill will fetch, per file; `bytes` counts them once.
   struct NewRanges {
-    std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> by_file;  // begin -> end
+    std::unordered_map<int32_t, PendingPages> by_file;
     uint64_t bytes = 0;
     uint64_t resident = 0;  // bytes of older pieces the new entries share
     uint64_t entries = 0;   // plan entries added
     uint64_t ranges = 0;    // merged new ranges (each at least one piece)
     std::unordered_set<const Piece *> shared;
+    // The pending pages as merged byte ranges per file, for MapPieces.
+    FileRanges Sorted() const;
   };
 
   Window(const FileTable *files, ReorderBuffer *buffer) : files_(files), buffer_(buffer) {}

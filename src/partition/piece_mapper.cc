@@ -4,8 +4,7 @@
 
 namespace pfio {
 
-void MapPieces(const std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> &ranges,
-               const Layout *layout, uint64_t max_request,
+void MapPieces(const FileRanges &ranges, const Layout *layout, uint64_t max_request,
                const std::function<uint64_t(int32_t)> &file_size, ReorderBuffer *buffer,
                std::vector<Piece *> *fresh) {
   std::vector<Placement> placements;

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "buffer/reorder_buffer.h"
@@ -15,10 +15,12 @@
 
 namespace pfio {
 
-// ranges: per file, begin -> end (page aligned, merged). layout: null for one target.
-// file_size: the size of a file id. New pieces are appended to *fresh.
-void MapPieces(const std::unordered_map<int32_t, std::map<uint64_t, uint64_t>> &ranges,
-               const Layout *layout, uint64_t max_request,
+// Byte ranges [begin, end) per file: page aligned, merged, sorted.
+using FileRanges = std::unordered_map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>>;
+
+// layout: null for one target. file_size: the size of a file id. New pieces are appended to
+// *fresh, in each file's offset order.
+void MapPieces(const FileRanges &ranges, const Layout *layout, uint64_t max_request,
                const std::function<uint64_t(int32_t)> &file_size, ReorderBuffer *buffer,
                std::vector<Piece *> *fresh);
 
