@@ -174,32 +174,21 @@ static void int_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, const
     *out = (int)v;
 }
 
-/* A read path hint (PFIO_COLL_PATH_*): "cache" or "engine", and with `allow_auto` "auto" (chosen
- * per collective call), which is then also the default; else "cache" is. */
+/* A read path hint: "cache" (the default) or "engine" (PFIO_COLL_PATH_*). */
 static void path_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, const char *name,
-                      int allow_auto, int *out)
+                      int *out)
 {
     char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX];
-    const char *fallback = allow_auto ? "auto" : "cache";
-    *out = allow_auto ? PFIO_COLL_PATH_AUTO : PFIO_COLL_PATH_CACHE;
+    *out = PFIO_COLL_PATH_CACHE;
     if (!hint_get(info, name, value))
         return;
     if (strcmp(value, "engine") == 0)
         *out = PFIO_COLL_PATH_ENGINE;
-    else if (strcmp(value, "cache") == 0)
-        *out = PFIO_COLL_PATH_CACHE;
-    else if (allow_auto && strcmp(value, "auto") == 0)
-        *out = PFIO_COLL_PATH_AUTO;
-    else {
-        snprintf(msg, sizeof msg, "hint %s = \"%.400s\": expected %s; using %s", name, value,
-                 allow_auto ? "auto, engine or cache" : "engine or cache", fallback);
+    else if (strcmp(value, "cache") != 0) {
+        snprintf(msg, sizeof msg, "hint %s = \"%.400s\": expected engine or cache; using cache",
+                 name, value);
         report(pf, fd->filename, msg);
     }
-}
-
-static const char *path_name(int path)
-{
-    return path == PFIO_COLL_PATH_CACHE ? "cache" : path == PFIO_COLL_PATH_AUTO ? "auto" : "engine";
 }
 
 /* The collective layer's hints (ad_prefetch_rdcoll.c) and the read paths (both kinds of read). */
@@ -240,8 +229,8 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_In
             pf->coll_ahead = v << shift;
         }
     }
-    path_hint(fd, pf, info, "prefetch_coll_path", 1, &pf->coll_path);
-    path_hint(fd, pf, info, "prefetch_read_path", 0, &pf->read_path);
+    path_hint(fd, pf, info, "prefetch_coll_path", &pf->coll_path);
+    path_hint(fd, pf, info, "prefetch_read_path", &pf->read_path);
     if (hint_get(info, "prefetch_record", value))
         snprintf(pf->record_path, sizeof pf->record_path, "%s", value);
     if (hint_get(info, "prefetch_replay", value))
@@ -276,8 +265,10 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         snprintf(value, sizeof value, "%llu", (unsigned long long)pf->coll_ahead);
         ADIOI_Info_set(fd->info, "prefetch_coll_ahead", value);
     }
-    ADIOI_Info_set(fd->info, "prefetch_coll_path", path_name(pf->coll_path));
-    ADIOI_Info_set(fd->info, "prefetch_read_path", path_name(pf->read_path));
+    ADIOI_Info_set(fd->info, "prefetch_coll_path",
+                   pf->coll_path == PFIO_COLL_PATH_CACHE ? "cache" : "engine");
+    ADIOI_Info_set(fd->info, "prefetch_read_path",
+                   pf->read_path == PFIO_COLL_PATH_CACHE ? "cache" : "engine");
     if (pf->record_path[0])
         ADIOI_Info_set(fd->info, "prefetch_record", pf->record_path);
     if (pf->replay_path[0])

@@ -48,7 +48,7 @@ struct Rank {
     EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
     pfio_config_destroy(cfg);
     EXPECT_EQ(pfio_file_open(ctx, path.c_str(), &file), PFIO_OK) << pfio_last_error();
-    if (options.path != ReadPath::kEngine) {  // as the ROMIO driver passes ROMIO's descriptor
+    if (options.path == ReadPath::kCache) {  // as the ROMIO driver passes ROMIO's descriptor
       cache_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
       EXPECT_GE(cache_fd, 0);
       options.cache_fd = cache_fd;
@@ -162,48 +162,6 @@ TEST_P(CollectiveReaderPathTest, InterleavedCallsArePredictedAndEveryByteArrives
     EXPECT_LE(s.plan_bytes, 6u * 16) << "24 strided blocks per call cost a few bytes";
     EXPECT_GT(s.bytes_read, 0u) << "every rank aggregates";
     ExpectPathUsed(rank);
-  });
-}
-
-// kAuto: small merged runs on average go through the engine, large ones through the page cache.
-TEST(CollectiveReaderAuto, SmallPiecesAreTheMergedRunsAverage) {
-  const std::vector<FileRanges> tiles = {{{0, 8192}, {90112, 8192}}, {{180224, 8192}}};
-  EXPECT_TRUE(CollectiveReader::SmallPieces(tiles));
-  // Two ranks' interleaved 16 KiB blocks merge into one 64 KiB run: not small.
-  const std::vector<FileRanges> interleaved = {{{0, 16384}, {32768, 16384}},
-                                               {{16384, 16384}, {49152, 16384}}};
-  EXPECT_FALSE(CollectiveReader::SmallPieces(interleaved));
-  // Overlapping requests count their bytes once: 8 KiB twice over the same bytes is small.
-  EXPECT_TRUE(CollectiveReader::SmallPieces({{{4096, 8192}}, {{4096, 8192}}}));
-  EXPECT_FALSE(CollectiveReader::SmallPieces({{}, {}}));  // nothing asked for: the cache path
-}
-
-TEST_F(CollectiveReaderTest, AutoPathReadsSmallPiecesThroughTheEngineAndLargeOnesThroughTheCache) {
-  ReaderOptions o;
-  o.path = ReadPath::kAuto;
-  o.unit = 64 << 10;
-  o.lookahead_calls = 0;
-  RunRanks(4, path_, o, [](Rank &rank, int r) {
-    // A call of 4 KiB pieces 64 KiB apart (each rank its own): small runs.
-    FileRanges sparse;
-    for (uint64_t i = 0; i < 32; ++i) sparse.push_back({(i * 4 + r) * (64 << 10), 4096});
-    ReadAndCheck(rank, sparse);
-    const ReaderStats after_sparse = rank.reader->stats();
-    pfio_stats st;
-    ASSERT_EQ(pfio_stats_get(rank.ctx, &st, sizeof st), PFIO_OK);
-    const uint64_t engine_bytes = st.bytes_read;
-    // A call of interleaved 47,008-byte blocks: one run across the ranks.
-    ReadAndCheck(rank, Interleaved(r, 4, 0, 24));
-    const ReaderStats &s = rank.reader->stats();
-    ASSERT_EQ(pfio_stats_get(rank.ctx, &st, sizeof st), PFIO_OK);
-    if (after_sparse.bytes_read > 0) {  // this rank aggregated in the sparse call
-      EXPECT_EQ(after_sparse.engine_calls, 1u);
-      EXPECT_GT(engine_bytes, 0u) << "the small pieces went around the engine";
-    }
-    if (s.bytes_read > after_sparse.bytes_read) {  // ... and in the dense one
-      EXPECT_EQ(s.cache_calls, 1u);
-      EXPECT_EQ(st.bytes_read, engine_bytes) << "the dense call read through the engine";
-    }
   });
 }
 

@@ -22,8 +22,6 @@
  *   pfio-noplan  the driver with look-ahead across calls off (hint prefetch_coll_lookahead=0)
  *   pfio-engine  the driver reading through pfio's engine (O_DIRECT into the budget) instead of
  *                the page cache (hints prefetch_coll_path=engine, prefetch_read_path=engine)
- *   pfio-cache   the driver with aggregators always reading through the page cache (hint
- *                prefetch_coll_path=cache; pfio's default, auto, picks per call)
  *   seq          the limit: rank 0 reads the whole file sequentially (O_DIRECT, 8 MiB reads)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
  * Every run: the file is evicted from the page cache on every rank (fdatasync, then
@@ -77,8 +75,7 @@ static void usage(void) {
     printf(
         "usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES (1G)]\n"
         "         [--workloads ior-hard,random,btio,tiles,restart] [--rounds R (3)]\n"
-        "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,pfio-cache,seq]\n"
-        "         [--budget BYTES]\n"
+        "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,seq] [--budget BYTES]\n"
         "         [--calls collective|independent] [--json PATH] [--keep]\n"
         "Reads one shared self-verifying file with every method in one invocation and\n"
         "prints the median MiB/s of each workload and method (see the source header).\n");
@@ -471,7 +468,6 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
       MPI_Info_set(info, "prefetch_coll_path", "engine");
       MPI_Info_set(info, "prefetch_read_path", "engine");
     }
-    if (strcmp(method, "pfio-cache") == 0) MPI_Info_set(info, "prefetch_coll_path", "cache");
   } else if (strcmp(method, "romio") == 0 && is_openmpi()) {
     MPI_Info_set(info, "prefetch", "stock");
   }
@@ -715,12 +711,11 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
 }
 
 int main(int argc, char **argv) {
-  const char *const all_methods[] = {"ompio",       "romio",      "pfio", "pfio-noplan",
-                                     "pfio-engine", "pfio-cache", "seq"};
+  const char *const all_methods[] = {"ompio", "romio", "pfio", "pfio-noplan", "pfio-engine", "seq"};
   const char *const all_workloads[] = {"ior-hard", "random", "btio", "tiles", "restart"};
-  const char *methods[7];
+  const char *methods[6];
   char why[256], version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int nmethods = 0, skipped[7] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len, made;
+  int nmethods = 0, skipped[6] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len, made;
   int nworkloads = 0, with_seq = 0;
   Run *runs;
   Workload workloads[5];
@@ -731,10 +726,10 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   o = parse(argc, argv);
   opts = o;
-  for (i = 0; i < 7; ++i)
+  for (i = 0; i < 6; ++i)
     if (listed(o.methods, all_methods[i])) methods[nmethods++] = all_methods[i];
   if (nmethods == 0)
-    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,pfio-engine,pfio-cache,seq; got ",
+    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,pfio-engine,seq; got ",
         o.methods);
   for (w = 0; w < 5; ++w)
     if (listed(o.workloads, all_workloads[w])) {

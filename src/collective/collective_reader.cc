@@ -98,7 +98,7 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
     return "collective round of " + std::to_string(options.round_bytes) +
            " bytes (expected 1 byte to 1 GiB)";
-  if (options.path != ReadPath::kEngine && options.cache_fd < 0)
+  if (options.path == ReadPath::kCache && options.cache_fd < 0)
     return "the cache read path needs a descriptor of the file (cache_fd " +
            std::to_string(options.cache_fd) + ", expected >= 0)";
   std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
@@ -140,27 +140,7 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
-  if (options_.path != ReadPath::kEngine) cache_ = std::make_unique<CacheReader>(options_.cache_fd);
-}
-
-bool CollectiveReader::SmallPieces(const std::vector<FileRanges> &plans) {
-  FileRanges all;
-  for (const FileRanges &p : plans) all.insert(all.end(), p.begin(), p.end());
-  if (all.empty()) return false;
-  std::sort(all.begin(), all.end(),
-            [](const FileRange &a, const FileRange &b) { return a.offset < b.offset; });
-  uint64_t runs = 0, bytes = 0, end = 0;
-  for (const FileRange &r : all) {
-    if (runs == 0 || r.offset > end) {
-      ++runs;
-      bytes += r.length;
-      end = r.end();
-    } else if (r.end() > end) {
-      bytes += r.end() - end;
-      end = r.end();
-    }
-  }
-  return bytes < runs * kSmallRun;
+  if (options_.path == ReadPath::kCache) cache_ = std::make_unique<CacheReader>(options_.cache_fd);
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {
@@ -175,7 +155,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   std::vector<pfio_extent> plan = current;
   // The cache path: the job's dense runs of this call and the planned ones (all ranks).
   FileRanges dense, dense_now;
-  if (via_cache_) {
+  if (cache_) {
     FileRanges all;
     for (const FileRanges &p : plans) all.insert(all.end(), p.begin(), p.end());
     dense_now = CacheReader::DenseRuns(std::move(all));
@@ -215,7 +195,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
         if (next.empty()) break;
         CallSchedule schedule(next, aggregation_, round_, options_.own_units);
         more = ReadOrderExtents(schedule, me, file_, file_size);
-        if (via_cache_) {
+        if (cache_) {
           FileRanges all;
           for (const FileRanges &p : next) all.insert(all.end(), p.begin(), p.end());
           const FileRanges runs = CacheReader::DenseRuns(std::move(all));
@@ -227,17 +207,10 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
       plan.insert(plan.end(), more.begin(), more.end());
     }
   }
-  if (via_cache_) {
-    if (engine_planned_) {  // the engine's look-ahead from an earlier call is no longer wanted
-      pfio_plan_replace(ctx_, nullptr, 0);
-      engine_planned_ = false;
-    }
+  if (cache_)
     cache_->Advise(plan, CacheReader::DenseRuns(std::move(dense)));
-  } else if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK) {
+  else if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK)
     ++stats_.plan_errors;
-  } else {
-    engine_planned_ = true;
-  }
 }
 
 std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out,
@@ -265,7 +238,7 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
   std::stable_sort(
       reads.begin(), reads.end(),
       [](const pfio_read_piece &x, const pfio_read_piece &y) { return x.offset < y.offset; });
-  if (via_cache_) {
+  if (cache_) {
     std::string why = cache_->Read(std::move(reads));
     if (why.empty()) stats_.bytes_read += total;
     return why;
@@ -365,11 +338,8 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
 
   // 2. Aggregators plan this call's shares and the predicted calls'.
   CallSchedule schedule(plans, aggregation_, round_, options_.own_units);
-  via_cache_ = cache_ != nullptr && (options_.path == ReadPath::kCache || !SmallPieces(plans));
-  if (my_aggregator_ >= 0) {
-    ++(via_cache_ ? stats_.cache_calls : stats_.engine_calls);
+  if (my_aggregator_ >= 0)
     PlanAhead(schedule, plans, static_cast<size_t>(my_aggregator_), file_size);
-  }
 
   // 3. Rounds: read, ship, copy out.
   const int me = transport_->rank();

@@ -44,11 +44,8 @@
 namespace pfio::collective {
 
 // How aggregators read: through the pfio engine (O_DIRECT, prefetched into the budget), or
-// through the page cache with the plan advised ahead (cache_reader.h), or chosen per call
-// (kAuto): the engine when the call, all ranks' requests merged, is made of small pieces
-// (runs of less than kSmallRun on average: the page cache reads those one small read after
-// another), else the page cache.
-enum class ReadPath { kEngine, kCache, kAuto };
+// through the page cache with the plan advised ahead (cache_reader.h).
+enum class ReadPath { kEngine, kCache };
 
 struct ReaderOptions {
   uint64_t round_bytes = 16ull << 20;  // ROMIO's cb_buffer_size
@@ -60,7 +57,7 @@ struct ReaderOptions {
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
   bool own_units = true;  // a unit only one rank asks for is read by that rank (call_schedule.h)
   ReadPath path = ReadPath::kEngine;
-  int cache_fd = -1;        // kCache, kAuto: a buffered descriptor of the file (not owned)
+  int cache_fd = -1;        // kCache: a buffered descriptor of the file (not owned)
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)
   std::string replay_path;  // calls declared from a record of an earlier run
@@ -84,8 +81,6 @@ struct ReaderStats {
   uint64_t exchange_steps = 0;  // exchanges (a round goes in several when one rank would
                                 // receive more than a round)
   uint64_t exchange_peak = 0;   // most bytes of send and receive buffer held at once
-  uint64_t engine_calls = 0;    // calls this rank read as aggregator through the engine
-  uint64_t cache_calls = 0;     // ... and through the page cache
 };
 
 class CollectiveReader {
@@ -97,15 +92,6 @@ class CollectiveReader {
   static constexpr uint64_t kMinRound = 64 << 10;
   // The round this rank's budget allows, at most `asked`.
   static uint64_t RoundAllowance(pfio_context *ctx, uint64_t asked);
-  // kAuto: a call whose merged runs (all ranks' requests, overlapping and touching ones joined)
-  // average less than this is read through the engine. Measured with 4 ranks (pfio-mpibench,
-  // 3 rounds each): tiles (row phase: runs of 8 KiB; column phase: the ranks' 8 KiB pieces
-  // touch, runs of 32 KiB) 623-671 MiB/s through the engine, 578-598 through the page cache, and
-  // 492-528 with the column phase alone on the page cache (at 32 KiB here): the tiles the row
-  // phase read through the engine were not in the page cache when the column phase came back to
-  // them. random (47,008-byte blocks) 733-785 through the engine against 841-1072.
-  static constexpr uint64_t kSmallRun = 40 << 10;
-  static bool SmallPieces(const std::vector<FileRanges> &plans);
 
   // "" and *out, or what is wrong with the options (*out untouched). The reader does not own
   // the transport or the context; both must outlive it.
@@ -155,9 +141,7 @@ class CollectiveReader {
   std::string record_error_;
   ReaderStats stats_;
   std::string broken_;  // the transport failure that stopped this reader, "" while usable
-  std::unique_ptr<CacheReader> cache_;  // the kCache and kAuto paths
-  bool via_cache_ = false;              // this call's reads go through cache_
-  bool engine_planned_ = false;         // the engine holds a plan from an earlier call
+  std::unique_ptr<CacheReader> cache_;  // the kCache path
 };
 
 }  // namespace pfio::collective

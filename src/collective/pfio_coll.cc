@@ -36,9 +36,8 @@ extern "C" int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
     o.aggregators = options->aggregators;
     o.lookahead_calls = options->lookahead_calls;
     o.lookahead_bytes = options->lookahead_bytes;
-    o.path = options->read_path == PFIO_COLL_PATH_CACHE  ? pfio::collective::ReadPath::kCache
-             : options->read_path == PFIO_COLL_PATH_AUTO ? pfio::collective::ReadPath::kAuto
-                                                         : pfio::collective::ReadPath::kEngine;
+    o.path = options->read_path == PFIO_COLL_PATH_CACHE ? pfio::collective::ReadPath::kCache
+                                                        : pfio::collective::ReadPath::kEngine;
     o.cache_fd = options->cache_fd;
     if (options->file_name) o.file_name = options->file_name;
     if (options->record_path) o.record_path = options->record_path;
@@ -149,9 +148,7 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            static_cast<int>(coll->reader->aggregation().aggregators().size()),
                            s.round_bytes,
                            s.exchange_steps,
-                           s.exchange_peak,
-                           s.engine_calls,
-                           s.cache_calls};
+                           s.exchange_peak};
 }
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {

@@ -487,8 +487,6 @@ static void test_hints(void)
     MPI_Info_set(info, "prefetch_queue_depth", "not-a-number");
     MPI_Info_set(info, "prefetch_policy", "forestall");
     MPI_Info_set(info, "prefetch_print_hints", "1");
-    if (read_path == NULL) /* (the engine mode sets the path hints itself) */
-        MPI_Info_set(info, "prefetch_coll_path", "sometimes");
     /* rank 0 prints the hints in force at open: catch its stderr to check them */
     char printed[8192] = "";
     int saved = -1;
@@ -521,15 +519,7 @@ static void test_hints(void)
         if (strstr(printed, "queue_depth = \"not-a-number\"") == NULL)
             fail(test, "the bad prefetch_queue_depth was not reported on rank 0: \"%.300s\"",
                  printed);
-        if (read_path == NULL &&
-            strstr(printed, "prefetch_coll_path = \"sometimes\": expected auto, engine or "
-                            "cache; using auto") == NULL)
-            fail(test, "the bad prefetch_coll_path was not reported on rank 0: \"%.300s\"",
-                 printed);
     }
-    if (read_path == NULL &&
-        (!info_value(fh, "prefetch_coll_path", value, sizeof value) || strcmp(value, "auto") != 0))
-        fail(test, "prefetch_coll_path in force = \"%s\", expected \"auto\" (the default)", value);
     if (!info_value(fh, "prefetch_budget", value, sizeof value) || strcmp(value, "64M") != 0)
         fail(test, "prefetch_budget in force = \"%s\", expected \"64M\"", value);
     if (!info_value(fh, "prefetch_policy", value, sizeof value) || strcmp(value, "forestall") != 0)
