@@ -252,6 +252,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
     free(file->pending.items);
     free(file->name);
     free(file->advice.items);
+    free(file->advice.batch);
     free(file->probe_buffer);
     if (close(file->fd) < 0) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "close: %s", strerror(errno));

@@ -45,6 +45,8 @@ typedef struct H5FD_prefetch_advice_t {
     size_t next_advise;   /* the first extent not advised yet (>= next_read) */
     uint64_t ahead_bytes; /* bytes advised and not read yet */
     uint64_t last_end;    /* where the last advised range ended */
+    struct H5FD_prefetch_advice_slot_t *batch; /* scratch: one batch's extents by offset */
+    size_t batch_capacity;
 } H5FD_prefetch_advice_t;
 
 /* One open file. The descriptor is the file as sec2 would see it (metadata, writes, truncation,

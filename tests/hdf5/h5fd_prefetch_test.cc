@@ -1,7 +1,9 @@
 // H5FDprefetch on real HDF5 files: every pattern x layout x method read value by value against
 // the file's self-verifying values (element i of a dataset holds seed << 40 | i), declared plans,
 // prediction, writes after prefetching, bad configs and the driver's errors.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -576,6 +578,84 @@ TEST(H5FDPrefetchConfig, BadConfigsAreRefusedByName) {
 }
 
 // Declaring on a file another driver opened fails and says which driver is needed.
+// Whether the pages of [offset, offset + length) of `path` are in the page cache.
+bool Resident(const std::string &path, uint64_t offset, uint64_t length) {
+  int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t start = offset / page * page, end = (offset + length + page - 1) / page * page;
+  void *map = mmap(nullptr, end - start, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+  close(fd);
+  if (map == MAP_FAILED) return false;
+  std::vector<unsigned char> in((end - start) / page);
+  bool all = mincore(map, end - start, in.data()) == 0;
+  for (unsigned char c : in) all = all && (c & 1);
+  munmap(map, end - start);
+  return all;
+}
+
+// Small declared extents are advised in batches sorted by offset: two chunks a batch declares
+// with one chunk between them are advised as one range (the chunk between them with it), even
+// though a far chunk lies between them in the plan. In plan order, the three would be three
+// ranges (the far chunk breaks the run) and the chunk between never advised. This is what makes
+// a declared column pass over row-major chunks read whole rows of the batch's columns at once.
+TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
+  // One row of 64 chunks of 8 KiB, far from the file's metadata at its start.
+  const DatasetSpec row = {"row", 9, 32, 32 * 64, 32, 32, false};
+  const std::string path = dir_.path() + "/row.h5";
+  {
+    hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    WriteDataset(file, row);
+    H5Fclose(file);
+  }
+  haddr_t addr[64];
+  {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dset = H5Dopen2(file, row.name, H5P_DEFAULT);
+    for (hsize_t c = 0; c < 64; ++c) {
+      hsize_t coord[2] = {0, c * 32}, size = 0;
+      unsigned mask = 0;
+      ASSERT_GE(H5Dget_chunk_info_by_coord(dset, coord, &mask, &addr[c], &size), 0);
+    }
+    H5Dclose(dset);
+    H5Fclose(file);
+  }
+  const int lead = 20, a = 40, between = 41, b = 42, far = 10, untouched = 52;
+  ASSERT_EQ(addr[between], addr[a] + 8192) << "chunks written in order lie side by side";
+  ASSERT_EQ(addr[b], addr[between] + 8192);
+  ASSERT_GT(addr[a] - addr[far], uint64_t{64} << 10) << "the far chunk must not join the run";
+  {
+    int fd = open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fdatasync(fd), 0);  // dirty pages would stay
+    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    close(fd);
+  }
+  ASSERT_FALSE(Resident(path, addr[between], 8192)) << "the file was not evicted";
+
+  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+  ASSERT_GE(file, 0) << ErrorStack();
+  hid_t dset = H5Dopen2(file, row.name, H5P_DEFAULT);
+  for (int c : {lead, a, far, b}) {  // the plan: lead, a, the far chunk, b
+    hid_t space = Select(dset, {0, static_cast<hsize_t>(c) * 32, 32, 32});
+    ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+    H5Sclose(space);
+  }
+  // The first read (lead, read as it comes) advises the rest of the plan: one batch.
+  EXPECT_EQ(ReadAndCheck(dset, row, {0, lead * 32, 32, 32}), 0u);
+  EXPECT_TRUE(Resident(path, addr[between], 8192)) << "a and b were not advised as one range";
+  EXPECT_FALSE(Resident(path, addr[untouched], 8192)) << "more than the plan was read";
+  for (int c : {a, far, b}) EXPECT_EQ(ReadAndCheck(dset, row, {0, c * 32ull, 32, 32}), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.advised_extents, 3u);
+  EXPECT_EQ(st.advised_reads, 4u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 TEST_F(H5FDPrefetchTest, DeclareOnAnotherDriversFileIsRefused) {
   hid_t file = Open(H5P_DEFAULT);
   hid_t dset = H5Dopen2(file, "c8k", H5P_DEFAULT);
