@@ -5,9 +5,9 @@
  * extents smaller than config.engine_min go another way: the driver keeps them in plan
  * order, advises the kernel to read them (posix_fadvise WILLNEED, which queues the reads and
  * returns) up to H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader, in batches sorted by
- * offset, and serves each read from the page cache with pread. Larger extents go to pfio's plan as before. The cursor follows the
- * reads: a read that matches a later extent skips ahead (what was skipped is not advised again),
- * a read that matches none leaves the cursor where it is. */
+ * offset, and serves each read from the page cache with pread. Larger extents go to pfio's plan as
+ * before. The cursor follows the reads: a read that matches a later extent skips ahead (what was
+ * skipped is not advised again), a read that matches none leaves the cursor where it is. */
 #include <fcntl.h>
 #include <stdlib.h>
 

@@ -41,10 +41,10 @@ typedef struct H5FD_prefetch_extents_t {
 typedef struct H5FD_prefetch_advice_t {
     pfio_extent *items;
     size_t count, capacity;
-    size_t next_read;     /* the first extent not read yet */
-    size_t next_advise;   /* the first extent not advised yet (>= next_read) */
-    uint64_t ahead_bytes; /* bytes advised and not read yet */
-    uint64_t last_end;    /* where the last advised range ended */
+    size_t next_read;                          /* the first extent not read yet */
+    size_t next_advise;                        /* the first extent not advised yet (>= next_read) */
+    uint64_t ahead_bytes;                      /* bytes advised and not read yet */
+    uint64_t last_end;                         /* where the last advised range ended */
     struct H5FD_prefetch_advice_slot_t *batch; /* scratch: one batch's extents by offset */
     size_t batch_capacity;
 } H5FD_prefetch_advice_t;
