@@ -35,7 +35,7 @@ typedef struct H5FD_prefetch_extents_t {
 } H5FD_prefetch_extents_t;
 
 /* How far the page-cache path advises ahead of the reader (H5FDprefetch_advise.c). */
-#define H5FD_PREFETCH_ADVISE_AHEAD ((uint64_t)32 << 20)
+#define H5FD_PREFETCH_ADVISE_AHEAD ((uint64_t)64 << 20)
 
 /* The small declared extents in plan order, and how far reading and advising got. */
 typedef struct H5FD_prefetch_advice_t {

@@ -61,6 +61,30 @@ TEST(CacheReaderTest, AdvisesSparseExtentsOnceAndLeavesDenseRunsToReadahead) {
   close(fd);
 }
 
+// Extents are advised in file order: pieces of several calls that lie side by side join into one
+// range whatever order they are read in, and a range that grows past what the previous call
+// advised is advised only for its new part.
+TEST(CacheReaderTest, JoinsExtentsInFileOrderAndAdvisesOnlyWhatIsNew) {
+  test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", 64 * kMiB, kSeed);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  CacheReader reader(fd);
+  const int32_t f = 0;
+  // Read order: a, a far extent, then b 16 KiB after a: a and b are one range (the gap with
+  // them), the far one another.
+  std::vector<pfio_extent> plan = {
+      {f, 0, kMiB, 8192}, {f, 0, 20 * kMiB, 8192}, {f, 0, kMiB + 16384, 8192}};
+  EXPECT_EQ(reader.Advise(plan, {}), 24576u + 8192u);
+  EXPECT_EQ(reader.advise_calls(), 2u);
+  // The next call reaches two more pieces along: [1 MiB, 1 MiB + 40 KiB) as one range, of which
+  // the last 16 KiB are new; the far extent again: nothing new.
+  plan = {{f, 0, kMiB + 16384, 8192}, {f, 0, 20 * kMiB, 8192}, {f, 0, kMiB + 32768, 8192}};
+  EXPECT_EQ(reader.Advise(plan, {}), 16384u);
+  EXPECT_EQ(reader.advise_calls(), 3u);
+  close(fd);
+}
+
 TEST(CacheReaderTest, ReadsPiecesInAnyOrderWithMoreThanIovMaxAdjacentOnes) {
   test::ScratchDir dir;
   const std::string path = dir.MakeFile("f", 8 * kMiB + 123, kSeed);

@@ -35,35 +35,44 @@ bool CacheReader::Inside(const FileRanges &sorted, uint64_t offset, uint64_t len
   return it->offset <= offset && offset + length <= it->end();
 }
 
-bool CacheReader::AdvisedBefore(const FileRange &r) const {
-  return Inside(advised_, r.offset, r.length);
-}
-
 uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const FileRanges &dense) {
+  FileRanges sorted;
+  sorted.reserve(extents.size());
+  for (const pfio_extent &e : extents)
+    if (e.length > 0 && !Inside(dense, e.offset, e.length)) sorted.push_back({e.offset, e.length});
+  std::sort(sorted.begin(), sorted.end(),
+            [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; });
   FileRanges joined;
-  for (const pfio_extent &e : extents) {
-    if (e.length == 0 || Inside(dense, e.offset, e.length)) continue;
+  for (const FileRange &r : sorted) {
     if (!joined.empty()) {
       FileRange &last = joined.back();
-      if (e.offset >= last.end() && e.offset - last.end() <= kJoinGap &&
-          e.offset + e.length - last.offset <= kJoinSpan) {
-        last.length = e.offset + e.length - last.offset;
+      if (r.offset <= last.end() + kJoinGap && r.end() - last.offset <= kJoinSpan) {
+        last.length = std::max(last.end(), r.end()) - last.offset;
         continue;
       }
     }
-    joined.push_back({e.offset, e.length});
+    joined.push_back(r);
   }
+  // Advise what the previous call did not: the parts of each range outside its ranges (both
+  // sorted and disjoint).
   uint64_t advised = 0;
-  for (const FileRange &r : joined) {
-    if (AdvisedBefore(r)) continue;
+  auto advise = [&](uint64_t offset, uint64_t length) {
     ++advise_calls_;
-    advised += r.length;
+    advised += length;
     // A refused advice (EINVAL on a file system without readahead) leaves the reads to Read.
-    (void)posix_fadvise(fd_, static_cast<off_t>(r.offset), static_cast<off_t>(r.length),
+    (void)posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
                         POSIX_FADV_WILLNEED);
+  };
+  auto before = advised_.begin();
+  for (const FileRange &r : joined) {
+    uint64_t at = r.offset;
+    while (before != advised_.end() && before->end() <= at) ++before;
+    for (auto it = before; it != advised_.end() && it->offset < r.end(); ++it) {
+      if (it->offset > at) advise(at, it->offset - at);
+      at = std::max(at, it->end());
+    }
+    if (at < r.end()) advise(at, r.end() - at);
   }
-  std::sort(joined.begin(), joined.end(),
-            [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; });
   advised_ = std::move(joined);
   return advised;
 }

@@ -3,10 +3,11 @@
 //
 // Contract. The reader does not own the descriptor (a buffered one, opened without O_DIRECT;
 // the ROMIO driver passes ROMIO's own). Advise(extents) asks the kernel to start reading the
-// extents (posix_fadvise WILLNEED queues the reads and returns): extents that follow each other
-// forward in the file with gaps of at most kJoinGap go as one range of at most kJoinSpan, and
-// ranges inside those advised by the previous call are not advised again, so a plan that moves
-// one call ahead per call advises each byte about once. Extents inside `dense` ranges are not
+// extents (posix_fadvise WILLNEED queues the reads and returns) in file order: sorted by offset,
+// extents with gaps of at most kJoinGap between them go as one range of at most kJoinSpan (so
+// the pieces of several calls that lie side by side, as a blocked solver's row of tiles, are one
+// request), and the parts of ranges the previous call advised are not advised again, so a plan
+// that moves one call ahead per call advises each byte about once. Extents inside `dense` ranges are not
 // advised: where the job reads runs of kDenseRun bytes or more, the kernel's own readahead
 // reads them in large requests ahead of the reader, and advice there only breaks them up
 // (measured: ior-hard 1,099 MiB/s advised against 1,824 left to readahead, 2 ranks). Advice is a
@@ -49,7 +50,6 @@ class CacheReader {
   uint64_t advise_calls() const { return advise_calls_; }
 
  private:
-  bool AdvisedBefore(const FileRange &r) const;
   static bool Inside(const FileRanges &sorted, uint64_t offset, uint64_t length);
 
   int fd_;

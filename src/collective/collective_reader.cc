@@ -166,11 +166,15 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // Far enough to keep the device busy across a call boundary, near enough that a prediction
   // that breaks (the end of a variable, a time step that changes) wastes little and that later
   // calls' reads do not queue before this call's at the device: by default the whole job plans
-  // two rounds ahead, split over the aggregators (at least 4 MiB each).
+  // two rounds ahead, split over the aggregators (at least 4 MiB each). The cache path plans at
+  // least kCacheLookahead per aggregator: its advice goes out sorted by offset, so pieces of
+  // later calls next to this call's join them into one request (a blocked solver's row of
+  // tiles: 8 KiB per call and row, side by side across calls), and that needs several calls.
   const uint64_t limit =
       options_.lookahead_bytes
           ? options_.lookahead_bytes
-          : std::max<uint64_t>(4ull << 20, 2 * round_ / aggregation_.aggregators().size());
+          : std::max<uint64_t>(cache_ ? kCacheLookahead : 4ull << 20,
+                               2 * round_ / aggregation_.aggregators().size());
   if (options_.lookahead_calls > 0 && (declared || predictor_.predicting())) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
       if (declared && j > declared_.size()) break;

@@ -53,7 +53,8 @@ struct ReaderOptions {
   uint32_t targets = 0;                // storage targets; 0: one per aggregator
   int aggregators = 0;                 // cb_nodes; 0: every rank
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
-  uint64_t lookahead_bytes = 0;  // later calls planned per aggregator; 0: 2 rounds / aggregators
+  uint64_t lookahead_bytes = 0;  // later calls planned per aggregator; 0: 2 rounds / aggregators,
+                                 // and at least 32 MiB on the cache path
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
   bool own_units = true;  // a unit only one rank asks for is read by that rank (call_schedule.h)
   ReadPath path = ReadPath::kEngine;
@@ -90,6 +91,8 @@ class CollectiveReader {
   // quarter of the budget), and are at least kMinRound.
   static constexpr uint64_t kBudgetShare = 8;
   static constexpr uint64_t kMinRound = 64 << 10;
+  // The least an aggregator plans ahead on the cache path by default (see the .cc).
+  static constexpr uint64_t kCacheLookahead = 32 << 20;
   // The round this rank's budget allows, at most `asked`.
   static uint64_t RoundAllowance(pfio_context *ctx, uint64_t asked);
 
