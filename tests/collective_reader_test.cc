@@ -165,6 +165,32 @@ TEST_P(CollectiveReaderPathTest, InterleavedCallsArePredictedAndEveryByteArrives
   });
 }
 
+// On the cache path, a call whose every byte lies in the job's dense runs (left to the kernel's
+// readahead) plans no calls ahead: they would be this call moved, and advise nothing. Sparse
+// calls are planned ahead on both paths, dense ones on the engine path.
+TEST_P(CollectiveReaderPathTest, OnTheCachePathOnlySparseCallsArePlannedAhead) {
+  const bool cache = GetParam() == ReadPath::kCache;
+  RunRanks(4, path_, Options(), [&](Rank &rank, int r) {
+    for (uint64_t call = 0; call < 4; ++call) ReadAndCheck(rank, Interleaved(r, 4, call, 24));
+    const ReaderStats &s = rank.reader->stats();
+    EXPECT_EQ(s.predicted_hits, 2u);
+    if (cache) {
+      EXPECT_EQ(s.calls_planned_ahead, 0u) << "96 blocks side by side are dense";
+    } else if (s.bytes_read > 0) {
+      EXPECT_GT(s.calls_planned_ahead, 0u);
+    }
+  });
+  RunRanks(4, path_, Options(), [&](Rank &rank, int r) {
+    // Half the blocks: runs of 4 blocks (184 KiB) with gaps as large, sparse.
+    for (uint64_t call = 0; call < 3; ++call) ReadAndCheck(rank, Interleaved(r, 8, call, 24));
+    const ReaderStats &s = rank.reader->stats();
+    EXPECT_EQ(s.predicted_hits, 1u);
+    if (s.bytes_read > 0) {
+      EXPECT_GT(s.calls_planned_ahead, 0u);
+    }
+  });
+}
+
 TEST_F(CollectiveReaderTest, ShiftsByWholeStripingPeriodsReuseThePlanAndWasteNothing) {
   // 4 ranks x 16 blocks of 4 KiB per call: each call moves by 256 KiB, a multiple of the
   // striping period (4 KiB units x 4 targets), so predicted calls are the call's plan moved.

@@ -7,8 +7,8 @@
 // extents with gaps of at most kJoinGap between them go as one range of at most kJoinSpan (so
 // the pieces of several calls that lie side by side, as a blocked solver's row of tiles, are one
 // request), and the parts of ranges the previous call advised are not advised again, so a plan
-// that moves one call ahead per call advises each byte about once. Extents inside `dense` ranges are not
-// advised: where the job reads runs of kDenseRun bytes or more, the kernel's own readahead
+// that moves one call ahead per call advises each byte about once. Extents inside `dense` ranges
+// are not advised: where the job reads runs of kDenseRun bytes or more, the kernel's own readahead
 // reads them in large requests ahead of the reader, and advice there only breaks them up
 // (measured: ior-hard 1,099 MiB/s advised against 1,824 left to readahead, 2 ranks). Advice is a
 // hint: a range the kernel drops is read when it is asked for. Read(pieces) reads every piece with
@@ -41,6 +41,9 @@ class CacheReader {
 
   explicit CacheReader(int fd) : fd_(fd) {}
 
+  // Whether [offset, offset + length) lies inside one of `sorted`'s ranges (sorted by offset).
+  static bool Inside(const FileRanges &sorted, uint64_t offset, uint64_t length);
+
   // Extents in the order they will be read; `dense` sorted by offset (DenseRuns). Returns the
   // bytes newly advised (joined gaps included).
   uint64_t Advise(const std::vector<pfio_extent> &extents, const FileRanges &dense);
@@ -50,8 +53,6 @@ class CacheReader {
   uint64_t advise_calls() const { return advise_calls_; }
 
  private:
-  static bool Inside(const FileRanges &sorted, uint64_t offset, uint64_t length);
-
   int fd_;
   FileRanges advised_;  // the previous Advise's ranges, sorted by offset
   uint64_t advise_calls_ = 0;

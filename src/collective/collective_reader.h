@@ -75,13 +75,14 @@ struct ReaderStats {
   uint64_t bytes_shipped = 0;   // read for other ranks and sent to them
   uint64_t predicted_hits = 0;  // calls whose look-ahead (declared or predicted) was right
   uint64_t predicted_misses = 0;
-  uint64_t declared_calls = 0;  // calls declared (DeclareCollective, replay)
-  uint64_t plan_errors = 0;     // engine plans refused (the reads still happen, unplanned)
-  uint64_t round_bytes = 0;     // the round agreed in the last call
-  uint64_t memory_charged = 0;  // charged to the budget for the exchange buffers
-  uint64_t exchange_steps = 0;  // exchanges (a round goes in several when one rank would
-                                // receive more than a round)
-  uint64_t exchange_peak = 0;   // most bytes of send and receive buffer held at once
+  uint64_t declared_calls = 0;       // calls declared (DeclareCollective, replay)
+  uint64_t calls_planned_ahead = 0;  // later calls this aggregator planned (look-ahead)
+  uint64_t plan_errors = 0;          // engine plans refused (the reads still happen, unplanned)
+  uint64_t round_bytes = 0;          // the round agreed in the last call
+  uint64_t memory_charged = 0;       // charged to the budget for the exchange buffers
+  uint64_t exchange_steps = 0;       // exchanges (a round goes in several when one rank would
+                                     // receive more than a round)
+  uint64_t exchange_peak = 0;        // most bytes of send and receive buffer held at once
 };
 
 class CollectiveReader {
