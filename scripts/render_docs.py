@@ -834,6 +834,17 @@ def h5bench_rows(results, docs):
     if fio_med:
         out += ["", f"The device reads the file sequentially at {fio_med:.0f} MiB/s (fio, O_DIRECT, "
                 f"1 MiB reads, depth 16, median of {len(fio)})."]
+    rand = {d: load(os.path.join(folder, f"fio-rand8k-qd{d}.json"))["jobs"][0]["read"]["bw_bytes"]
+            / MiB for d in (32, 128) if os.path.exists(os.path.join(folder, f"fio-rand8k-qd{d}.json"))}
+    tiles_sec2 = med("c8k", "tiles", "sec2")
+    if rand and tiles_sec2:
+        best = max(rand.values())
+        out[-1] += (" Random 8 KiB reads anywhere in the file (fio, O_DIRECT, libaio, 512 MiB of "
+                    "reads, after the runs): " +
+                    ", ".join(f"{v:.0f} MiB/s at depth {d}" for d, v in sorted(rand.items())) +
+                    f", {best / tiles_sec2:.1f}× sec2's rate on the random 8 KiB tiles (this "
+                    "disk's random rate moves by 2× within minutes: read it as an order of "
+                    "magnitude, not a bound).")
     out += ["", "Median MiB/s (min–max), and the ratio of medians to sec2 in the same invocation:", "",
             "| dataset | pattern | sec2 | prefetch | declared | declared-engine | prefetch / sec2 | "
             "declared / sec2 | engine / sec2 | sec2-cached | RSS over sec2 (MiB, engine) |",

@@ -25,4 +25,13 @@ build/examples/pfio-h5bench --file "$data" --rows "$rows" --rounds "$rounds" --l
   --json "$out/runs.jsonl" | tee "$out/h5bench.log"
 # The device's sequential rate of the same file, from a tool nobody here wrote.
 bash scripts/fio-seq.sh "$data" "$out"
+# And its rate for random 8 KiB reads (the chunk size of the random-tiles pattern), at depth 32
+# and 128: what reading exactly the declared chunks can reach at most.
+for depth in 32 128; do
+  sync
+  echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
+  fio --name=rand8k --filename="$data" --rw=randread --bs=8k --iodepth=$depth --direct=1 \
+    --ioengine=libaio --norandommap --randrepeat=0 --io_size=512M --output-format=json \
+    --output="$out/fio-rand8k-qd$depth.json" >/dev/null
+done
 /usr/bin/python3 scripts/render_docs.py docs/results docs
