@@ -220,10 +220,12 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_In
         int shift = end && *end == 'K' ? 10 : end && *end == 'M' ? 20 : end && *end == 'G' ? 30 : 0;
         if (end == value || (shift ? end[1] != '\0' : *end != '\0') ||
             (v << shift) > (64ULL << 30)) {
-            snprintf(msg, sizeof msg,
-                     "hint prefetch_coll_ahead = \"%.400s\": expected a size such as 32M, at most "
-                     "64G; using the default (2 x cb_buffer_size / aggregators)",
-                     value);
+            snprintf(
+                msg, sizeof msg,
+                "hint prefetch_coll_ahead = \"%.400s\": expected a size such as 32M, at most "
+                "64G; using the default (2 x cb_buffer_size / aggregators, at least 32M on the "
+                "cache path, 4M on the engine path)",
+                value);
             report(pf, fd->filename, msg);
         } else {
             pf->coll_ahead = v << shift;
