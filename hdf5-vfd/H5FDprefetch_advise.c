@@ -100,14 +100,14 @@ static void advise_ahead(H5FD_prefetch_t *file)
         bytes += a->items[a->next_advise + n].length;
     if (n > a->batch_capacity) {
         H5FD_prefetch_advice_slot_t *grown = realloc(a->batch, n * sizeof *grown);
-        if (grown == NULL) { /* advice is a hint: without memory for the batch, plan order */
-            n = 1;
+        if (grown == NULL) { /* advice is a hint: without memory, a smaller batch, or none */
+            n = a->batch_capacity;
         } else {
             a->batch = grown;
             a->batch_capacity = n;
         }
     }
-    if (a->batch_capacity == 0) { /* not even one slot: nothing is advised, reads stay right */
+    if (n == 0) { /* no memory for even one slot: nothing is advised, reads stay right */
         a->next_advise = a->count;
         return;
     }

@@ -20,6 +20,18 @@ namespace {
 constexpr uint64_t kSeed = 31;
 constexpr uint64_t kMiB = 1 << 20;
 
+// A pattern file of `size` bytes in a scratch directory, open for reading (buffered) as long as
+// this lives.
+struct PatternFile {
+  explicit PatternFile(uint64_t size)
+      : fd(open(dir.MakeFile("f", size, kSeed).c_str(), O_RDONLY | O_CLOEXEC)) {}
+  ~PatternFile() {
+    if (fd >= 0) close(fd);
+  }
+  test::ScratchDir dir;
+  const int fd;
+};
+
 TEST(CacheReaderTest, DenseRunsJoinCloseRangesAndDropShortRuns) {
   const FileRanges runs = CacheReader::DenseRuns({
       {10 * kMiB, kMiB / 2},  // joined with the next: gap 64 KiB
@@ -36,11 +48,9 @@ TEST(CacheReaderTest, DenseRunsJoinCloseRangesAndDropShortRuns) {
 }
 
 TEST(CacheReaderTest, AdvisesSparseExtentsOnceAndLeavesDenseRunsToReadahead) {
-  test::ScratchDir dir;
-  const std::string path = dir.MakeFile("f", 64 * kMiB, kSeed);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  CacheReader reader(fd);
+  PatternFile file(64 * kMiB);
+  ASSERT_GE(file.fd, 0);
+  CacheReader reader(file.fd);
   const int32_t f = 0;
   // Three scattered 8 KiB extents, two 8 KiB extents 16 KiB apart (joined into one advice),
   // and a 2 MiB extent inside a dense run.
@@ -58,18 +68,15 @@ TEST(CacheReaderTest, AdvisesSparseExtentsOnceAndLeavesDenseRunsToReadahead) {
   EXPECT_EQ(reader.advise_calls(), 4u);
   // Without the dense run, the 2 MiB extent is advised too.
   EXPECT_EQ(reader.Advise(plan, {}), 2 * kMiB);
-  close(fd);
 }
 
 // Extents are advised in file order: pieces of several calls that lie side by side join into one
 // range whatever order they are read in, and a range that grows past what the previous call
 // advised is advised only for its new part.
 TEST(CacheReaderTest, JoinsExtentsInFileOrderAndAdvisesOnlyWhatIsNew) {
-  test::ScratchDir dir;
-  const std::string path = dir.MakeFile("f", 64 * kMiB, kSeed);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  CacheReader reader(fd);
+  PatternFile file(64 * kMiB);
+  ASSERT_GE(file.fd, 0);
+  CacheReader reader(file.fd);
   const int32_t f = 0;
   // Read order: a, a far extent, then b 16 KiB after a: a and b are one range (the gap with
   // them), the far one another.
@@ -82,15 +89,12 @@ TEST(CacheReaderTest, JoinsExtentsInFileOrderAndAdvisesOnlyWhatIsNew) {
   plan = {{f, 0, kMiB + 16384, 8192}, {f, 0, 20 * kMiB, 8192}, {f, 0, kMiB + 32768, 8192}};
   EXPECT_EQ(reader.Advise(plan, {}), 16384u);
   EXPECT_EQ(reader.advise_calls(), 3u);
-  close(fd);
 }
 
 TEST(CacheReaderTest, ReadsPiecesInAnyOrderWithMoreThanIovMaxAdjacentOnes) {
-  test::ScratchDir dir;
-  const std::string path = dir.MakeFile("f", 8 * kMiB + 123, kSeed);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  CacheReader reader(fd);
+  PatternFile file(8 * kMiB + 123);
+  ASSERT_GE(file.fd, 0);
+  CacheReader reader(file.fd);
   // 3 x IOV_MAX adjacent 7-byte pieces from offset 5, then scattered odd ones, an empty one,
   // one ending at the file's last byte; shuffled.
   std::vector<pfio_read_piece> pieces;
@@ -112,21 +116,17 @@ TEST(CacheReaderTest, ReadsPiecesInAnyOrderWithMoreThanIovMaxAdjacentOnes) {
         << "offset " << p.offset;
     ASSERT_EQ(static_cast<uint8_t *>(p.buf)[p.length], 0xEE) << "written past the piece";
   }
-  close(fd);
 }
 
 TEST(CacheReaderTest, APiecePastTheEndIsAShortReadNamingTheOffset) {
-  test::ScratchDir dir;
-  const std::string path = dir.MakeFile("f", 100000, kSeed);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  CacheReader reader(fd);
+  PatternFile file(100000);
+  ASSERT_GE(file.fd, 0);
+  CacheReader reader(file.fd);
   std::vector<uint8_t> buf(8192);
   const std::string why = reader.Read({{buf.data(), 96000, 8192}});
   EXPECT_NE(why.find("short read"), std::string::npos) << why;
   EXPECT_NE(why.find("100000"), std::string::npos) << "names where the file ends: " << why;
   EXPECT_TRUE(test::HoldsPattern(buf.data(), 96000, 4000, kSeed)) << "the bytes before the end";
-  close(fd);
 }
 
 TEST(CacheReaderTest, AFailedReadNamesOffsetAndErrno) {

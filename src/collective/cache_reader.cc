@@ -7,22 +7,30 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 
 namespace pfio::collective {
 
-FileRanges CacheReader::DenseRuns(FileRanges ranges) {
+FileRanges CacheReader::Joined(FileRanges ranges, uint64_t max_span) {
   std::sort(ranges.begin(), ranges.end(),
             [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; });
-  FileRanges runs, out;
+  FileRanges joined;
   for (const FileRange &r : ranges) {
     if (r.length == 0) continue;
-    if (!runs.empty() && r.offset <= runs.back().end() + kJoinGap)
-      runs.back().length = std::max(runs.back().end(), r.end()) - runs.back().offset;
-    else
-      runs.push_back(r);
+    if (!joined.empty() && r.offset <= joined.back().end() + kJoinGap &&
+        r.end() - joined.back().offset <= max_span) {
+      joined.back().length = std::max(joined.back().end(), r.end()) - joined.back().offset;
+      continue;
+    }
+    joined.push_back(r);
   }
-  for (const FileRange &r : runs)
+  return joined;
+}
+
+FileRanges CacheReader::DenseRuns(FileRanges ranges) {
+  FileRanges out;
+  for (const FileRange &r : Joined(std::move(ranges), UINT64_MAX))
     if (r.length >= kDenseRun) out.push_back(r);
   return out;
 }
@@ -36,23 +44,11 @@ bool CacheReader::Inside(const FileRanges &sorted, uint64_t offset, uint64_t len
 }
 
 uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const FileRanges &dense) {
-  FileRanges sorted;
-  sorted.reserve(extents.size());
+  FileRanges sparse;
+  sparse.reserve(extents.size());
   for (const pfio_extent &e : extents)
-    if (e.length > 0 && !Inside(dense, e.offset, e.length)) sorted.push_back({e.offset, e.length});
-  std::sort(sorted.begin(), sorted.end(),
-            [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; });
-  FileRanges joined;
-  for (const FileRange &r : sorted) {
-    if (!joined.empty()) {
-      FileRange &last = joined.back();
-      if (r.offset <= last.end() + kJoinGap && r.end() - last.offset <= kJoinSpan) {
-        last.length = std::max(last.end(), r.end()) - last.offset;
-        continue;
-      }
-    }
-    joined.push_back(r);
-  }
+    if (!Inside(dense, e.offset, e.length)) sparse.push_back({e.offset, e.length});
+  FileRanges joined = Joined(std::move(sparse), kJoinSpan);
   // Advise what the previous call did not: the parts of each range outside its ranges (both
   // sorted and disjoint).
   uint64_t advised = 0;

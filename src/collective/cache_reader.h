@@ -41,6 +41,9 @@ class CacheReader {
 
   explicit CacheReader(int fd) : fd_(fd) {}
 
+  // `ranges` (any order) sorted by offset, those at most kJoinGap apart joined while the joined
+  // range stays within max_span; empty ones dropped.
+  static FileRanges Joined(FileRanges ranges, uint64_t max_span);
   // Whether [offset, offset + length) lies inside one of `sorted`'s ranges (sorted by offset).
   static bool Inside(const FileRanges &sorted, uint64_t offset, uint64_t length);
 

@@ -167,10 +167,11 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // job's dense runs, left to the kernel's readahead, the calls ahead would be too: planning
   // them advises nothing and costs CPU (btio at 8 ranks: 5.2-5.5 CPU seconds a run against
   // 2.2-2.7 without look-ahead, 327-349 MiB/s against 573-688).
-  const bool all_dense =
-      cache_ && std::all_of(current.begin(), current.end(), [&](const pfio_extent &e) {
-        return CacheReader::Inside(dense_now, e.offset, e.length);
-      });
+  auto all_dense = [&] {
+    return cache_ && std::all_of(current.begin(), current.end(), [&](const pfio_extent &e) {
+             return CacheReader::Inside(dense_now, e.offset, e.length);
+           });
+  };
   // Far enough to keep the device busy across a call boundary, near enough that a prediction
   // that breaks (the end of a variable, a time step that changes) wastes little and that later
   // calls' reads do not queue before this call's at the device: by default the whole job plans
@@ -182,7 +183,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
                              ? options_.lookahead_bytes
                              : std::max<uint64_t>(cache_ ? kCacheLookahead : 4ull << 20,
                                                   2 * round_ / aggregation_.aggregators().size());
-  if (options_.lookahead_calls > 0 && (declared || (predictor_.predicting() && !all_dense))) {
+  if (options_.lookahead_calls > 0 && (declared || (predictor_.predicting() && !all_dense()))) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
       if (declared && j > declared_.size()) break;
       std::vector<pfio_extent> more;
