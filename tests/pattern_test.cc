@@ -1,3 +1,4 @@
+// FirstMismatch finds the first wrong byte wherever it is, on whole words and on ragged ends.
 // MakePatternFile: reuses a matching file, remakes its own pattern file of another size, and
 // refuses (leaving it untouched) any file it did not make or a path that is not a regular file.
 #include "testdata/pattern.h"
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <vector>
 
 #include "test_util.h"
 
@@ -26,6 +28,26 @@ size_t EntriesIn(const std::string &dir) {
     ++n;
   }
   return n;
+}
+
+TEST(FirstMismatch, FindsTheFirstWrongByteAtEveryPositionAlignedOrNot) {
+  // 4 KiB at a word-aligned offset (the whole-word path) and 1000 bytes at an odd offset (the
+  // byte path); every position corrupted in turn, alone and with a later byte also wrong.
+  const struct { uint64_t offset, length; } cases[] = {{8192, 4096}, {12345, 1000}, {0, 72}};
+  for (const auto &c : cases) {
+    std::vector<unsigned char> buf(c.length);
+    FillPattern(buf.data(), c.offset, c.length, 9);
+    ASSERT_EQ(FirstMismatch(buf.data(), c.offset, c.length, 9), UINT64_MAX);
+    EXPECT_NE(FirstMismatch(buf.data(), c.offset, c.length, 10), UINT64_MAX) << "another seed";
+    for (uint64_t i = 0; i < c.length; ++i) {
+      buf[i] ^= 0x40;
+      if (i + 5 < c.length) buf[i + 5] ^= 0x01;
+      ASSERT_EQ(FirstMismatch(buf.data(), c.offset, c.length, 9), c.offset + i)
+          << "offset " << c.offset << " length " << c.length << " byte " << i;
+      buf[i] ^= 0x40;
+      if (i + 5 < c.length) buf[i + 5] ^= 0x01;
+    }
+  }
 }
 
 TEST(MakePatternFile, ReusesAMatchingFileAndRemakesItsOwnOfAnotherSize) {

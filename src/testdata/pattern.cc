@@ -30,8 +30,76 @@ void FillPattern(void *buf, uint64_t offset, uint64_t length, uint64_t seed) {
   }
 }
 
+namespace {
+
+// Whether the whole words [offset, offset + 8 * words) all match, checked a group of words at a
+// time with no branch per word, so that the words' independent hash computations overlap.
+// The same check eight words at a time in AVX-512 registers (64-bit multiplies), on CPUs that
+// have them: the check of every byte a benchmark reads then costs the methods less CPU.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PFIO_PATTERN_WIDE 1
+using Lanes = uint64_t __attribute__((vector_size(64)));
+
+__attribute__((target("avx512f,avx512dq"))) bool WideWordsMatch(const unsigned char *in,
+                                                                uint64_t offset, uint64_t words,
+                                                                uint64_t seed, uint64_t *done) {
+  const Lanes step = {0, 8, 16, 24, 32, 40, 48, 56};
+  const uint64_t key = seed * 0x9E3779B97F4A7C15ull;
+  uint64_t i = 0;
+  for (; i + 8 <= words; i += 8) {
+    Lanes z = (offset + 8 * i + step) ^ key;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    Lanes got;
+    std::memcpy(&got, in + 8 * i, sizeof got);
+    const Lanes diff = got ^ z;
+    uint64_t any = 0;
+    for (int k = 0; k < 8; ++k) any |= diff[k];
+    if (any != 0) return false;
+  }
+  *done = i;
+  return true;
+}
+
+bool HasWideLanes() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  return has;
+}
+#endif
+
+bool WordsMatch(const unsigned char *in, uint64_t offset, uint64_t words, uint64_t seed) {
+  constexpr uint64_t kGroup = 8;
+  uint64_t i = 0;
+#ifdef PFIO_PATTERN_WIDE
+  if (HasWideLanes() && !WideWordsMatch(in, offset, words, seed, &i)) return false;
+#endif
+  for (; i + kGroup <= words; i += kGroup) {
+    uint64_t diff = 0;
+    for (uint64_t k = 0; k < kGroup; ++k) {
+      uint64_t got;
+      std::memcpy(&got, in + 8 * (i + k), 8);
+      diff |= got ^ PatternWord(offset + 8 * (i + k), seed);
+    }
+    if (diff != 0) return false;
+  }
+  for (; i < words; ++i) {
+    uint64_t got;
+    std::memcpy(&got, in + 8 * i, 8);
+    if (got != PatternWord(offset + 8 * i, seed)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 uint64_t FirstMismatch(const void *buf, uint64_t offset, uint64_t length, uint64_t seed) {
   const auto *in = static_cast<const unsigned char *>(buf);
+  // The common case (whole words, all matching) on the fast path; anything else, and the search
+  // for where a mismatch starts, byte by byte below.
+  if ((offset & 7) == 0 && (length & 7) == 0 && WordsMatch(in, offset, length / 8, seed)) {
+    return UINT64_MAX;
+  }
   uint64_t pos = offset;
   const uint64_t end = offset + length;
   while (pos < end) {
@@ -64,13 +132,14 @@ Status MakePatternFile(const std::string &path, uint64_t size, uint64_t seed, bo
   struct stat sb;
   if (stat(path.c_str(), &sb) == 0) {
     if (!S_ISREG(sb.st_mode))
-      return Status::Invalid(Format("%s exists and is not a regular file: not overwriting it "
-                                    "with a pattern file; give another path",
-                                    path.c_str()));
+      return Status::Invalid(
+          Format("%s exists and is not a regular file: not overwriting it "
+                 "with a pattern file; give another path",
+                 path.c_str()));
     int fd = open(path.c_str(), O_RDONLY);
     if (fd < 0)
-      return Status::Io(Format("%s exists but cannot be read: %s", path.c_str(),
-                               std::strerror(errno)));
+      return Status::Io(
+          Format("%s exists but cannot be read: %s", path.c_str(), std::strerror(errno)));
     const uint64_t have = static_cast<uint64_t>(sb.st_size);
     uint64_t w0 = 0, w1 = 0, w = 0;
     // A pattern file of this seed starts with these two words whatever its size.
