@@ -37,6 +37,20 @@ def size(n):
     return f"{n // 1024} KiB"
 
 
+def page_reporting_note(machine):
+    """A sentence on the VM's free page reporting during the runs (scripts/lib), or none."""
+    held = machine.get("page_reporting", "")
+    if not held:
+        return ["", "Free page reporting to the VM's host was not held back in this run "
+                "(made before `scripts/lib/hold-page-reporting.sh`): runs that found memory "
+                "the host had taken back were up to about twice as slow, at random."]
+    if held.startswith("no "):
+        return ["", f"Free page reporting: {held}."]
+    return ["", f"Free page reporting to the VM's host was held back during the runs ({held}; "
+            "`scripts/lib/hold-page-reporting.sh`), so no run found memory the host had taken "
+            "back: before, such runs were up to about twice as slow, at random."]
+
+
 def median_by(runs, key):
     """Groups runs by key(run) and returns {key: (median seconds, run list)}."""
     groups = {}
@@ -682,6 +696,7 @@ def mpibench_rows(results, docs):
            f"`prefetch_coll_path=engine`). CPU seconds (user + system, every rank, threads "
            f"included) are in the JSON. Ranks beyond 2 share the 2 cores "
            f"(`--oversubscribe`): expect run-to-run spread, and compare medians in one table."]
+    out += page_reporting_note(m)
     if fio_med:
         out += ["", f"The device reads the file sequentially at {fio_med:.0f} MiB/s (fio, O_DIRECT, "
                 f"1 MiB reads, depth 16, median of {len(fio)}): `pfio/seq` below is against it."]

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" != "--render" ]; then
   bash scripts/setup.sh
   bash scripts/build.sh release
+  source scripts/lib/hold-page-reporting.sh
   bench=build/examples/pfio-bench
   dir=${PFIO_BENCH_DIR:-build}
   size=${SIZE:-4G}

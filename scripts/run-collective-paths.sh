@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-"2 4"}
 out=docs/results/collective-paths
 rm -rf "$out"

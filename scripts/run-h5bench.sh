@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh
 rows=${ROWS:-8192}; rounds=${ROUNDS:-3}
 dir=${PFIO_BENCH_DIR:-build}
 mkdir -p "$dir"

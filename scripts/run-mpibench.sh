@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-"1 2 4 8"}; mpich_ranks=${MPICH_RANKS:-4}
 dir=${PFIO_BENCH_DIR:-build}
 mkdir -p "$dir"
@@ -31,7 +32,8 @@ cat >"$out/machine.json" <<JSON
  "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
  "kernel": "$(uname -r)", "file_size": "$size", "rounds": $rounds,
  "openmpi": "$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null)",
- "mpich": "$(dpkg-query -W -f='${Version}' libmpich-dev 2>/dev/null)"}
+ "mpich": "$(dpkg-query -W -f='${Version}' libmpich-dev 2>/dev/null)",
+ "page_reporting": "${BENCH_PAGE_REPORTING:-}"}
 JSON
 for np in $ranks; do
   echo "== Open MPI, $np ranks"

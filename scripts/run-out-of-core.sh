@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh
 mem_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
 size=${SIZE:-$(( (mem_kib / 1048576) + 9 ))G}
 dir=${PFIO_BENCH_DIR:-build}

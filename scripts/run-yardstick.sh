@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh
 runs=${RUNS:-5}
 size=${SIZE:-1G}
 dir=${PFIO_BENCH_DIR:-build}
