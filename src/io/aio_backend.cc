@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "io/aio_context_pool.h"
 #include "io/file_open.h"
 #ifdef PFIO_HAVE_URING
 #include "io/uring_backend.h"
@@ -22,7 +23,7 @@ struct AioOp {
 Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<Backend> *out,
                           DirectOpener opener) {
   io_context_t ctx{};
-  int r = io_setup(static_cast<int>(queue_depth), &ctx);
+  int r = AioContextPool::Take(queue_depth, &ctx);
   if (r < 0) {
     return Status::Io(
         Format("io_setup(queue_depth = %u) failed: %s; lower queue_depth or raise "
@@ -31,7 +32,7 @@ Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<B
   }
   int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (efd < 0) {
-    io_destroy(ctx);
+    AioContextPool::Give(ctx, queue_depth);
     return Status::Io(Format("eventfd failed: %s", std::strerror(errno)));
   }
   out->reset(new AioBackend(ctx, efd, queue_depth, fallback, std::move(opener)));
@@ -39,7 +40,14 @@ Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<B
 }
 
 AioBackend::~AioBackend() {
-  io_destroy(ctx_);
+  // Reused only when nothing is in flight or waiting to be reaped; else io_destroy waits for it.
+  io_event leftover;
+  timespec zero{0, 0};
+  if (outstanding_.load() == 0 && io_getevents(ctx_, 0, 1, &leftover, &zero) == 0) {
+    AioContextPool::Give(ctx_, depth_);
+  } else {
+    io_destroy(ctx_);
+  }
 }
 
 Status AioBackend::SubmitDirect(IoRequest *req) {
@@ -53,7 +61,10 @@ Status AioBackend::SubmitDirect(IoRequest *req) {
   iocb *list[1] = {&op->cb};
   for (int tries = 0;; ++tries) {
     int r = io_submit(ctx_, 1, list);
-    if (r == 1) return Status::Ok();
+    if (r == 1) {
+      outstanding_.fetch_add(1, std::memory_order_relaxed);
+      return Status::Ok();
+    }
     if ((r == -EAGAIN || r == -EINTR) && tries < kBusyRetries) {
       usleep(kBusyRetryUs);
       continue;
@@ -69,6 +80,7 @@ void AioBackend::ReapDirect(std::vector<IoRequest *> *done) {
   for (;;) {
     int got = io_getevents(ctx_, 0, 64, events, &zero);
     if (got <= 0) break;
+    outstanding_.fetch_sub(got, std::memory_order_relaxed);
     for (int i = 0; i < got; ++i) {
       auto *op = static_cast<AioOp *>(events[i].data);
       op->req->result = static_cast<int64_t>(static_cast<long>(events[i].res));

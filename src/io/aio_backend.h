@@ -5,6 +5,7 @@
 
 #include <libaio.h>
 
+#include <atomic>
 #include <memory>
 
 #include "io/direct_backend.h"
@@ -25,9 +26,11 @@ class AioBackend : public DirectBackend {
 
  private:
   AioBackend(io_context_t ctx, int event_fd, uint32_t depth, bool fallback, DirectOpener opener)
-      : DirectBackend(event_fd, depth, fallback, std::move(opener)), ctx_(ctx) {}
+      : DirectBackend(event_fd, depth, fallback, std::move(opener)), ctx_(ctx), depth_(depth) {}
 
-  io_context_t ctx_;
+  io_context_t ctx_;  // from AioContextPool, given back to it when nothing is in flight
+  uint32_t depth_;
+  std::atomic<int64_t> outstanding_{0};  // submitted, not yet reaped
 };
 
 }  // namespace pfio
