@@ -57,11 +57,33 @@ size_t ExpectedReader(const std::vector<FileRanges> &plans, const Aggregation &a
   return agg.AggregatorOf(offset);
 }
 
+// The length of the extent of `plan` that holds stream byte `stream`.
+uint64_t ExtentLengthAt(const FileRanges &plan, uint64_t stream) {
+  for (const FileRange &e : plan) {
+    if (stream < e.length) return e.length;
+    stream -= e.length;
+  }
+  return 0;
+}
+
+// Which aggregator must read stream byte `stream` of rank `rank` (file byte `offset`): with
+// own_extent, the rank itself when its extent is that large and it is an aggregator; else
+// ExpectedReader.
+size_t ExpectedReaderFor(const std::vector<FileRanges> &plans, const Aggregation &agg, int rank,
+                         uint64_t stream, uint64_t offset, bool own_units, uint64_t own_extent) {
+  if (own_units && own_extent > 0 && agg.aggregators().size() > 1 &&
+      ExtentLengthAt(plans[static_cast<size_t>(rank)], stream) >= own_extent) {
+    for (size_t a = 0; a < agg.aggregators().size(); ++a)
+      if (agg.aggregators()[a] == rank) return a;
+  }
+  return ExpectedReader(plans, agg, offset, own_units);
+}
+
 // Replays the schedule: every (rank, stream byte) must be delivered exactly once, with the
 // file byte the rank's plan puts there, by the aggregator that must read that byte.
 void CheckSchedule(const std::vector<FileRanges> &plans, const Aggregation &agg,
-                   uint64_t round_bytes, bool own_units = true) {
-  CallSchedule s(plans, agg, round_bytes, own_units);
+                   uint64_t round_bytes, bool own_units = true, uint64_t own_extent = 0) {
+  CallSchedule s(plans, agg, round_bytes, own_units, own_extent);
   std::map<std::pair<int, uint64_t>, uint64_t> delivered;  // (rank, stream) -> file offset
   for (size_t a = 0; a < agg.aggregators().size(); ++a) {
     uint64_t in_rounds = 0;
@@ -73,8 +95,10 @@ void CheckSchedule(const std::vector<FileRanges> &plans, const Aggregation &agg,
       for (const Share &sh : shares) {
         round += sh.range.length;
         for (uint64_t i = 0; i < sh.range.length; ++i) {
-          ASSERT_EQ(ExpectedReader(plans, agg, sh.range.offset + i, own_units), a)
-              << "byte " << sh.range.offset + i;
+          ASSERT_EQ(ExpectedReaderFor(plans, agg, sh.rank, sh.stream + i, sh.range.offset + i,
+                                      own_units, own_extent),
+                    a)
+              << "byte " << sh.range.offset + i << " for rank " << sh.rank;
           auto [it, fresh] =
               delivered.emplace(std::make_pair(sh.rank, sh.stream + i), sh.range.offset + i);
           ASSERT_TRUE(fresh) << "rank " << sh.rank << " stream byte " << sh.stream + i << " twice";
@@ -123,8 +147,33 @@ TEST(CallSchedule, RandomRequests) {
         p.push_back({rng() % 20000, rng() % 1500});
     std::vector<int> aggs = ChooseAggregators(ranks, 1 + static_cast<int>(rng() % 4));
     CheckSchedule(plans, Aggregation(1 + rng() % 3000, 1 + rng() % 6, aggs), 1 + rng() % 4000,
-                  trial % 2 == 0);
+                  trial % 2 == 0, trial % 4 == 0 ? 700 : 0);
   }
+}
+
+TEST(CallSchedule, LargeInterleavedExtentsAreReadByTheirOwnRanks) {
+  // ior-hard, scaled down ten times (the replay checks every byte): each rank's 4,700-byte
+  // blocks interleaved with the others' over units that every rank shares. At or above
+  // own_extent each aggregator reads only its own rank's blocks (nothing shipped); below it,
+  // the units' aggregators read for every rank.
+  std::vector<FileRanges> plans(4);
+  for (int r = 0; r < 4; ++r)
+    for (uint64_t i = 0; i < 40; ++i)
+      plans[static_cast<size_t>(r)].push_back({(4 * i + static_cast<uint64_t>(r)) * 4700, 4700});
+  Aggregation agg(100 << 10, 4, {0, 1, 2, 3});
+  CheckSchedule(plans, agg, 64 << 10, true, 3200);
+  CallSchedule own(plans, agg, 64 << 10, true, 3200);
+  for (size_t a = 0; a < 4; ++a) {
+    EXPECT_EQ(own.BytesOf(a), 40u * 4700);
+    for (const Share &sh : own.SharesOf(a)) EXPECT_EQ(sh.rank, static_cast<int>(a));
+  }
+  CheckSchedule(plans, agg, 64 << 10, true, 6400);  // blocks below the threshold
+  CallSchedule dealt(plans, agg, 64 << 10, true, 6400);
+  bool shipped = false;
+  for (const Share &sh : dealt.SharesOf(0)) shipped |= sh.rank != 0;
+  EXPECT_TRUE(shipped) << "below own_extent the unit's aggregator reads for the other ranks";
+  // Ranks that are not aggregators (cb_nodes 2 of 4): their blocks go to the units' aggregators.
+  CheckSchedule(plans, Aggregation(100 << 10, 4, {0, 2}), 64 << 10, true, 3200);
 }
 
 TEST(CallSchedule, ContiguousRequestsAreReadByTheirOwnRanks) {

@@ -6,7 +6,7 @@
 namespace pfio::collective {
 
 CallSchedule::CallSchedule(const std::vector<FileRanges> &plans, const Aggregation &aggregation,
-                           uint64_t round_bytes, bool own_units)
+                           uint64_t round_bytes, bool own_units, uint64_t own_extent)
     : round_bytes_(round_bytes ? round_bytes : 1),
       ranks_(static_cast<int>(plans.size())),
       shares_(aggregation.aggregators().size()),
@@ -37,13 +37,16 @@ CallSchedule::CallSchedule(const std::vector<FileRanges> &plans, const Aggregati
       return static_cast<size_t>(aggregator_index[static_cast<size_t>(it->second)]);
     return aggregation.AggregatorOf(offset);
   };
+  const bool own_extents = own_units && own_extent > 0 && aggregation.aggregators().size() > 1;
   for (int rank = 0; rank < ranks_; ++rank) {
     uint64_t stream = 0;
+    const int mine = aggregator_index[static_cast<size_t>(rank)];
     for (const FileRange &e : plans[static_cast<size_t>(rank)]) {
       uint64_t offset = e.offset, left = e.length;
+      const bool own = own_extents && mine >= 0 && e.length >= own_extent;
       while (left > 0) {
         const uint64_t cut = std::min(left, aggregation.UnitEnd(offset) - offset);
-        const size_t a = reader_of(offset);
+        const size_t a = own ? static_cast<size_t>(mine) : reader_of(offset);
         std::vector<Share> &list = shares_[a];
         if (!list.empty() && list.back().rank == rank && list.back().range.end() == offset &&
             list.back().stream + list.back().range.length == stream) {

@@ -10,7 +10,11 @@
 // any aggregator needs. Overlapping requests of several ranks are read once per rank.
 // A stripe unit only one rank asks for in the call is read by that rank itself when it is an
 // aggregator (`own_units`): contiguous per-rank requests (restarts, large subarrays) then move
-// no bytes between ranks; units several ranks share go to the unit's aggregator.
+// no bytes between ranks; units several ranks share go to the unit's aggregator. With
+// `own_extent` > 0 (and own_units), an extent of at least own_extent bytes is also read by its
+// own rank when that rank is an aggregator, wherever it lies: large interleaved blocks (IO500's
+// ior-hard) are then read where they are wanted, through the page cache's readahead, instead of
+// being read by the units' aggregators and shipped (one copy of the bytes instead of three).
 #pragma once
 
 #include <cstdint>
@@ -30,7 +34,7 @@ struct Share {
 class CallSchedule {
  public:
   CallSchedule(const std::vector<FileRanges> &plans, const Aggregation &aggregation,
-               uint64_t round_bytes, bool own_units = true);
+               uint64_t round_bytes, bool own_units = true, uint64_t own_extent = 0);
 
   size_t rounds() const { return rounds_; }
   // Every share aggregator `a` (an index into aggregation.aggregators()) reads, in send order.

@@ -205,7 +205,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
       } else {
         std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
         if (next.empty()) break;
-        CallSchedule schedule(next, aggregation_, round_, options_.own_units);
+        CallSchedule schedule(next, aggregation_, round_, options_.own_units, options_.own_extent);
         more = ReadOrderExtents(schedule, me, file_, file_size);
         if (cache_) {
           FileRanges all;
@@ -350,7 +350,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   }
 
   // 2. Aggregators plan this call's shares and the predicted calls'.
-  CallSchedule schedule(plans, aggregation_, round_, options_.own_units);
+  CallSchedule schedule(plans, aggregation_, round_, options_.own_units, options_.own_extent);
   if (my_aggregator_ >= 0)
     PlanAhead(schedule, plans, static_cast<size_t>(my_aggregator_), file_size);
 
