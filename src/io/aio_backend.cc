@@ -13,13 +13,6 @@
 
 namespace pfio {
 
-namespace {
-struct AioOp {
-  iocb cb;
-  IoRequest *req;
-};
-}  // namespace
-
 Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<Backend> *out,
                           DirectOpener opener) {
   io_context_t ctx{};
@@ -40,18 +33,35 @@ Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<B
 }
 
 AioBackend::~AioBackend() {
-  // Reused only when nothing is in flight or waiting to be reaped; else io_destroy waits for it.
+  // Reused only when nothing is in flight or waiting to be reaped; else io_destroy waits for
+  // what is in flight (and drops its completions) before ops_ frees the control blocks.
   io_event leftover;
   timespec zero{0, 0};
-  if (outstanding_.load() == 0 && io_getevents(ctx_, 0, 1, &leftover, &zero) == 0) {
+  if (ops_.size() == free_ops_.size() && io_getevents(ctx_, 0, 1, &leftover, &zero) == 0) {
     AioContextPool::Give(ctx_, depth_);
   } else {
     io_destroy(ctx_);
   }
 }
 
+AioBackend::Op *AioBackend::TakeOp() {
+  std::lock_guard<std::mutex> lock(ops_mu_);
+  if (free_ops_.empty()) {
+    ops_.push_back(std::make_unique<Op>());
+    return ops_.back().get();
+  }
+  Op *op = free_ops_.back();
+  free_ops_.pop_back();
+  return op;
+}
+
+void AioBackend::GiveOp(Op *op) {
+  std::lock_guard<std::mutex> lock(ops_mu_);
+  free_ops_.push_back(op);
+}
+
 Status AioBackend::SubmitDirect(IoRequest *req) {
-  auto *op = new AioOp;
+  Op *op = TakeOp();
   std::memset(&op->cb, 0, sizeof op->cb);
   op->req = req;
   io_prep_preadv(&op->cb, req->file->direct_fd, req->iov.data(), static_cast<int>(req->iov.size()),
@@ -61,15 +71,12 @@ Status AioBackend::SubmitDirect(IoRequest *req) {
   iocb *list[1] = {&op->cb};
   for (int tries = 0;; ++tries) {
     int r = io_submit(ctx_, 1, list);
-    if (r == 1) {
-      outstanding_.fetch_add(1, std::memory_order_relaxed);
-      return Status::Ok();
-    }
+    if (r == 1) return Status::Ok();
     if ((r == -EAGAIN || r == -EINTR) && tries < kBusyRetries) {
       usleep(kBusyRetryUs);
       continue;
     }
-    delete op;
+    GiveOp(op);
     return SubmitFailed("io_submit", *req, r < 0 ? -r : EIO);
   }
 }
@@ -80,12 +87,11 @@ void AioBackend::ReapDirect(std::vector<IoRequest *> *done) {
   for (;;) {
     int got = io_getevents(ctx_, 0, 64, events, &zero);
     if (got <= 0) break;
-    outstanding_.fetch_sub(got, std::memory_order_relaxed);
     for (int i = 0; i < got; ++i) {
-      auto *op = static_cast<AioOp *>(events[i].data);
+      auto *op = static_cast<Op *>(events[i].data);
       op->req->result = static_cast<int64_t>(static_cast<long>(events[i].res));
       done->push_back(op->req);
-      delete op;
+      GiveOp(op);
     }
     if (got < 64) break;
   }

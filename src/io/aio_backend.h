@@ -5,8 +5,9 @@
 
 #include <libaio.h>
 
-#include <atomic>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "io/direct_backend.h"
 
@@ -25,12 +26,21 @@ class AioBackend : public DirectBackend {
   void ReapDirect(std::vector<IoRequest *> *done) override;
 
  private:
+  struct Op {  // a read's control block, reused: taken at submission, given back when reaped
+    iocb cb;
+    IoRequest *req;
+  };
+
   AioBackend(io_context_t ctx, int event_fd, uint32_t depth, bool fallback, DirectOpener opener)
       : DirectBackend(event_fd, depth, fallback, std::move(opener)), ctx_(ctx), depth_(depth) {}
+  Op *TakeOp();
+  void GiveOp(Op *op);
 
   io_context_t ctx_;  // from AioContextPool, given back to it when nothing is in flight
   uint32_t depth_;
-  std::atomic<int64_t> outstanding_{0};  // submitted, not yet reaped
+  std::mutex ops_mu_;
+  std::vector<std::unique_ptr<Op>> ops_;  // every control block made (in flight: not in free_ops_)
+  std::vector<Op *> free_ops_;
 };
 
 }  // namespace pfio
