@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <set>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace pfio {
@@ -110,6 +113,65 @@ TEST(BufferPool, ReleasingReachesPagesFreedSinceTheLastReleaseAndThoseOfAnEmptie
   pool->ReleaseFreeMemory();  // the pages past the first, used before the pool emptied
   for (int i = 1; i < 32; ++i) EXPECT_FALSE(Resident(got[i])) << "page " << i;
   EXPECT_TRUE(Resident(first));
+}
+
+// The VmFlags line of the mapping that holds `p` (/proc/self/smaps), or "" if none holds it.
+std::string VmFlagsAt(const char *p) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+bool HasFlag(const std::string &vmflags, const std::string &flag) {
+  return (vmflags + " ").find(" " + flag + " ") != std::string::npos;
+}
+
+TEST(BufferPool, AskedForHugePagesTheRegionStartsOnAHugePageAndCarriesTheAdvice) {
+  const uint64_t capacity = 3 * BufferPool::kHugePage + 5 * 4096;  // not a huge page multiple
+  std::unique_ptr<BufferPool> huge, plain;
+  ASSERT_TRUE(BufferPool::Create(capacity, &huge, true).ok());
+  ASSERT_TRUE(BufferPool::Create(capacity, &plain, false).ok());
+  char *first = huge->AllocatePage();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % BufferPool::kHugePage, 0u);
+  const std::string flags = VmFlagsAt(first);
+  ASSERT_NE(flags, "") << "no mapping in /proc/self/smaps holds the pool's first page";
+  // The kernel's word for the advice ("hg") is there exactly when the pool says it took.
+  EXPECT_EQ(HasFlag(flags, "hg"), huge->huge_pages()) << flags;
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  if (thp) {
+    EXPECT_TRUE(huge->huge_pages()) << "a kernel with transparent huge pages refused";
+  }
+  char *plain_first = plain->AllocatePage();
+  EXPECT_FALSE(plain->huge_pages());
+  EXPECT_FALSE(HasFlag(VmFlagsAt(plain_first), "hg")) << VmFlagsAt(plain_first);
+  // Every page of the capacity is usable and inside the mapping; one more is refused.
+  std::vector<char *> got{first};
+  while (char *p = huge->AllocatePage()) {
+    std::memset(p, 9, 4096);
+    got.push_back(p);
+  }
+  EXPECT_EQ(got.size(), capacity / 4096);
+  EXPECT_EQ(got.back(), first + capacity - 4096);
+  // Single pages still leave at once from inside a huge page, and their neighbours stay.
+  std::memset(first, 9, 4096);
+  std::vector<char *> leave{got[1], got[3]};
+  huge->ReleasePages(leave.data(), leave.size());
+  EXPECT_FALSE(Resident(got[1]));
+  EXPECT_FALSE(Resident(got[3]));
+  EXPECT_EQ(got[2][100], 9);
+  EXPECT_EQ(first[4095], 9);
 }
 
 }  // namespace

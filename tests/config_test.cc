@@ -82,6 +82,7 @@ const std::vector<KeyCase> &Cases() {
        {{"0", "0"}, {"1", "1"}, {"off", "0"}, {"enable", "1"}, {"TRUE", "1"}},
        {"2", "maybe", ""}},
       {"revalidate", {{"on", "1"}, {"0", "0"}, {"yes", "1"}}, {"sometimes", "2"}},
+      {"huge_pages", {{"off", "0"}, {"1", "1"}, {"disable", "0"}}, {"2M", "always"}},
       {"reserve_percent", {{"1", "1"}, {"8", "8"}, {"50", "50"}}, {"0", "51", "ten"}},
       {"stats_path", {{"/tmp/s.json", "/tmp/s.json"}, {"", ""}}, {}},
       {"layout",
@@ -124,6 +125,7 @@ TEST(Config, DefaultsAreValidAndReadBack) {
   EXPECT_EQ(c.Get("stage"), "auto");
   EXPECT_EQ(c.Get("target_stages"), "1");
   EXPECT_EQ(c.Get("aimd"), "1");
+  EXPECT_EQ(c.Get("huge_pages"), "1");
   EXPECT_EQ(c.Get("reserve_percent"), "8");
   EXPECT_EQ(c.Get("layout"), "");
 }

@@ -8,21 +8,33 @@
 
 namespace pfio {
 
-Status BufferPool::Create(uint64_t capacity, std::unique_ptr<BufferPool> *out) {
+Status BufferPool::Create(uint64_t capacity, std::unique_ptr<BufferPool> *out, bool huge_pages) {
   capacity = (capacity + kPage - 1) / kPage * kPage;
   if (capacity == 0) return Status::Invalid("buffer pool capacity = 0: expected at least 4096");
-  void *p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
+  // Address space only: one huge page more than asked when huge pages are wanted, so that the
+  // region can start on a huge page boundary.
+  const uint64_t mapped = huge_pages ? capacity + kHugePage : capacity;
+  void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     return Status::NoMem(Format("reserving the reorder buffer of %s failed: %s",
                                 Bytes(capacity).c_str(), std::strerror(errno)));
   }
-  out->reset(new BufferPool(static_cast<char *>(p), capacity));
+  char *mapping = static_cast<char *>(p);
+  char *base = mapping;
+  bool advised = false;
+  if (huge_pages) {
+    const uintptr_t at = reinterpret_cast<uintptr_t>(mapping);
+    base = mapping + ((kHugePage - at % kHugePage) % kHugePage);
+    // EINVAL where the kernel has no transparent huge pages: the pool works without them.
+    advised = madvise(base, capacity, MADV_HUGEPAGE) == 0;
+  }
+  out->reset(new BufferPool(mapping, mapped, base, capacity, advised));
   return Status::Ok();
 }
 
 BufferPool::~BufferPool() {
-  munmap(base_, capacity_);
+  munmap(mapping_, mapped_);
 }
 
 char *BufferPool::AllocatePage() {

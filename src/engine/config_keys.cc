@@ -215,6 +215,11 @@ std::vector<ConfigKey> MakeKeys() {
                          "before each window's worth of reads, compare every open file's size "
                          "and mtime with what was seen; a changed file's prefetched bytes are "
                          "dropped and read again"));
+  keys.push_back(BoolKey("huge_pages", &Config::huge_pages,
+                         "back the reorder buffer with transparent huge pages (madvise) where "
+                         "the kernel allows: a large O_DIRECT read then lands in a few 2 MiB "
+                         "segments instead of 4 KiB ones, so the device gets fewer, larger "
+                         "requests"));
   keys.push_back(CountKey("reserve_percent", &Config::reserve_percent, 1, 50, nullptr,
                           "share of MemTotal (and of a cgroup's limit) prefetching never takes: "
                           "an auto budget stops above it, growth stops at it, falling below it "

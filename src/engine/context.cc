@@ -58,7 +58,7 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
                Bytes(limit).c_str()));
   }
   std::unique_ptr<BufferPool> pool;
-  s = BufferPool::Create(AimdController::Cap(limit), &pool);
+  s = BufferPool::Create(AimdController::Cap(limit), &pool, config.huge_pages);
   if (!s.ok()) return s;
   auto buffer = std::make_unique<ReorderBuffer>(std::move(pool));
   out->reset(new Context(config, std::move(backend), std::move(signals), std::move(node),
