@@ -27,7 +27,9 @@ struct RunSpec {
 };
 
 struct RunResult {
-  double seconds = 0;
+  double seconds = 0;           // start to the last byte checked (as fio times a job)
+  double teardown_seconds = 0;  // after it: closing, io_destroy, pfio_context_destroy
+  double last_byte_at = 0;      // steady clock, set by the method when its last byte is checked
   uint64_t bytes = 0;
   uint64_t bad_bytes = 0;  // reads whose bytes did not verify (any > 0 fails the run)
   int failed = 0;          // an error stopped the run
