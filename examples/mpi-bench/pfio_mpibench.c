@@ -32,7 +32,9 @@
  * stands for the application's computing, which a prefetcher overlaps). Methods alternate
  * within each round. Rank 0 prints progress, then a table of medians; --json appends one line
  * per run. Peak RSS is each rank's VmHWM during the run (reset before it); CPU is the user +
- * system seconds of every rank (its threads included) summed, from open to close.
+ * system seconds of every rank (its threads included) summed, from open to close. The JSON also
+ * has the slowest rank's time inside the read calls (in_calls), MPI_File_open (open_s), all the
+ * MPI_File_set_view calls (view_s) and MPI_File_close (close_s): where a run's time went.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -436,7 +438,8 @@ static long long peak_rss_kib(void) {
 typedef struct {
   const char *workload, *method;
   int round;
-  double seconds, in_calls, cpu; /* cpu: user + system seconds of every rank, threads included */
+  double seconds, in_calls, cpu;  /* cpu: user + system seconds of every rank, threads included */
+  double open_s, view_s, close_s; /* the slowest rank's time in MPI_File_open, set_view, close */
   long long bytes, rss_max_kib;
 } Run;
 
@@ -554,7 +557,7 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
   Extents e = {0};
   unsigned char *buf = NULL;
   long long cap = 0, bytes = 0, all_bytes = 0, rss;
-  double t0, t_in = 0, t, secs, in_max, cpu0, cpu;
+  double t0, t_in = 0, t, secs, in_max, cpu0, cpu, phase[3] = {0, 0, 0}; /* open, view, close */
   int call, ok;
   evict(o);
   reset_peak_rss();
@@ -562,6 +565,7 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
   cpu0 = cpu_seconds();
   t0 = MPI_Wtime();
   ok = open_for(o, method, &fh, why, size);
+  phase[0] = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!ok) return 0;
   for (call = 0; call < w->calls; ++call) {
@@ -573,7 +577,9 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
       cap = e.bytes;
       buf = realloc(buf, (size_t)cap);
     }
+    t = MPI_Wtime();
     set_view(fh, &e);
+    phase[1] += MPI_Wtime() - t;
     t = MPI_Wtime();
     if ((opts.independent ? MPI_File_read(fh, buf, (int)e.bytes, MPI_BYTE, &st)
                           : MPI_File_read_all(fh, buf, (int)e.bytes, MPI_BYTE, &st)) != MPI_SUCCESS)
@@ -582,13 +588,19 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
     check(w, call, &e, buf);
     bytes += e.bytes;
   }
+  t = MPI_Wtime();
   MPI_File_close(&fh);
+  phase[2] = MPI_Wtime() - t;
   secs = MPI_Wtime() - t0;
   cpu = cpu_seconds() - cpu0;
   rss = peak_rss_kib();
   MPI_Reduce(&cpu, &out->cpu, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&secs, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&t_in, &in_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : phase, phase, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  out->open_s = phase[0];
+  out->view_s = phase[1];
+  out->close_s = phase[2];
   MPI_Reduce(&bytes, &all_bytes, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&rss, &out->rss_max_kib, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
   out->in_calls = in_max;
@@ -763,7 +775,7 @@ int main(int argc, char **argv) {
       if (!listed(o.workloads, all_workloads[w])) continue;
       for (i = 0; i < nmethods; ++i) {
         m = (i + r) % nmethods; /* methods alternate between rounds */
-        Run run = {all_workloads[w], methods[m], r + 1, 0, 0, 0, 0, 0};
+        Run run = {.workload = all_workloads[w], .method = methods[m], .round = r + 1};
         int ok;
         if (skipped[m]) continue;
         if (strcmp(methods[m], "seq") == 0) {
@@ -792,13 +804,14 @@ int main(int argc, char **argv) {
             fprintf(json,
                     "{\"workload\": \"%s\", \"method\": \"%s\", \"round\": %d, "
                     "\"ranks\": %d, \"bytes\": %lld, \"seconds\": %.6f, "
-                    "\"in_calls\": %.6f, \"cpu_seconds\": %.6f, \"mib_s\": %.3f, "
+                    "\"in_calls\": %.6f, \"open_s\": %.6f, \"view_s\": %.6f, "
+                    "\"close_s\": %.6f, \"cpu_seconds\": %.6f, \"mib_s\": %.3f, "
                     "\"peak_rss_max_mib\": %.1f, "
                     "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
                     "\"calls\": \"%s\", \"verified\": true}\n",
                     run.workload, run.method, run.round, nprocs, run.bytes, run.seconds,
-                    run.in_calls, run.cpu, mib, run.rss_max_kib / 1024.0, o.size,
-                    o.budget ? o.budget : "auto", version,
+                    run.in_calls, run.open_s, run.view_s, run.close_s, run.cpu, mib,
+                    run.rss_max_kib / 1024.0, o.size, o.budget ? o.budget : "auto", version,
                     o.independent ? "independent" : "collective");
         }
         if (nruns < MAX_RUNS) runs[nruns++] = run;
