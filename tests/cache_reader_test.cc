@@ -118,6 +118,35 @@ TEST(CacheReaderTest, ReadsPiecesInAnyOrderWithMoreThanIovMaxAdjacentOnes) {
   }
 }
 
+TEST(CacheReaderTest, PiecesContiguousInFileAndMemoryLandWhereTheyBelong) {
+  // A rank's contiguous request cut into rows by its view: 4 x IOV_MAX rows of 1600 bytes, one
+  // after the other in the file and in one buffer, except that every 300th row goes to a
+  // second buffer (contiguous in the file, not in memory), and the last row is shorter.
+  PatternFile file(8 * kMiB);
+  ASSERT_GE(file.fd, 0);
+  CacheReader reader(file.fd);
+  const uint64_t rows = 4 * IOV_MAX, row = 1600, start = 4096 + 3;
+  std::vector<uint8_t> main_buf(rows * row + 1, 0xEE), side_buf(rows / 300 * row + row + 1, 0xEE);
+  std::vector<pfio_read_piece> pieces;
+  uint64_t in_main = 0, in_side = 0;
+  for (uint64_t i = 0; i < rows; ++i) {
+    const uint64_t length = i + 1 == rows ? 999 : row;
+    if (i % 300 == 299) {
+      pieces.push_back({side_buf.data() + in_side, start + i * row, length});
+      in_side += length;
+    } else {
+      pieces.push_back({main_buf.data() + in_main, start + i * row, length});
+      in_main += length;
+    }
+  }
+  ASSERT_EQ(reader.Read(pieces), "");
+  for (const pfio_read_piece &p : pieces)
+    ASSERT_TRUE(test::HoldsPattern(static_cast<uint8_t *>(p.buf), p.offset, p.length, kSeed))
+        << "offset " << p.offset;
+  EXPECT_EQ(main_buf[in_main], 0xEE) << "written past the last row in the main buffer";
+  EXPECT_EQ(side_buf[in_side], 0xEE) << "written past the last row in the side buffer";
+}
+
 TEST(CacheReaderTest, APiecePastTheEndIsAShortReadNamingTheOffset) {
   PatternFile file(100000);
   ASSERT_GE(file.fd, 0);

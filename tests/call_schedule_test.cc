@@ -106,6 +106,21 @@ void CheckSchedule(const std::vector<FileRanges> &plans, const Aggregation &agg,
       }
       EXPECT_LE(round, round_bytes);
       EXPECT_EQ(round, by_rank);
+      // What one rank receives: the same counts, and only its own shares, in the same order.
+      for (int r = 0; r < static_cast<int>(plans.size()); ++r) {
+        std::vector<uint64_t> only_counts;
+        std::vector<Share> only = s.RoundShares(a, k, &only_counts, r);
+        std::vector<Share> expected;
+        for (const Share &sh : shares)
+          if (sh.rank == r) expected.push_back(sh);
+        ASSERT_EQ(only_counts, counts) << "aggregator " << a << " round " << k << " rank " << r;
+        ASSERT_EQ(only.size(), expected.size()) << "aggregator " << a << " round " << k;
+        for (size_t i = 0; i < only.size(); ++i) {
+          EXPECT_EQ(only[i].range, expected[i].range);
+          EXPECT_EQ(only[i].stream, expected[i].stream);
+          EXPECT_EQ(only[i].rank, r);
+        }
+      }
       in_rounds += round;
     }
     EXPECT_EQ(in_rounds, s.BytesOf(a));

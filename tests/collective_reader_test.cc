@@ -191,6 +191,42 @@ TEST_P(CollectiveReaderPathTest, OnTheCachePathOnlySparseCallsArePlannedAhead) {
   });
 }
 
+TEST_F(CollectiveReaderTest, OnTheCachePathOwnBytesAreReadInOneBatchAndShippedOnesPerRound) {
+  // Rounds of 64 KiB. Calls 0-1: each rank asks for its own 5 stripe units (contiguous, a
+  // restart's pattern), which it reads itself and ships nothing: one batch a call, however many
+  // rounds. Calls 2-3: 8 KiB blocks interleaved over the ranks, shipped between them: one batch
+  // per round that has bytes for the aggregator to read. Every byte checked either way.
+  ReaderOptions o;
+  o.path = ReadPath::kCache;
+  o.round_bytes = 64 << 10;
+  o.unit = 64 << 10;
+  o.lookahead_calls = 0;
+  RunRanks(2, path_, o, [&](Rank &rank, int r) {
+    const uint64_t unit = 64 << 10;
+    for (uint64_t call = 0; call < 2; ++call) {
+      const uint64_t before = rank.reader->stats().rounds;
+      ReadAndCheck(rank, {{(call * 10 + static_cast<uint64_t>(r) * 5) * unit, 5 * unit}});
+      EXPECT_GE(rank.reader->stats().rounds - before, 5u) << "call " << call;
+    }
+    EXPECT_EQ(rank.reader->stats().aggregator_reads, 2u) << "rank " << r << ": one per call";
+    EXPECT_EQ(rank.reader->stats().bytes_shipped, 0u) << "rank " << r;
+    const uint64_t before = rank.reader->stats().aggregator_reads;
+    const uint64_t rounds_before = rank.reader->stats().rounds;
+    for (uint64_t call = 2; call < 4; ++call) {
+      FileRanges blocks;
+      for (uint64_t i = 0; i < 16; ++i)
+        blocks.push_back({(call * 64 + 2 * i + static_cast<uint64_t>(r)) * 8192 + 3, 8192});
+      ReadAndCheck(rank, blocks);
+    }
+    EXPECT_GT(rank.reader->stats().bytes_shipped, 0u) << "rank " << r;
+    // About 128 KiB an aggregator reads a call (its stripe units of 64 KiB): two rounds or more.
+    EXPECT_GE(rank.reader->stats().aggregator_reads - before, 4u) << "rank " << r;
+    EXPECT_LE(rank.reader->stats().aggregator_reads - before,
+              rank.reader->stats().rounds - rounds_before)
+        << "rank " << r << ": one batch per round with bytes to read when bytes are shipped";
+  });
+}
+
 TEST_F(CollectiveReaderTest, ShiftsByWholeStripingPeriodsReuseThePlanAndWasteNothing) {
   // 4 ranks x 16 blocks of 4 KiB per call: each call moves by 256 KiB, a multiple of the
   // striping period (4 KiB units x 4 targets), so predicted calls are the call's plan moved.

@@ -13,8 +13,9 @@
 namespace pfio::collective {
 
 FileRanges CacheReader::Joined(FileRanges ranges, uint64_t max_span) {
-  std::sort(ranges.begin(), ranges.end(),
-            [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; });
+  auto by_offset = [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; };
+  if (!std::is_sorted(ranges.begin(), ranges.end(), by_offset))  // often sorted (MergedByOffset)
+    std::sort(ranges.begin(), ranges.end(), by_offset);
   FileRanges joined;
   for (const FileRange &r : ranges) {
     if (r.length == 0) continue;
@@ -74,9 +75,11 @@ uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const File
 }
 
 std::string CacheReader::Read(std::vector<pfio_read_piece> pieces) {
-  std::stable_sort(
-      pieces.begin(), pieces.end(),
-      [](const pfio_read_piece &x, const pfio_read_piece &y) { return x.offset < y.offset; });
+  auto by_offset = [](const pfio_read_piece &x, const pfio_read_piece &y) {
+    return x.offset < y.offset;
+  };
+  if (!std::is_sorted(pieces.begin(), pieces.end(), by_offset))  // usually sorted (ReadRound)
+    std::stable_sort(pieces.begin(), pieces.end(), by_offset);
   std::vector<iovec> iov;
   size_t i = 0;
   while (i < pieces.size()) {
@@ -84,9 +87,18 @@ std::string CacheReader::Read(std::vector<pfio_read_piece> pieces) {
     const uint64_t start = pieces[i].offset;
     uint64_t end = start;
     iov.clear();
-    for (; i < pieces.size() && pieces[i].offset == end && iov.size() < IOV_MAX; ++i) {
+    for (; i < pieces.size() && pieces[i].offset == end; ++i) {
       if (pieces[i].length == 0) continue;
-      iov.push_back({pieces[i].buf, static_cast<size_t>(pieces[i].length)});
+      // A piece that goes on where the previous one's memory ends extends its iovec (a rank's
+      // own contiguous request then is one read however many rows its view cut it into).
+      if (!iov.empty() &&
+          static_cast<uint8_t *>(iov.back().iov_base) + iov.back().iov_len == pieces[i].buf) {
+        iov.back().iov_len += static_cast<size_t>(pieces[i].length);
+      } else if (iov.size() < IOV_MAX) {
+        iov.push_back({pieces[i].buf, static_cast<size_t>(pieces[i].length)});
+      } else {
+        break;
+      }
       end += pieces[i].length;
     }
     if (iov.empty()) {  // an empty piece that starts elsewhere

@@ -41,8 +41,10 @@ class CallSchedule {
   const std::vector<Share> &SharesOf(size_t a) const { return shares_[a]; }
   uint64_t BytesOf(size_t a) const { return totals_[a]; }
   // Aggregator a's shares of round k, cut to the round, in send order; send_counts[r] = bytes
-  // for rank r (sized to the number of ranks).
-  std::vector<Share> RoundShares(size_t a, size_t k, std::vector<uint64_t> *send_counts) const;
+  // for rank r (sized to the number of ranks). With `only_rank` >= 0, the counts are still every
+  // rank's but only the shares for that rank are returned (what a rank receives from a).
+  std::vector<Share> RoundShares(size_t a, size_t k, std::vector<uint64_t> *send_counts,
+                                 int only_rank = -1) const;
 
  private:
   uint64_t round_bytes_;

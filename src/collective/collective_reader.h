@@ -69,15 +69,17 @@ struct ReaderOptions {
 };
 
 struct ReaderStats {
-  uint64_t calls = 0;           // collective calls made
-  uint64_t stock_calls = 0;     // calls every rank took on the stock path
-  uint64_t rounds = 0;          // exchange rounds
-  uint64_t plan_extents = 0;    // this rank's extents sent
-  uint64_t plan_bytes = 0;      // their encoded size
-  uint64_t bytes_read = 0;      // read as aggregator (for every rank, itself included)
-  uint64_t bytes_received = 0;  // delivered into this rank's buffers
-  uint64_t bytes_shipped = 0;   // read for other ranks and sent to them
-  uint64_t predicted_hits = 0;  // calls whose look-ahead (declared or predicted) was right
+  uint64_t calls = 0;             // collective calls made
+  uint64_t stock_calls = 0;       // calls every rank took on the stock path
+  uint64_t rounds = 0;            // exchange rounds
+  uint64_t plan_extents = 0;      // this rank's extents sent
+  uint64_t plan_bytes = 0;        // their encoded size
+  uint64_t bytes_read = 0;        // read as aggregator (for every rank, itself included)
+  uint64_t aggregator_reads = 0;  // batches read as aggregator: one per round with something to
+                                  // read, or one per call when all it read was its own (cache)
+  uint64_t bytes_received = 0;    // delivered into this rank's buffers
+  uint64_t bytes_shipped = 0;     // read for other ranks and sent to them
+  uint64_t predicted_hits = 0;    // calls whose look-ahead (declared or predicted) was right
   uint64_t predicted_misses = 0;
   uint64_t declared_calls = 0;       // calls declared (DeclareCollective, replay)
   uint64_t calls_planned_ahead = 0;  // later calls this aggregator planned (look-ahead)

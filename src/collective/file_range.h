@@ -28,4 +28,9 @@ inline void AppendCoalesced(FileRanges *ranges, uint64_t offset, uint64_t length
     ranges->push_back({offset, length});
 }
 
+// Every range of `lists` in one list sorted by offset (ties in list order). Lists that are
+// sorted already (a rank's extents usually are) are merged, O(n log k) for k lists, instead of
+// sorted again; the others are sorted first.
+FileRanges MergedByOffset(const std::vector<FileRanges> &lists);
+
 }  // namespace pfio::collective
