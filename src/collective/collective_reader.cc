@@ -57,31 +57,6 @@ void Scatter(const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
   });
 }
 
-// Aggregator a's reads of a call as its pfio plan: round after round (the order it reads
-// them), each round's shares in file order with adjacent ones joined, cut at the file's end.
-// Thousands of small shares of one stripe unit become one extent, which keeps the engine's
-// planning cheap, and the engine sees each round's reads in ascending order.
-std::vector<pfio_extent> ReadOrderExtents(const CallSchedule &schedule, size_t a, int32_t file,
-                                          uint64_t file_size) {
-  std::vector<pfio_extent> out;
-  std::vector<uint64_t> counts;
-  for (size_t k = 0; k < schedule.rounds(); ++k) {
-    std::vector<Share> shares = schedule.RoundShares(a, k, &counts);
-    auto by_offset = [](const Share &x, const Share &y) { return x.range.offset < y.range.offset; };
-    if (!std::is_sorted(shares.begin(), shares.end(), by_offset))
-      std::sort(shares.begin(), shares.end(), by_offset);
-    for (const Share &s : shares) {
-      if (s.range.offset >= file_size) continue;
-      const uint64_t length = std::min(s.range.length, file_size - s.range.offset);
-      if (!out.empty() && out.back().offset + out.back().length == s.range.offset)
-        out.back().length += length;
-      else
-        out.push_back({file, 0, s.range.offset, length});
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 uint64_t CollectiveReader::RoundAllowance(pfio_context *ctx, uint64_t asked) {
@@ -148,79 +123,6 @@ CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *e
   broken_ = std::move(why);
   *error = broken_;
   return Outcome::kError;
-}
-
-void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<FileRanges> &plans,
-                                 size_t me, uint64_t file_size) {
-  const std::vector<pfio_extent> current = ReadOrderExtents(now, me, file_, file_size);
-  std::vector<pfio_extent> plan = current;
-  // The cache path: the job's dense runs of this call and the planned ones (all ranks).
-  FileRanges dense, dense_now;
-  if (cache_) {
-    dense_now = CacheReader::DenseRuns(MergedByOffset(plans));
-    dense = dense_now;
-  }
-  uint64_t ahead = 0;
-  const bool declared = !declared_.empty();
-  // A predicted call is this one moved. Where every byte this aggregator reads now lies in the
-  // job's dense runs, left to the kernel's readahead, the calls ahead would be too: planning
-  // them advises nothing and costs CPU (btio at 8 ranks: 5.2-5.5 CPU seconds a run against
-  // 2.2-2.7 without look-ahead, 327-349 MiB/s against 573-688).
-  auto all_dense = [&] {
-    return cache_ && std::all_of(current.begin(), current.end(), [&](const pfio_extent &e) {
-             return CacheReader::Inside(dense_now, e.offset, e.length);
-           });
-  };
-  // Far enough to keep the device busy across a call boundary, near enough that a prediction
-  // that breaks (the end of a variable, a time step that changes) wastes little and that later
-  // calls' reads do not queue before this call's at the device: by default the whole job plans
-  // two rounds ahead, split over the aggregators (at least 4 MiB each). The cache path plans at
-  // least kCacheLookahead per aggregator: its advice goes out sorted by offset, so pieces of
-  // later calls next to this call's join them into one request (a blocked solver's row of
-  // tiles: 8 KiB per call and row, side by side across calls), and that needs several calls.
-  const uint64_t limit = options_.lookahead_bytes
-                             ? options_.lookahead_bytes
-                             : std::max<uint64_t>(cache_ ? kCacheLookahead : 4ull << 20,
-                                                  2 * round_ / aggregation_.aggregators().size());
-  if (options_.lookahead_calls > 0 && (declared || (predictor_.predicting() && !all_dense()))) {
-    for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
-      if (declared && j > declared_.size()) break;
-      std::vector<pfio_extent> more;
-      const int64_t shift = predictor_.shift() * static_cast<int64_t>(j);
-      const uint64_t period = aggregation_.unit() * aggregation_.targets();
-      if (!declared && predictor_.shift() % static_cast<int64_t>(period) == 0) {
-        // Moved by whole periods of the striping, the call's shares move with it: no new
-        // schedule needed (btio's time steps, ior-hard's segments of a round size).
-        for (const pfio_extent &e : current) {
-          const int64_t moved = static_cast<int64_t>(e.offset) + shift;
-          if (moved < 0 || static_cast<uint64_t>(moved) >= file_size) continue;
-          more.push_back({file_, 0, static_cast<uint64_t>(moved),
-                          std::min(e.length, file_size - static_cast<uint64_t>(moved))});
-        }
-        for (const FileRange &r : dense_now) {
-          const int64_t moved = static_cast<int64_t>(r.offset) + shift;
-          if (moved >= 0) dense.push_back({static_cast<uint64_t>(moved), r.length});
-        }
-      } else {
-        std::vector<FileRanges> next = declared ? declared_[j - 1] : predictor_.Predicted(j);
-        if (next.empty()) break;
-        CallSchedule schedule(next, aggregation_, round_, options_.own_units, options_.own_extent);
-        more = ReadOrderExtents(schedule, me, file_, file_size);
-        if (cache_) {
-          const FileRanges runs = CacheReader::DenseRuns(MergedByOffset(next));
-          dense.insert(dense.end(), runs.begin(), runs.end());
-        }
-      }
-      if (more.empty()) break;  // the prediction left the file
-      ++stats_.calls_planned_ahead;
-      for (const pfio_extent &e : more) ahead += e.length;
-      plan.insert(plan.end(), more.begin(), more.end());
-    }
-  }
-  if (cache_)
-    cache_->Advise(plan, CacheReader::DenseRuns(std::move(dense)));
-  else if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK)
-    ++stats_.plan_errors;
 }
 
 std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out,
