@@ -37,6 +37,24 @@ def size(n):
     return f"{n // 1024} KiB"
 
 
+def fio_sequential(folder):
+    """fio's sequential rates of the benchmark's file (scripts/fio-seq.sh), MiB/s, one per run."""
+    return [load(p)["jobs"][0]["read"]["bw_bytes"] / MiB
+            for p in sorted(glob.glob(os.path.join(folder, "fio-seq-*.json")))]
+
+
+def device_sentence(fio, seq, seq_how):
+    """'The device reads the file sequentially at ...' from fio's runs and the benchmark's own
+    sequential reader (seq_how says how it reads), or None when neither ran."""
+    said = []
+    if fio:
+        said.append(f"{statistics.median(fio):.0f} MiB/s with fio (O_DIRECT, 1 MiB reads, "
+                    f"depth 16, median of {len(fio)})")
+    if seq:
+        said.append(f"{statistics.median(seq):.0f} MiB/s with the benchmark's own {seq_how}")
+    return "The device reads the file sequentially at " + " and ".join(said) if said else None
+
+
 def page_reporting_note(machine):
     """A sentence on the VM's free page reporting during the runs (scripts/lib), or none."""
     held = machine.get("page_reporting", "")
@@ -660,8 +678,7 @@ def mpibench_rows(results, docs):
         r["mpi_name"] = "Open MPI" if r["mpi"].startswith("Open MPI") else "MPICH"
         r.setdefault("calls", "collective")
     m = json.load(open(os.path.join(folder, "machine.json")))
-    fio = [load(p)["jobs"][0]["read"]["bw_bytes"] / MiB
-           for p in sorted(glob.glob(os.path.join(folder, "fio-seq-*.json")))]
+    fio = fio_sequential(folder)
     fio_med = statistics.median(fio) if fio else None
     # The benchmark's own device limit (method seq: one reader, O_DIRECT 8 MiB reads, several in
     # flight, into huge-page buffers), all its runs; the larger of it and fio is "the device".
@@ -703,16 +720,10 @@ def mpibench_rows(results, docs):
            f"(`--oversubscribe`): expect run-to-run spread, and compare medians in one table."]
     out += page_reporting_note(m)
     if device:
-        said = []
-        if fio_med:
-            said.append(f"{fio_med:.0f} MiB/s with fio (O_DIRECT, 1 MiB reads, depth 16, median of "
-                        f"{len(fio)})")
-        if seq_med:
-            said.append(f"{seq_med:.0f} MiB/s with the benchmark's own `seq` (one reader, O_DIRECT "
-                        f"8 MiB reads, 4 in flight, into buffers on transparent huge pages; median "
-                        f"of {len(seq_runs)} runs, one per round and invocation)")
-        out += ["", "The device reads the file sequentially at " + " and ".join(said) +
-                f": `pfio / device` below is against the larger, {device:.0f} MiB/s."]
+        out += ["", device_sentence(
+            fio, seq_runs, f"`seq` (one reader, O_DIRECT 8 MiB reads, 4 in flight, into buffers on "
+            f"transparent huge pages; median of {len(seq_runs)} runs, one per round and "
+            f"invocation)") + f": `pfio / device` below is against the larger, {device:.0f} MiB/s."]
     out.append("")
     for mpi, calls, ranks in groups:
         methods = [k for k in MPIBENCH_METHODS
@@ -822,9 +833,7 @@ def h5bench_rows(results, docs):
     runs = [r for r in lines if "method" in r]
     lookups = [r for r in lines if "lookup_chunks" in r]
     m = json.load(open(os.path.join(folder, "machine.json")))
-    fio = [load(p)["jobs"][0]["read"]["bw_bytes"] / MiB
-           for p in sorted(glob.glob(os.path.join(folder, "fio-seq-*.json")))]
-    fio_med = statistics.median(fio) if fio else None
+    fio = fio_sequential(folder)
     budget = runs[0]["budget"] if runs else "?"
     failed = [r for r in runs if not r["ok"]]
 
@@ -860,16 +869,10 @@ def h5bench_rows(results, docs):
            f"which no driver can beat: it is HDF5's own cost per `H5Dread` on this machine. "
            f"pfio's budget: {budget}."]
     seq = [r["seq_mib_s"] for r in lines if "seq_mib_s" in r and r["seq_mib_s"] > 0]
-    if fio_med or seq:
-        said = []
-        if fio_med:
-            said.append(f"{fio_med:.0f} MiB/s with fio (O_DIRECT, 1 MiB reads, depth 16, median of "
-                        f"{len(fio)})")
-        if seq:
-            said.append(f"{statistics.median(seq):.0f} MiB/s with the benchmark's own sequential "
-                        f"read (O_DIRECT 8 MiB reads, 4 in flight, into buffers on transparent huge "
-                        f"pages, after the runs)")
-        out += ["", "The device reads the file sequentially at " + " and ".join(said) + "."]
+    said = device_sentence(fio, seq, "sequential read (O_DIRECT 8 MiB reads, 4 in flight, into "
+                           "buffers on transparent huge pages, after the runs)")
+    if said:
+        out += ["", said + "."]
     rand = {d: load(os.path.join(folder, f"fio-rand8k-qd{d}.json"))["jobs"][0]["read"]["bw_bytes"]
             / MiB for d in (32, 128) if os.path.exists(os.path.join(folder, f"fio-rand8k-qd{d}.json"))}
     tiles_sec2 = med("c8k", "tiles", "sec2")
