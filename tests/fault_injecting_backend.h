@@ -5,7 +5,10 @@
 //   EAGAIN, ENOMEM              — Submit refuses the read (nothing was started);
 //   slow                        — the completion is held back for slow_ms before Reap hands it on;
 //   direct EIO / direct short   — with `direct_too`, ReadDirect (the read path's fallback) fails
-//                                 with EIO, or returns fewer bytes than asked.
+//                                 with EIO, or returns fewer bytes than asked: the first direct
+//                                 read in range always, later ones with direct_probability.
+// Prefetch reads (the I/O thread) and direct reads (the caller) draw from streams of their own,
+// so how the two threads interleave never decides whether a direct fault is injected at all.
 // Every injection is counted, so a test can show that the fault it names was really hit.
 #pragma once
 
@@ -58,13 +61,14 @@ struct FaultSpec {
   uint64_t to = UINT64_MAX;
   uint32_t slow_ms = 30;    // how long a slow completion is held
   bool direct_too = false;  // also fail the fallback (ReadDirect): EIO, or short for kShort
+  double direct_probability = 0.2;  // of each direct read in range after the first
   uint64_t seed = 1;
 };
 
 class FaultInjectingBackend : public BackendWrapper {
  public:
   FaultInjectingBackend(std::unique_ptr<Backend> inner, FaultSpec spec)
-      : BackendWrapper(std::move(inner)), spec_(spec), rng_(spec.seed) {}
+      : BackendWrapper(std::move(inner)), spec_(spec), rng_(spec.seed), direct_rng_(spec.seed ^ 0x9e3779b97f4a7c15ull) {}
   const char *name() const override { return "fault-injecting"; }
 
   Status Submit(IoRequest *req) override {
@@ -115,7 +119,7 @@ class FaultInjectingBackend : public BackendWrapper {
   Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
                     uint64_t *nread) override {
     if (spec_.direct_too) {
-      Fault f = Pick(offset, length);
+      Fault f = PickDirect(offset, length);
       if (f == Fault::kShort && length > 1) {
         ++injected_direct;
         Status s = BackendWrapper::ReadDirect(file, buf, offset, length / 2, nread);
@@ -152,9 +156,25 @@ class FaultInjectingBackend : public BackendWrapper {
     return static_cast<Fault>(1 + rng_() % (static_cast<unsigned>(Fault::kMixed) - 1));
   }
 
+  // The fault for a direct read of [offset, offset+length): the first one in range always fails,
+  // later ones by direct_probability; kMixed gives EIO or short.
+  Fault PickDirect(uint64_t offset, uint64_t length) {
+    if (offset + length <= spec_.from || offset >= spec_.to) return Fault::kNone;
+    std::lock_guard<std::mutex> l(mu_);
+    const bool first = !direct_seen_;
+    direct_seen_ = true;
+    if (!first &&
+        std::uniform_real_distribution<double>(0, 1)(direct_rng_) >= spec_.direct_probability)
+      return Fault::kNone;
+    if (spec_.fault != Fault::kMixed) return spec_.fault;
+    return direct_rng_() % 2 ? Fault::kShort : Fault::kEio;
+  }
+
   FaultSpec spec_;
   std::mutex mu_;
-  std::mt19937_64 rng_;
+  std::mt19937_64 rng_;         // prefetch reads
+  std::mt19937_64 direct_rng_;  // direct reads
+  bool direct_seen_ = false;
   std::deque<Held> held_;  // touched by the I/O thread only (Reap)
 };
 

@@ -114,6 +114,7 @@ TEST_P(FaultMatrix, CorrectBytesOrAnErrorNeverAHang) {
   spec.probability = cell.direct_too ? 0.1 : 0.25;
   spec.from = kMiB;  // the first MiB never fails: faults by offset, not only by chance
   spec.direct_too = cell.direct_too;
+  spec.direct_probability = 0.1;
   spec.seed = 5;
   std::unique_ptr<Backend> aio;
   ASSERT_TRUE(AioBackend::Create(32, true, &aio).ok());
