@@ -6,8 +6,11 @@
  * read was planned (declared, or predicted) and from the file otherwise. Everything else goes to
  * the file's own descriptor exactly as sec2 would do it: metadata reads, writes, truncation,
  * locks. A write makes pfio drop what it fetched before the next raw read (the `stale` flag); the
- * raw read path is H5FDprefetch_raw.c. The driver does not ask HDF5 for data sieving: pfio is the
- * read cache, and a sieve would turn each declared extent into a larger read than the plan's.
+ * raw read path is H5FDprefetch_raw.c. The driver does not ask HDF5 for data sieving at open:
+ * pfio and the advised page cache are the read cache, and a sieve would turn each declared or
+ * predicted read into a larger one than the plan's. On a read-only file it switches the sieve on
+ * while its prediction is off for missing (a random reader), as sec2 always has it
+ * (H5FD__prefetch_sieve_follow in H5FDprefetch_predict.c).
  */
 #include "H5FDprefetch.h"
 
@@ -213,6 +216,7 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
     file->device = sb.st_dev;
     file->inode = sb.st_ino;
     file->pfio_size = file->eof;
+    file->read_only = !(H5F_ACC_RDWR & flags);
     file->name = strdup(name);
     engine = H5FD__prefetch_engine_config(&file->config,
                                           __func__); /* a bad PFIO_* variable fails the open */
@@ -285,8 +289,9 @@ static int H5FD__prefetch_cmp(const H5FD_t *_f1, const H5FD_t *_f2)
  * Function:    H5FD__prefetch_query
  *
  * Purpose:     The features HDF5 may use: metadata aggregation and accumulation, small raw
- *              data aggregation, a POSIX descriptor as handle, sec2's file format. No data sieve
- *              (see the top of this file) and no SWMR.
+ *              data aggregation, a POSIX descriptor as handle, sec2's file format. No SWMR, and
+ *              no data sieve at open (it is switched on later only for random readers of
+ *              read-only files; see the top of this file).
  *
  * Return:      0
  *-------------------------------------------------------------------------

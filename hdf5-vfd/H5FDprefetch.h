@@ -81,6 +81,9 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t advised_reads;     /* raw reads that were such an extent */
     uint64_t unplanned_reads;   /* raw reads nothing declared or predicted, served as sec2
                                    would serve them (page cache), not through pfio */
+    uint64_t sieve_switches;    /* times HDF5's data sieve was switched on or off (read-only
+                                   files: on while the prediction is off for missing) */
+    uint64_t sieved_reads;      /* raw reads that reached the driver while the sieve was on */
 } H5FD_prefetch_stats_t;
 
 /* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */

@@ -86,6 +86,10 @@ typedef struct H5FD_prefetch_t {
     /* Something was declared: the prediction stays off, the plan is the application's. */
     int declared;
 
+    /* Opened without H5F_ACC_RDWR: HDF5's data sieve may be switched on and off while the file
+     * is open (H5FD__prefetch_sieve_follow), since no write can leave a sieve buffer stale. */
+    int read_only;
+
     /* Declared extents not yet handed to pfio: they go in one pfio_plan_append at the next raw
      * read, so an application that declares one small selection at a time pays pfio's per-call
      * planning cost once per batch, not once per selection. */
@@ -167,6 +171,11 @@ void H5FD__prefetch_extents_append(H5FD_prefetch_extents_t *list, const pfio_ext
 void H5FD__prefetch_extents_push(H5FD_prefetch_extents_t *list, int32_t file, uint64_t offset,
                                  uint64_t length);
 void H5FD__prefetch_extents_sort_and_join(H5FD_prefetch_extents_t *list, size_t from);
+
+/* Switches HDF5's data sieve (H5FD_FEAT_DATA_SIEVE, which HDF5 looks at on every contiguous
+ * read) on while the prediction is switched off for missing, on a read-only file, and off
+ * otherwise (H5FDprefetch_predict.c). */
+void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file);
 
 /* Hands the pending declared extents to pfio. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);

@@ -494,6 +494,48 @@ TEST_F(H5FDPrefetchTest, StridedReadsArePredictedAndRandomOnesSwitchPredictionOf
   H5Pclose(fapl);
 }
 
+// A reader of small random hyperslabs switches the prediction off; on a read-only file the driver
+// then lets HDF5 sieve, as sec2 always does: the 4 rows of a 4 x 4 hyperslab (4 KiB apart) come
+// from one 64 KiB read instead of four small ones. On a writable file it never does (a sieve
+// buffer left while the sieve was off could be served stale after a write), and a declaration
+// switches it off (the plan's reads are advised exactly).
+TEST_F(H5FDPrefetchTest, RandomReadersOfReadOnlyFilesGetHdf5sSieveUntilTheyDeclare) {
+  std::mt19937_64 rng(9);
+  std::vector<Slab> points;
+  for (int i = 0; i < 300; ++i) points.push_back({rng() % (kRows - 3), rng() % (kCols - 3), 4, 4});
+  hid_t fapl = PrefetchFapl(/*predict=*/true, H5FD_PREFETCH_ENGINE_NEVER);
+  for (unsigned flags : {H5F_ACC_RDWR, H5F_ACC_RDONLY}) {
+    SCOPED_TRACE(flags == H5F_ACC_RDONLY ? "read-only" : "writable");
+    hid_t file = Open(fapl, flags);
+    hid_t dset = H5Dopen2(file, "contig", H5P_DEFAULT);
+    for (const Slab &p : points) EXPECT_EQ(ReadAndCheck(dset, kDatasets[0], p), 0u);
+    const H5FD_prefetch_stats_t st = Stats(file);
+    EXPECT_GE(st.prediction_offs, 2u) << "the reader was not found random";
+    if (flags == H5F_ACC_RDWR) {
+      EXPECT_EQ(st.sieve_switches, 0u);
+      EXPECT_EQ(st.sieved_reads, 0u);
+      EXPECT_EQ(st.raw_reads, 4 * points.size()) << "one read per row of each hyperslab";
+    } else {
+      EXPECT_GE(st.sieve_switches, 3u) << "on, off, on again";
+      EXPECT_GT(st.sieved_reads, 0u);
+      EXPECT_LT(st.raw_reads, 2 * points.size()) << "most hyperslabs cost one sieve read";
+      // Declaring switches the sieve off, and the declared tile's reads are not sieved.
+      const bool sieve_on = st.sieve_switches % 2 == 1;
+      hid_t space = Select(dset, {64, 64, 32, 32});
+      ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+      H5Sclose(space);
+      EXPECT_EQ(ReadAndCheck(dset, kDatasets[0], {64, 64, 32, 32}), 0u);
+      const H5FD_prefetch_stats_t after = Stats(file);
+      EXPECT_EQ(after.sieve_switches, st.sieve_switches + (sieve_on ? 1 : 0));
+      EXPECT_EQ(after.sieved_reads, st.sieved_reads);
+      EXPECT_EQ(after.raw_reads, st.raw_reads + 32) << "a 32-row tile: one read per row";
+    }
+    H5Dclose(dset);
+    H5Fclose(file);
+  }
+  H5Pclose(fapl);
+}
+
 // The file opened twice shares one driver file (cmp); the handle is the descriptor.
 TEST_F(H5FDPrefetchTest, OpenedTwiceAndTheHandleIsADescriptor) {
   hid_t fapl = PrefetchFapl();
