@@ -22,6 +22,9 @@
  *   pfio-noplan  the driver with look-ahead across calls off (hint prefetch_coll_lookahead=0)
  *   pfio-engine  the driver reading through pfio's engine (O_DIRECT into the budget) instead of
  *                the page cache (hints prefetch_coll_path=engine, prefetch_read_path=engine)
+ *   romio-again  stock ROMIO once more in every round, as a method of its own: romio-again /
+ *                romio is what one invocation's run-to-run spread makes of two identical
+ *                methods (an A/A comparison), the yardstick for small differences from stock
  *   seq          the limit: rank 0 reads the whole file sequentially (O_DIRECT, 8 MiB reads,
  *                4 in flight)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
@@ -55,6 +58,7 @@
 #define BLOCK 47008
 #define PER_CALL 100
 #define MAX_RUNS 4096
+#define NMETHODS 7 /* ompio romio pfio pfio-noplan pfio-engine romio-again seq */
 
 static int rank, nprocs;
 
@@ -79,7 +83,8 @@ static void usage(void) {
     printf(
         "usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES (1G)]\n"
         "         [--workloads ior-hard,random,btio,tiles,restart] [--rounds R (3)]\n"
-        "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,seq] [--budget BYTES]\n"
+        "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq]\n"
+        "         [--budget BYTES]\n"
         "         [--calls collective|independent] [--json PATH] [--keep]\n"
         "Reads one shared self-verifying file with every method in one invocation and\n"
         "prints the median MiB/s of each workload and method (see the source header).\n");
@@ -104,7 +109,7 @@ static unsigned long long parse_size(const char *flag, const char *s) {
 static Options parse(int argc, char **argv) {
   Options o = {"pfio-mpibench.data",
                "ior-hard,random,btio,tiles,restart",
-               "ompio,romio,pfio,pfio-noplan,pfio-engine,seq",
+               "ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq",
                NULL,
                NULL,
                1ULL << 30,
@@ -457,6 +462,11 @@ static int is_openmpi(void) {
   return strstr(version, "Open MPI") != NULL;
 }
 
+/* Stock ROMIO, as `romio` or as its A/A twin `romio-again`. */
+static int is_romio(const char *method) {
+  return strcmp(method, "romio") == 0 || strcmp(method, "romio-again") == 0;
+}
+
 /* Opens the file the way `method` selects its MPI-IO implementation; 0 when that method is not
  * available here (the reason in why). */
 static int open_for(const Options *o, const char *method, MPI_File *fh, char *why, size_t size) {
@@ -473,7 +483,7 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
       MPI_Info_set(info, "prefetch_coll_path", "engine");
       MPI_Info_set(info, "prefetch_read_path", "engine");
     }
-  } else if (strcmp(method, "romio") == 0 && is_openmpi()) {
+  } else if (is_romio(method) && is_openmpi()) {
     MPI_Info_set(info, "prefetch", "stock");
   }
   rc = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, info, fh);
@@ -489,7 +499,7 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
       snprintf(why, size, "the ad_prefetch driver is not reachable from this MPI");
       ok = 0;
     }
-  } else if (strcmp(method, "romio") == 0) {
+  } else if (is_romio(method)) {
     MPI_Info_get(got, "romio_cb_read", MPI_MAX_INFO_VAL, value, &flag);
     if (!flag) {
       snprintf(why, size,
@@ -681,7 +691,7 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
   const char *const all[] = {"ior-hard", "random", "btio", "tiles", "restart"};
   long long rss;
   double seq = median_mib(runs, n, NULL, "seq", &rss);
-  int w, m;
+  int w, m, aa_shown = 0;
   printf(
       "\nmedian MiB/s over %d round(s), %d ranks, file %.2f GiB; the slowest rank's time, "
       "open to last byte checked\n",
@@ -689,9 +699,9 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
   printf("%-9s", "workload");
   for (m = 0; m < nmethods; ++m)
     if (strcmp(methods[m], "seq") != 0) printf(" %11s", methods[m]);
-  printf(" %13s %12s %12s\n", "pfio/stock", "pfio/seq", "pfio peakRSS");
+  printf(" %13s %12s %12s %12s\n", "pfio/stock", "pfio/seq", "pfio peakRSS", "stock A/A");
   for (w = 0; w < 5; ++w) {
-    double best_stock = -1, pfio = -1;
+    double best_stock = -1, pfio = -1, romio = -1, again = -1;
     long long pfio_rss = 0;
     if (!listed(o->workloads, all[w])) continue;
     printf("%-9s", all[w]);
@@ -709,6 +719,8 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
         pfio = v;
         pfio_rss = rss;
       }
+      if (strcmp(methods[m], "romio") == 0) romio = v;
+      if (strcmp(methods[m], "romio-again") == 0) again = v;
     }
     if (pfio > 0 && best_stock > 0)
       printf(" %12.2fx", pfio / best_stock);
@@ -718,7 +730,15 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
       printf(" %11.2fx", pfio / seq);
     else
       printf(" %12s", "-");
-    if (pfio > 0) printf(" %9lld MiB", pfio_rss / 1024);
+    if (pfio > 0)
+      printf(" %9lld MiB", pfio_rss / 1024);
+    else
+      printf(" %13s", "-");
+    if (romio > 0 && again > 0) {
+      printf(" %11.2fx", again / romio);
+      aa_shown = 1;
+    } else
+      printf(" %12s", "-");
     printf("\n");
   }
   if (seq > 0)
@@ -726,14 +746,19 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
   printf(
       "pfio/stock: pfio against the better of ompio and romio in this invocation; every byte "
       "of every run verified\n");
+  if (aa_shown)
+    printf(
+        "stock A/A: romio-again / romio, the same stock ROMIO run twice per round: how far apart "
+        "this invocation puts two identical methods\n");
 }
 
 int main(int argc, char **argv) {
-  const char *const all_methods[] = {"ompio", "romio", "pfio", "pfio-noplan", "pfio-engine", "seq"};
+  const char *const all_methods[] = {"ompio",       "romio",       "pfio", "pfio-noplan",
+                                     "pfio-engine", "romio-again", "seq"};
   const char *const all_workloads[] = {"ior-hard", "random", "btio", "tiles", "restart"};
-  const char *methods[6];
+  const char *methods[NMETHODS];
   char why[256], version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int nmethods = 0, skipped[6] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len, made;
+  int nmethods = 0, skipped[NMETHODS] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len, made;
   int nworkloads = 0, with_seq = 0;
   Run *runs;
   Workload workloads[5];
@@ -744,10 +769,11 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   o = parse(argc, argv);
   opts = o;
-  for (i = 0; i < 6; ++i)
+  for (i = 0; i < NMETHODS; ++i)
     if (listed(o.methods, all_methods[i])) methods[nmethods++] = all_methods[i];
   if (nmethods == 0)
-    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,pfio-engine,seq; got ",
+    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq; "
+        "got ",
         o.methods);
   for (w = 0; w < 5; ++w)
     if (listed(o.workloads, all_workloads[w])) {
