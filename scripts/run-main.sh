@@ -3,7 +3,8 @@
 # on its embedded default: 4 ranks, a generated 1 GiB self-verifying file (kept in build/ for the
 # next run), every workload (ior-hard, random, btio, tiles, restart) with stock OMPIO, stock
 # ROMIO, pfio's driver with and without look-ahead across calls and with its aggregators on
-# pfio's engine, and the device's sequential rate; one round, under a minute here. Extra arguments go to pfio-mpibench (see --help), e.g.
+# pfio's engine, stock ROMIO once more (the run-to-run spread between two identical methods), and
+# the device's sequential rate; one round, under a minute here. Extra arguments go to pfio-mpibench (see --help), e.g.
 #   bash scripts/run-main.sh --rounds 3 --size 4G
 # NP=8 sets the rank count. The engine's single-rank benchmark is build/examples/pfio-bench.
 set -euo pipefail
