@@ -62,7 +62,10 @@ typedef struct H5FD_prefetch_config_t {
     uint64_t engine_min;
 } H5FD_prefetch_config_t;
 
-/* Counters of one open file: pfio's own, and the driver's. */
+/* Counters of one open file: pfio's own, and the driver's. Fields are only ever added at the
+ * end (sieve_switches and sieved_reads came with pfio 0.2's sieve for random readers), and the
+ * driver fills the struct of its own header: a program built against an older header must be
+ * rebuilt before it runs with a newer libpfio_hdf5 (the soname stays 0 while pfio is below 1.0). */
 typedef struct H5FD_prefetch_stats_t {
     pfio_stats engine;          /* the file's pfio context (hits, misses, bytes, budget) */
     uint64_t raw_reads;         /* raw-data reads that reached the driver */
