@@ -59,8 +59,8 @@ struct FaultSpec {
   double probability = 0.2;  // of each read in range
   uint64_t from = 0;         // file offsets where faults may hit: [from, to)
   uint64_t to = UINT64_MAX;
-  uint32_t slow_ms = 30;    // how long a slow completion is held
-  bool direct_too = false;  // also fail the fallback (ReadDirect): EIO, or short for kShort
+  uint32_t slow_ms = 30;            // how long a slow completion is held
+  bool direct_too = false;          // also fail the fallback (ReadDirect): EIO, or short for kShort
   double direct_probability = 0.2;  // of each direct read in range after the first
   uint64_t seed = 1;
 };
@@ -68,7 +68,10 @@ struct FaultSpec {
 class FaultInjectingBackend : public BackendWrapper {
  public:
   FaultInjectingBackend(std::unique_ptr<Backend> inner, FaultSpec spec)
-      : BackendWrapper(std::move(inner)), spec_(spec), rng_(spec.seed), direct_rng_(spec.seed ^ 0x9e3779b97f4a7c15ull) {}
+      : BackendWrapper(std::move(inner)),
+        spec_(spec),
+        rng_(spec.seed),
+        direct_rng_(spec.seed ^ 0x9e3779b97f4a7c15ull) {}
   const char *name() const override { return "fault-injecting"; }
 
   Status Submit(IoRequest *req) override {
