@@ -11,10 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh  # as the benchmark scripts do; put back on exit
 components=$PWD/build/romio-adio/openmpi/components
 export OMPI_MCA_mca_base_component_path=$components:$(ompi_info --path pkglibdir --parsable | cut -d: -f3)
 launch=(mpirun --oversubscribe -np "${NP:-4}")
 [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
 rm -f build/pfio-mpibench.json
-exec "${launch[@]}" build/examples/mpi-bench/pfio-mpibench --file build/pfio-mpibench.data \
+"${launch[@]}" build/examples/mpi-bench/pfio-mpibench --file build/pfio-mpibench.data \
   --size 1G --rounds 1 --keep --json "$PWD/build/pfio-mpibench.json" "$@"
