@@ -18,6 +18,13 @@ def load(path):
         return json.load(f)
 
 
+def load_lines(path):
+    """The JSON objects of a JSON-lines file (one per non-empty line), or None if it is missing."""
+    if not os.path.exists(path):
+        return None
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
 def size(n):
     if n >= GiB and n % GiB == 0:
         return f"{n // GiB} GiB"

@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from render_common import MiB, device_sentence, fio_sequential, load, size_mib  # noqa: E402
+from render_common import MiB, device_sentence, fio_sequential, load, load_lines, size_mib  # noqa: E402
 
 
 H5_DATASETS = [("c8k", "8 KiB chunks"), ("c128k", "128 KiB chunks"), ("c1m", "1 MiB chunks"),
@@ -21,10 +21,9 @@ H5_METHODS = ["sec2", "prefetch", "prefetch-declared", "declared-engine", "sec2-
 def h5bench_rows(results, docs):
     """pfio-h5bench (scripts/run-h5bench.sh): tables, targets and a plot."""
     folder = os.path.join(results, "h5bench")
-    path = os.path.join(folder, "runs.jsonl")
-    if not os.path.exists(path):
+    lines = load_lines(os.path.join(folder, "runs.jsonl"))
+    if lines is None:
         return []
-    lines = [json.loads(line) for line in open(path) if line.strip()]
     runs = [r for r in lines if "method" in r]
     lookups = [r for r in lines if "lookup_chunks" in r]
     m = json.load(open(os.path.join(folder, "machine.json")))

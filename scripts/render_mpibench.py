@@ -5,7 +5,7 @@ import json
 import os
 import statistics
 
-from render_common import device_sentence, fio_sequential, page_reporting_note
+from render_common import device_sentence, fio_sequential, load_lines, page_reporting_note
 
 
 MPIBENCH_METHODS = ["ompio", "romio", "pfio", "pfio-noplan", "pfio-engine", "romio-again"]
@@ -15,10 +15,9 @@ MPIBENCH_WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 def mpibench_rows(results, docs):
     """pfio-mpibench under mpirun (scripts/run-mpibench.sh): tables, targets and a plot."""
     folder = os.path.join(results, "mpibench")
-    path = os.path.join(folder, "runs.jsonl")
-    if not os.path.exists(path):
+    runs = load_lines(os.path.join(folder, "runs.jsonl"))
+    if runs is None:
         return []
-    runs = [json.loads(line) for line in open(path) if line.strip()]
     for r in runs:
         r["mpi_name"] = "Open MPI" if r["mpi"].startswith("Open MPI") else "MPICH"
         r.setdefault("calls", "collective")
