@@ -238,7 +238,7 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
  * Function:    H5FD__prefetch_close
  *
  * Purpose:     Stops the file's pfio context (which writes its stats when a stats path is
- *              set) and closes the descriptor.
+ *              set) and its advisor thread, and closes the descriptor.
  *
  * Return:      Success:    0
  *              Failure:    -1; the struct is freed either way
@@ -258,6 +258,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
     free(file->advice.items);
     free(file->advice.batch);
     free(file->probe_buffer);
+    pfio_advisor_destroy(file->advisor);
     if (close(file->fd) < 0) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "close: %s", strerror(errno));
         ret = -1;

@@ -3,11 +3,14 @@
  * pfio costs about 10 us of CPU per read it serves (docs/limits.md); a chunk of 8 KiB costs the
  * device less than that to read, and HDF5 reads every chunk with its own driver call. So declared
  * extents smaller than config.engine_min go another way: the driver keeps them in plan
- * order, advises the kernel to read them (posix_fadvise WILLNEED, which queues the reads and
- * returns) up to H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader, in batches sorted by
- * offset, and serves each read from the page cache with pread. Larger extents go to pfio's plan as
- * before. The cursor follows the reads: a read that matches a later extent skips ahead (what was
- * skipped is not advised again), a read that matches none leaves the cursor where it is. */
+ * order, advises the kernel to read them (posix_fadvise WILLNEED) up to
+ * H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader, in batches sorted by offset, and serves
+ * each read from the page cache with pread. The advice goes out from the file's advisor thread
+ * (pfio_advisor): the kernel allocates the pages and submits their reads in the thread that
+ * advises, 40-110 ms for 88 MiB on the test VM, and the reader meanwhile reads what is cached.
+ * Larger extents go to pfio's plan as before. The cursor follows the reads: a read that matches
+ * a later extent skips ahead (what was skipped is not advised again), a read that matches none
+ * leaves the cursor where it is. */
 #include <fcntl.h>
 #include <stdlib.h>
 
@@ -58,6 +61,16 @@ typedef struct H5FD_prefetch_advice_slot_t {
     size_t index; /* into the advice list */
 } H5FD_prefetch_advice_slot_t;
 
+void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length)
+{
+    if (file->advisor == NULL && pfio_advisor_create(file->fd, &file->advisor) != PFIO_OK)
+        file->advisor = NULL; /* tried again at the next advice; meanwhile the reader advises */
+    if (file->advisor != NULL)
+        pfio_advisor_willneed(file->advisor, offset, length);
+    else
+        posix_fadvise(file->fd, (off_t)offset, (off_t)length, POSIX_FADV_WILLNEED);
+}
+
 static int by_offset(const void *x, const void *y)
 {
     const H5FD_prefetch_advice_slot_t *a = x, *b = y;
@@ -75,7 +88,7 @@ static void advise_range(H5FD_prefetch_t *file, uint64_t start, uint64_t end, ui
 {
     H5FD_prefetch_advice_t *a = &file->advice;
     if (!(start >= a->last_end && start - a->last_end <= JOIN_GAP && 16 * gaps <= end - start))
-        posix_fadvise(file->fd, (off_t)start, (off_t)(end - start), POSIX_FADV_WILLNEED);
+        H5FD__prefetch_willneed(file, start, end - start);
     a->last_end = end;
 }
 

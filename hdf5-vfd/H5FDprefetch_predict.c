@@ -17,10 +17,10 @@
 #define ADVISE_MAX_READ ((size_t)4 << 20)
 
 /* Where predicted bytes go. Sequential runs of reads of at least config.engine_min bytes go
- * through pfio's plan. The others are predicted into the page cache (posix_fadvise WILLNEED)
- * and served from it, as sec2 serves them. Strides up to DENSE_STRIDE are advised as one span,
- * from the next predicted read to the last (what HDF5's sieve buffer and the kernel's readahead
- * make of such reads under sec2); longer ones read by read. */
+ * through pfio's plan. The others are predicted into the page cache (posix_fadvise WILLNEED,
+ * from the file's advisor thread) and served from it, as sec2 serves them. Strides up to
+ * DENSE_STRIDE are advised as one span, from the next predicted read to the last (what HDF5's sieve
+ * buffer and the kernel's readahead make of such reads under sec2); longer ones read by read. */
 #define DENSE_STRIDE ((int64_t)256 << 10)
 
 /* A read off the stride by at most this much, in the same direction, continues a page-cache
@@ -143,13 +143,11 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     }
     if (n > 0 && !p->via_pfio) {
         if (p->stride > 0 && p->stride <= DENSE_STRIDE) {
-            posix_fadvise(file->fd, (off_t)plan[0].offset,
-                          (off_t)(plan[n - 1].offset + plan[n - 1].length - plan[0].offset),
-                          POSIX_FADV_WILLNEED);
+            H5FD__prefetch_willneed(file, plan[0].offset,
+                                    plan[n - 1].offset + plan[n - 1].length - plan[0].offset);
         } else {
             for (uint64_t i = 0; i < n; ++i)
-                posix_fadvise(file->fd, (off_t)plan[i].offset, (off_t)plan[i].length,
-                              POSIX_FADV_WILLNEED);
+                H5FD__prefetch_willneed(file, plan[i].offset, plan[i].length);
         }
     }
     if (n > 0 && (!p->via_pfio || pfio_plan_append(file->ctx, plan, (size_t)n) == PFIO_OK)) {
@@ -188,8 +186,8 @@ int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t
         if (p->next_planned != HADDR_UNDEF) {
             p->next_planned += (haddr_t)shift;
             for (uint64_t i = 1; i <= p->planned_ahead && i <= LOOKAHEAD_MIN_EXTENTS; ++i)
-                posix_fadvise(file->fd, (off_t)((int64_t)p->next_planned - (int64_t)i * p->stride),
-                              (off_t)size, POSIX_FADV_WILLNEED);
+                H5FD__prefetch_willneed(
+                    file, (uint64_t)((int64_t)p->next_planned - (int64_t)i * p->stride), size);
         }
     } else {
         drop_prediction(file);

@@ -58,6 +58,10 @@ typedef struct H5FD_prefetch_t {
      * address (H5FD_FEAT_POSIX_COMPAT_HANDLE). */
     int fd;
 
+    /* Advises the page cache from a thread of its own (pfio_advisor), created at the first
+     * advice; NULL until then, or when it could not be created (then the reader advises). */
+    pfio_advisor *advisor;
+
     /* End of allocated space as HDF5 sets it, and end of file (the size at open, grown by
      * writes, set by truncate). Reads past eof return zeros, as with sec2. */
     haddr_t eoa;
@@ -186,6 +190,8 @@ int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
 int H5FD__prefetch_advise_append(H5FD_prefetch_t *file, const pfio_extent *e);
 int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size);
 void H5FD__prefetch_advise_clear(H5FD_prefetch_t *file);
+/* posix_fadvise(WILLNEED) of [offset, offset + length), by the file's advisor thread. */
+void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length);
 
 /* Prediction: forget everything (at open, after a refresh), and observe one raw read before it
  * is served (which may predict the next ones). observe returns 0 for a read nobody predicted,

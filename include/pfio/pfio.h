@@ -247,6 +247,40 @@ pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats, size_t size);
 /* Writes the counters and the AIMD history as JSON to `path`. */
 pfio_status pfio_stats_write(pfio_context *ctx, const char *path);
 
+/* Page-cache advice from a thread of its own, for readers served by the page cache (the HDF5
+ * driver, the collective layer's cache path). The kernel does the work of a
+ * posix_fadvise(POSIX_FADV_WILLNEED) in the calling thread (allocating the pages, submitting
+ * their reads); an advisor does it in its thread, so the caller goes on reading. Advice is a
+ * hint: a refused one is counted, never reported, and what is read stays correct whatever was
+ * advised. An advisor advises on a duplicate of `fd` (the caller may close its own any time),
+ * in the order the ranges were given; with 4096 ranges waiting, or in a child of fork(), the
+ * caller advises itself. pfio_advisor_destroy drops what is still waiting and waits at most
+ * for the one advice in progress. An advisor may be shared by threads. */
+typedef struct pfio_advisor pfio_advisor;
+
+typedef struct pfio_advisor_stats {
+  uint64_t queued;         /* ranges handed to the advisor's thread */
+  uint64_t advised;        /* ranges advised (by the thread or the caller) */
+  uint64_t advised_inline; /* of those, advised by the caller (queue full, forked child) */
+  uint64_t dropped;        /* ranges still waiting when the advisor was destroyed */
+  uint64_t failed;         /* advice the kernel refused */
+  uint64_t bytes;          /* bytes advised */
+  uint64_t max_waiting;    /* most ranges waiting at once */
+} pfio_advisor_stats;
+
+/* PFIO_EINVAL for fd < 0 or out NULL, PFIO_EIO when fd cannot be duplicated (pfio_last_error
+ * has the errno), PFIO_ENOMEM; *out is NULL then. */
+pfio_status pfio_advisor_create(int fd, pfio_advisor **out);
+/* Queues [offset, offset + length) and returns. NULL advisor or length 0: nothing. */
+void pfio_advisor_willneed(pfio_advisor *advisor, uint64_t offset, uint64_t length);
+/* Waits until nothing is waiting or in progress, at most timeout_ms: PFIO_ETIMEDOUT when the
+ * time ran out (tests, and callers that must know the advice went out). */
+pfio_status pfio_advisor_drain(pfio_advisor *advisor, unsigned timeout_ms);
+/* Fills the first `size` bytes of *stats (pass sizeof *stats), as pfio_stats_get does. */
+pfio_status pfio_advisor_stats_get(pfio_advisor *advisor, pfio_advisor_stats *stats, size_t size);
+/* NULL is allowed. */
+void pfio_advisor_destroy(pfio_advisor *advisor);
+
 /* The name and meaning of a status, e.g. "PFIO_EINVAL (invalid argument)". */
 const char *pfio_strerror(pfio_status status);
 

@@ -12,6 +12,11 @@
 
 namespace pfio::collective {
 
+CacheReader::CacheReader(int fd) : fd_(fd) {
+  pfio_advisor *advisor = nullptr;
+  if (pfio_advisor_create(fd, &advisor) == PFIO_OK) advisor_.reset(advisor);
+}
+
 FileRanges CacheReader::Joined(FileRanges ranges, uint64_t max_span) {
   auto by_offset = [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; };
   if (!std::is_sorted(ranges.begin(), ranges.end(), by_offset))  // often sorted (MergedByOffset)
@@ -57,8 +62,11 @@ uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const File
     ++advise_calls_;
     advised += length;
     // A refused advice (EINVAL on a file system without readahead) leaves the reads to Read.
-    (void)posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
-                        POSIX_FADV_WILLNEED);
+    if (advisor_)
+      pfio_advisor_willneed(advisor_.get(), offset, length);
+    else
+      (void)posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                          POSIX_FADV_WILLNEED);
   };
   auto before = advised_.begin();
   for (const FileRange &r : joined) {

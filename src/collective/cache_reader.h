@@ -3,7 +3,8 @@
 //
 // Contract. The reader does not own the descriptor (a buffered one, opened without O_DIRECT;
 // the ROMIO driver passes ROMIO's own). Advise(extents) asks the kernel to start reading the
-// extents (posix_fadvise WILLNEED queues the reads and returns) in file order: sorted by offset,
+// extents (posix_fadvise WILLNEED, from a pfio_advisor's thread: the kernel allocates the pages
+// and submits their reads in the thread that advises) in file order: sorted by offset,
 // extents with gaps of at most kJoinGap between them go as one range of at most kJoinSpan (so
 // the pieces of several calls that lie side by side, as a blocked solver's row of tiles, are one
 // request), and the parts of ranges the previous call advised are not advised again, so a plan
@@ -21,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,7 @@ class CacheReader {
   // ranges closer than kJoinGap count as one run.
   static FileRanges DenseRuns(FileRanges ranges);
 
-  explicit CacheReader(int fd) : fd_(fd) {}
+  explicit CacheReader(int fd);
 
   // `ranges` (any order) sorted by offset, those at most kJoinGap apart joined while the joined
   // range stays within max_span; empty ones dropped.
@@ -57,6 +59,8 @@ class CacheReader {
 
  private:
   int fd_;
+  // NULL when it could not be created (no descriptor left to duplicate): then Advise advises.
+  std::unique_ptr<pfio_advisor, void (*)(pfio_advisor *)> advisor_{nullptr, pfio_advisor_destroy};
   FileRanges advised_;  // the previous Advise's ranges, sorted by offset
   uint64_t advise_calls_ = 0;
 };

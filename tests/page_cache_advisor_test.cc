@@ -1,0 +1,163 @@
+// pfio_advisor (the C API over PageCacheAdvisor) on a real file on disk: advised ranges become
+// resident in the page cache and others do not, the advisor keeps its own descriptor, every
+// range given is counted as queued or advised inline and then advised, a forked child advises
+// inline, and bad arguments are refused by name.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pfio/pfio.h"
+#include "test_util.h"
+
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+
+// The fraction of [offset, offset + length) resident in the page cache (mincore).
+double Resident(int fd, uint64_t offset, uint64_t length) {
+  void *map = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));
+  if (map == MAP_FAILED) return -1;
+  const long page = sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> vec((length + page - 1) / page);
+  double fraction = -1;
+  if (mincore(map, length, vec.data()) == 0) {
+    size_t in = 0;
+    for (unsigned char v : vec) in += v & 1;
+    fraction = static_cast<double>(in) / static_cast<double>(vec.size());
+  }
+  munmap(map, length);
+  return fraction;
+}
+
+// Drops the file's pages from the page cache (it was just written: written back first).
+void Evict(int fd) {
+  fdatasync(fd);
+  posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+// Polls until the range is at least `want` resident, at most 10 s (the reads the advice
+// submitted complete after the advice returns). Returns the last fraction seen.
+double WaitResident(int fd, uint64_t offset, uint64_t length, double want) {
+  double now = Resident(fd, offset, length);
+  for (int i = 0; i < 1000 && now < want; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    now = Resident(fd, offset, length);
+  }
+  return now;
+}
+
+pfio_advisor_stats Stats(pfio_advisor *a) {
+  pfio_advisor_stats s{};
+  EXPECT_EQ(pfio_advisor_stats_get(a, &s, sizeof s), PFIO_OK);
+  return s;
+}
+
+TEST(PageCacheAdvisorTest, AdvisedRangesBecomeResidentAndOthersDoNot) {
+  pfio::test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", 64 * kMiB, 5);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  Evict(fd);
+  ASSERT_LT(Resident(fd, 0, 64 * kMiB), 0.05) << "the file could not be evicted";
+  pfio_advisor *a = nullptr;
+  ASSERT_EQ(pfio_advisor_create(fd, &a), PFIO_OK) << pfio_last_error();
+  // The advisor advises on a descriptor of its own: the caller's may go at once.
+  ASSERT_EQ(close(fd), 0);
+  for (uint64_t at = 8 * kMiB; at < 24 * kMiB; at += 4 * kMiB)
+    pfio_advisor_willneed(a, at, 4 * kMiB);
+  ASSERT_EQ(pfio_advisor_drain(a, 10000), PFIO_OK) << pfio_last_error();
+  const pfio_advisor_stats s = Stats(a);
+  EXPECT_EQ(s.queued, 4u);
+  EXPECT_EQ(s.advised, 4u);
+  EXPECT_EQ(s.advised_inline, 0u);
+  EXPECT_EQ(s.bytes, 16 * kMiB);
+  EXPECT_EQ(s.failed, 0u);
+  pfio_advisor_destroy(a);
+  fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_GT(WaitResident(fd, 8 * kMiB, 16 * kMiB, 0.95), 0.95);
+  EXPECT_LT(Resident(fd, 40 * kMiB, 16 * kMiB), 0.05) << "bytes nobody advised were read";
+  close(fd);
+}
+
+TEST(PageCacheAdvisorTest, EveryRangeIsQueuedOrAdvisedInlineThenAdvised) {
+  pfio::test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", 4 * kMiB, 6);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  pfio_advisor *a = nullptr;
+  ASSERT_EQ(pfio_advisor_create(fd, &a), PFIO_OK) << pfio_last_error();
+  // More than the queue holds, given faster than one thread advises them.
+  constexpr uint64_t kRanges = 20000;
+  for (uint64_t i = 0; i < kRanges; ++i) pfio_advisor_willneed(a, (i % 1024) * 4096, 4096);
+  pfio_advisor_willneed(a, 0, 0);  // nothing
+  ASSERT_EQ(pfio_advisor_drain(a, 30000), PFIO_OK) << pfio_last_error();
+  const pfio_advisor_stats s = Stats(a);
+  EXPECT_EQ(s.queued + s.advised_inline, kRanges);
+  EXPECT_EQ(s.advised, kRanges);
+  EXPECT_EQ(s.bytes, kRanges * 4096);
+  EXPECT_GE(s.max_waiting, 1u);
+  EXPECT_LE(s.max_waiting, 4096u);
+  EXPECT_EQ(s.dropped, 0u);
+  // A smaller stats struct gets the first fields only.
+  uint64_t first = 0;
+  EXPECT_EQ(pfio_advisor_stats_get(a, reinterpret_cast<pfio_advisor_stats *>(&first), sizeof first),
+            PFIO_OK);
+  EXPECT_EQ(first, s.queued);
+  pfio_advisor_destroy(a);
+  close(fd);
+}
+
+TEST(PageCacheAdvisorTest, AForkedChildAdvisesInline) {
+  pfio::test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", 4 * kMiB, 7);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  pfio_advisor *a = nullptr;
+  ASSERT_EQ(pfio_advisor_create(fd, &a), PFIO_OK) << pfio_last_error();
+  pfio_advisor_willneed(a, 0, kMiB);
+  ASSERT_EQ(pfio_advisor_drain(a, 10000), PFIO_OK);  // its thread idle, no lock held at the fork
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pfio_advisor_willneed(a, kMiB, kMiB);
+    pfio_advisor_stats s{};
+    pfio_advisor_stats_get(a, &s, sizeof s);
+    pfio_advisor_destroy(a);  // must not wait for the parent's thread
+    _exit(s.advised_inline == 1 && s.advised == 2 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(Stats(a).advised_inline, 0u);
+  pfio_advisor_destroy(a);
+  close(fd);
+}
+
+TEST(PageCacheAdvisorTest, BadArgumentsAreRefusedByName) {
+  pfio_advisor *a = reinterpret_cast<pfio_advisor *>(1);
+  EXPECT_EQ(pfio_advisor_create(-1, &a), PFIO_EINVAL);
+  EXPECT_EQ(a, nullptr);
+  EXPECT_NE(std::string(pfio_last_error()).find("fd = -1: expected an open descriptor"),
+            std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_advisor_create(0, nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
+  // A number that is no open descriptor: dup fails with EBADF.
+  EXPECT_EQ(pfio_advisor_create(1 << 20, &a), PFIO_EIO);
+  EXPECT_NE(std::string(pfio_last_error()).find("could not be duplicated"), std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_advisor_drain(nullptr, 1), PFIO_EINVAL);
+  EXPECT_EQ(pfio_advisor_stats_get(nullptr, nullptr, 0), PFIO_EINVAL);
+  pfio_advisor_willneed(nullptr, 0, 1);  // nothing, no crash
+  pfio_advisor_destroy(nullptr);
+}
+
+}  // namespace
