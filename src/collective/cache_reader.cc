@@ -19,8 +19,7 @@ CacheReader::CacheReader(int fd) : fd_(fd) {
 
 FileRanges CacheReader::Joined(FileRanges ranges, uint64_t max_span) {
   auto by_offset = [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; };
-  if (!std::is_sorted(ranges.begin(), ranges.end(), by_offset))  // often sorted (MergedByOffset)
-    std::sort(ranges.begin(), ranges.end(), by_offset);
+  SortIfUnsorted(ranges.begin(), ranges.end(), by_offset);  // often sorted (MergedByOffset)
   FileRanges joined;
   for (const FileRange &r : ranges) {
     if (r.length == 0) continue;
@@ -86,8 +85,7 @@ std::string CacheReader::Read(std::vector<pfio_read_piece> pieces) {
   auto by_offset = [](const pfio_read_piece &x, const pfio_read_piece &y) {
     return x.offset < y.offset;
   };
-  if (!std::is_sorted(pieces.begin(), pieces.end(), by_offset))  // usually sorted (ReadRound)
-    std::stable_sort(pieces.begin(), pieces.end(), by_offset);
+  SortIfUnsorted(pieces.begin(), pieces.end(), by_offset);  // usually sorted (ReadRound)
   std::vector<iovec> iov;
   size_t i = 0;
   while (i < pieces.size()) {

@@ -152,8 +152,7 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
   auto by_offset = [](const pfio_read_piece &x, const pfio_read_piece &y) {
     return x.offset < y.offset;
   };
-  if (!std::is_sorted(reads.begin(), reads.end(), by_offset))
-    std::stable_sort(reads.begin(), reads.end(), by_offset);
+  SortIfUnsorted(reads.begin(), reads.end(), by_offset);
   if (cache_) {
     std::string why = cache_->Read(std::move(reads));
     if (why.empty()) stats_.bytes_read += total;

@@ -21,8 +21,7 @@ std::vector<pfio_extent> ReadOrderExtents(const CallSchedule &schedule, size_t a
   for (size_t k = 0; k < schedule.rounds(); ++k) {
     std::vector<Share> shares = schedule.RoundShares(a, k, &counts);
     auto by_offset = [](const Share &x, const Share &y) { return x.range.offset < y.range.offset; };
-    if (!std::is_sorted(shares.begin(), shares.end(), by_offset))
-      std::sort(shares.begin(), shares.end(), by_offset);
+    SortIfUnsorted(shares.begin(), shares.end(), by_offset);
     for (const Share &s : shares) {
       if (s.range.offset >= file_size) continue;
       const uint64_t length = std::min(s.range.length, file_size - s.range.offset);

@@ -24,8 +24,7 @@ FileRanges MergedByOffset(const std::vector<FileRanges> &lists) {
     if (l.empty()) continue;
     const auto first = out.end() - out.begin();
     out.insert(out.end(), l.begin(), l.end());
-    if (!std::is_sorted(out.begin() + first, out.end(), ByOffset))
-      std::stable_sort(out.begin() + first, out.end(), ByOffset);
+    SortIfUnsorted(out.begin() + first, out.end(), ByOffset);
     bounds.push_back(out.size());
   }
   if (bounds.size() <= 2) return out;

@@ -2,6 +2,7 @@
 // collective layer's unit: plans on the wire, pieces an aggregator reads, bytes a rank receives.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -26,6 +27,13 @@ inline void AppendCoalesced(FileRanges *ranges, uint64_t offset, uint64_t length
     ranges->back().length += length;
   else
     ranges->push_back({offset, length});
+}
+
+// Stable-sorts [first, last) by `less` unless it is sorted already, as the collective layer's
+// lists (a rank's extents, a round's reads) usually are: the check is linear, the sort is not.
+template <class It, class Less>
+void SortIfUnsorted(It first, It last, Less less) {
+  if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
 }
 
 // Every range of `lists` in one list sorted by offset (ties in list order). Lists that are
