@@ -59,6 +59,23 @@ pfio_advisor_stats Stats(pfio_advisor *a) {
   return s;
 }
 
+// A pattern file of `size` bytes open for reading, and an advisor on it, as long as this lives.
+struct AdvisedFile {
+  AdvisedFile(uint64_t size, uint64_t seed)
+      : path(dir.MakeFile("f", size, seed)), fd(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(pfio_advisor_create(fd, &advisor), PFIO_OK) << pfio_last_error();
+  }
+  ~AdvisedFile() {
+    pfio_advisor_destroy(advisor);
+    if (fd >= 0) close(fd);
+  }
+  pfio::test::ScratchDir dir;
+  const std::string path;
+  const int fd;
+  pfio_advisor *advisor = nullptr;
+};
+
 TEST(PageCacheAdvisorTest, AdvisedRangesBecomeResidentAndOthersDoNot) {
   pfio::test::ScratchDir dir;
   const std::string path = dir.MakeFile("f", 64 * kMiB, 5);
@@ -88,12 +105,9 @@ TEST(PageCacheAdvisorTest, AdvisedRangesBecomeResidentAndOthersDoNot) {
 }
 
 TEST(PageCacheAdvisorTest, EveryRangeIsQueuedOrAdvisedInlineThenAdvised) {
-  pfio::test::ScratchDir dir;
-  const std::string path = dir.MakeFile("f", 4 * kMiB, 6);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  pfio_advisor *a = nullptr;
-  ASSERT_EQ(pfio_advisor_create(fd, &a), PFIO_OK) << pfio_last_error();
+  AdvisedFile f(4 * kMiB, 6);
+  pfio_advisor *a = f.advisor;
+  ASSERT_NE(a, nullptr);
   // More than the queue holds, given faster than one thread advises them.
   constexpr uint64_t kRanges = 20000;
   for (uint64_t i = 0; i < kRanges; ++i) pfio_advisor_willneed(a, (i % 1024) * 4096, 4096);
@@ -111,17 +125,12 @@ TEST(PageCacheAdvisorTest, EveryRangeIsQueuedOrAdvisedInlineThenAdvised) {
   EXPECT_EQ(pfio_advisor_stats_get(a, reinterpret_cast<pfio_advisor_stats *>(&first), sizeof first),
             PFIO_OK);
   EXPECT_EQ(first, s.queued);
-  pfio_advisor_destroy(a);
-  close(fd);
 }
 
 TEST(PageCacheAdvisorTest, AForkedChildAdvisesInline) {
-  pfio::test::ScratchDir dir;
-  const std::string path = dir.MakeFile("f", 4 * kMiB, 7);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0);
-  pfio_advisor *a = nullptr;
-  ASSERT_EQ(pfio_advisor_create(fd, &a), PFIO_OK) << pfio_last_error();
+  AdvisedFile f(4 * kMiB, 7);
+  pfio_advisor *a = f.advisor;
+  ASSERT_NE(a, nullptr);
   pfio_advisor_willneed(a, 0, kMiB);
   ASSERT_EQ(pfio_advisor_drain(a, 10000), PFIO_OK);  // its thread idle, no lock held at the fork
   const pid_t child = fork();
@@ -137,8 +146,6 @@ TEST(PageCacheAdvisorTest, AForkedChildAdvisesInline) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   EXPECT_EQ(Stats(a).advised_inline, 0u);
-  pfio_advisor_destroy(a);
-  close(fd);
 }
 
 TEST(PageCacheAdvisorTest, BadArgumentsAreRefusedByName) {

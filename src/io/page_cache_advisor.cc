@@ -9,8 +9,7 @@
 namespace pfio {
 
 PageCacheAdvisor::PageCacheAdvisor(int fd)
-    : caller_fd_(fd),
-      own_fd_(fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1),
+    : own_fd_(fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1),
       owner_(getpid()),
       shared_(std::make_unique<Shared>()) {
   if (own_fd_ >= 0) shared_->thread = std::thread([this] { Run(); });
@@ -42,9 +41,9 @@ void PageCacheAdvisor::Advise(int fd, const Range &r) {
 }
 
 void PageCacheAdvisor::Willneed(uint64_t offset, uint64_t length) {
-  if (length == 0) return;
+  if (length == 0 || !ok()) return;
   const Range r{offset, length};
-  bool here = !ok() || getpid() != owner_;
+  bool here = getpid() != owner_;
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
     if (!here && shared_->queue.size() >= kMaxQueued) here = true;
@@ -58,7 +57,7 @@ void PageCacheAdvisor::Willneed(uint64_t offset, uint64_t length) {
     }
   }
   if (here)
-    Advise(own_fd_ >= 0 ? own_fd_ : caller_fd_, r);
+    Advise(own_fd_, r);
   else
     shared_->wake.notify_one();
 }

@@ -39,8 +39,8 @@ class PageCacheAdvisor {
  public:
   static constexpr size_t kMaxQueued = 4096;
 
-  // fd: an open descriptor of the file (dup()ed). ok() is false when dup failed: then every
-  // Willneed() advises inline on `fd` itself, which must then stay open.
+  // fd: an open descriptor of the file (dup()ed). ok() is false when dup failed: such an
+  // advisor has no thread and advises nothing (pfio_advisor_create refuses it).
   explicit PageCacheAdvisor(int fd);
   ~PageCacheAdvisor();
   PageCacheAdvisor(const PageCacheAdvisor &) = delete;
@@ -72,7 +72,6 @@ class PageCacheAdvisor {
   void Advise(int fd, const Range &r);  // mu not held
   void Run();
 
-  const int caller_fd_;
   const int own_fd_;
   const pid_t owner_;
   std::unique_ptr<Shared> shared_;
