@@ -13,6 +13,16 @@ import paper_check  # noqa: E402  (scripts/paper_check.py: the simulator against
 from render_common import MiB, arg, load, size  # noqa: E402
 
 
+def gain_by_block_axes(ax, ylabel, title):
+    """A plot of gains (%) by block size, one line per disk count: zero line, labels, grid."""
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_title(title)
+    ax.set_xlabel("block (KiB)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+
+
 def barve_sections(results, docs):
     out = []
     rounds = sorted(glob.glob(os.path.join(results, "rounds-*.json")))
@@ -116,12 +126,7 @@ def barve_sections(results, docs):
                 gains = [(r["pipelined_mb_s"] / r["naive_mb_s"] - 1) * 100 for r in cells]
                 out.append(f"| {d['params']} | {disks} | " + " | ".join(f"{g:+.0f} %" for g in gains) + " |")
                 ax.plot([r["block"] // 1024 for r in cells], gains, marker="o", label=f"D={disks}")
-            ax.axhline(0, color="grey", linewidth=0.8)
-            ax.set_title(d["params"])
-            ax.set_xlabel("block (KiB)")
-            ax.set_ylabel("pipeline gain (%)")
-            ax.grid(True, alpha=0.3)
-            ax.legend()
+            gain_by_block_axes(ax, "pipeline gain (%)", d["params"])
         fig.tight_layout()
         fig.savefig(os.path.join(docs, "barve-pipeline.png"), dpi=110)
         plt.close(fig)
@@ -166,12 +171,8 @@ def engine_sections(results, docs):
             by_disks.setdefault(disks, []).append((block // 1024, gain))
         for disks, pts in sorted(by_disks.items()):
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"D={disks}")
-        ax.axhline(0, color="grey", linewidth=0.8)
-        ax.set_xlabel("block (KiB)")
-        ax.set_ylabel("staging gain in the engine (%)")
-        ax.set_title("pfio engine on simulated Cheetah disks: stage=device vs none")
-        ax.grid(True, alpha=0.3)
-        ax.legend()
+        gain_by_block_axes(ax, "staging gain in the engine (%)",
+                           "pfio engine on simulated Cheetah disks: stage=device vs none")
         fig.tight_layout()
         fig.savefig(os.path.join(docs, "engine-staging.png"), dpi=110)
         plt.close(fig)
