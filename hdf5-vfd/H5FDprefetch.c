@@ -254,6 +254,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
         ret = -1;
     }
     free(file->pending.items);
+    free(file->index_pages.items);
     free(file->name);
     free(file->advice.items);
     free(file->advice.batch);
@@ -383,6 +384,8 @@ static herr_t H5FD__prefetch_read(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id,
     if (type == H5FD_MEM_DRAW)
         return H5FD__prefetch_read_raw(file, addr, size, buf, __func__) < 0 ? -1 : 0;
     ++file->stats.metadata_reads;
+    if (file->declaring)
+        return H5FD__prefetch_read_index(file, addr, size, buf, __func__) < 0 ? -1 : 0;
     return H5FD__prefetch_read_direct(file, addr, size, buf, __func__) < 0 ? -1 : 0;
 }
 

@@ -362,7 +362,11 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
             goto done;
         }
     } else if (npoints > 0 && info->layout == H5D_CHUNKED) {
-        if (chunked_extents(info, space, &list) < 0) {
+        int found;
+        file->declaring = 1;
+        found = chunked_extents(info, space, &list);
+        file->declaring = 0;
+        if (found < 0) {
             H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not find the chunks its selection touches",
                                  (long long)dset_id);

@@ -102,6 +102,14 @@ typedef struct H5FD_prefetch_t {
     /* Declared extents too small for pfio, read through the page cache. */
     H5FD_prefetch_advice_t advice;
 
+    /* Set while H5FD_prefetch_declare looks up the chunks of a selection. The pages of the index
+     * nodes HDF5 reads meanwhile are noted in index_pages (sorted and joined when
+     * index_pages_sorted), for the advice path to drop from the page cache where they lie inside
+     * a dense declared run (H5FDprefetch_advise.c). */
+    int declaring;
+    H5FD_prefetch_extents_t index_pages;
+    int index_pages_sorted;
+
     /* Set while H5FD_prefetch_declare looks a chunk up with H5Dread_chunk: HDF5 finds the
      * chunk through its index (a B-tree search) and reads it raw at its address; the driver
      * records that address and size here instead of reading. */
@@ -167,6 +175,10 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
                             const char *func);
 int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                                const char *func);
+/* A metadata read made while declaring: read_direct, and the pages it touched noted in
+ * index_pages. 0, or -1 after pushing an error. */
+int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
+                              const char *func);
 
 /* Extent lists (H5FDprefetch_extents.c): append *e as it is; push [offset, offset+length),
  * joined to the last extent when adjacent to it; sort items[from ..] by offset and join

@@ -4,6 +4,7 @@
  * descriptor, as sec2 reads it. After a write, the first raw read makes pfio drop what it fetched.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,6 +61,26 @@ int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size,
         buf += n;
         size -= (size_t)n;
     }
+    return 0;
+}
+
+/* The pages of index nodes read while declaring are noted for the advice path, which drops
+ * them from the page cache where they would break the kernel's readahead (H5FDprefetch_advise.c,
+ * H5FD__prefetch_drop_index_pages). Rounded out to whole pages: the kernel keeps a page that is
+ * only partly inside a range it is told to drop. */
+int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
+                              const char *func)
+{
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t start = addr / page * page, end = (addr + size + page - 1) / page * page;
+    if (H5FD__prefetch_read_direct(file, addr, size, buf, func) < 0)
+        return -1;
+    if (file->index_pages.count >= 4096) /* a node read again is noted again: keep it short */
+        H5FD__prefetch_extents_sort_and_join(&file->index_pages, 0);
+    H5FD__prefetch_extents_push(&file->index_pages, -1, start, end - start);
+    file->index_pages_sorted = 0;
+    file->index_pages.failed = 0; /* a page not noted is a page not dropped: a hint lost */
+    ++file->stats.index_reads;
     return 0;
 }
 

@@ -621,7 +621,6 @@ TEST(H5FDPrefetchConfig, BadConfigsAreRefusedByName) {
   H5Pclose(fapl);
 }
 
-// Declaring on a file another driver opened fails and says which driver is needed.
 // Whether the pages of [offset, offset + length) of `path` are in the page cache.
 bool Resident(const std::string &path, uint64_t offset, uint64_t length) {
   int fd = open(path.c_str(), O_RDONLY);
@@ -710,6 +709,88 @@ TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
   H5Pclose(fapl);
 }
 
+// Declaring chunks makes HDF5 read its chunk index, whose nodes lie between the chunks. Left in
+// the page cache, those pages break the kernel's readahead of a sequential pass over the chunks
+// (each cached page costs the stream its readahead mark). The driver drops them where a dense
+// declared run is left to readahead, at the first read, before the reader gets there.
+TEST_F(H5FDPrefetchTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun) {
+  // 4,096 chunks of 8 KiB (32 MiB) written in order: HDF5 puts index nodes between them.
+  const DatasetSpec big = {"rows", 10, 2048, 2048, 32, 32, false};
+  const std::string path = dir_.path() + "/rows.h5";
+  {
+    hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    WriteDataset(file, big);
+    H5Fclose(file);
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> chunks;  // [address, end) of every chunk
+  {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dset = H5Dopen2(file, big.name, H5P_DEFAULT);
+    for (hsize_t r = 0; r < 64; ++r)
+      for (hsize_t c = 0; c < 64; ++c) {
+        hsize_t coord[2] = {r * 32, c * 32}, size = 0;
+        haddr_t addr = 0;
+        unsigned mask = 0;
+        ASSERT_GE(H5Dget_chunk_info_by_coord(dset, coord, &mask, &addr, &size), 0);
+        chunks.emplace_back(addr, addr + size);
+      }
+    H5Dclose(dset);
+    H5Fclose(file);
+  }
+  std::sort(chunks.begin(), chunks.end());
+  // Pages that hold something other than chunks (index nodes), 8 MiB and more past the first
+  // chunk: beyond the first range the driver advises, inside the ranges it leaves to readahead.
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<uint64_t> node_pages;
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    const uint64_t gap = chunks[i - 1].second, gap_end = chunks[i].first;
+    if (gap_end > gap && gap >= chunks[0].first + (8u << 20))
+      for (uint64_t p = gap / page * page; p < gap_end; p += page) node_pages.push_back(p);
+  }
+  ASSERT_GE(node_pages.size(), 4u) << "HDF5 put no index nodes between the chunks";
+  auto resident_node_pages = [&] {
+    size_t n = 0;
+    for (uint64_t p : node_pages) n += Resident(path, p, page);
+    return n;
+  };
+  {
+    int fd = open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fdatasync(fd), 0);
+    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+    close(fd);
+  }
+  ASSERT_EQ(resident_node_pages(), 0u) << "the file was not evicted";
+
+  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+  ASSERT_GE(file, 0) << ErrorStack();
+  hid_t dset = H5Dopen2(file, big.name, H5P_DEFAULT);
+  for (hsize_t r = 0; r < 64; ++r) {  // a row pass: one chunk tall, full width, top to bottom
+    hid_t space = Select(dset, {r * 32, 0, 32, 2048});
+    ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+    H5Sclose(space);
+  }
+  const size_t cached = resident_node_pages();
+  EXPECT_GT(cached, 0u) << "declaring read no index node past the first 8 MiB";
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_GT(st.index_reads, 0u);
+  EXPECT_EQ(st.index_drops, 0u) << "nothing is dropped before the first read";
+
+  // The first strip (512 KiB at the start) starts the advice: the rest is left to readahead,
+  // and the node pages in it are dropped before the reader reaches them.
+  EXPECT_EQ(ReadAndCheck(dset, big, {0, 0, 32, 2048}), 0u);
+  EXPECT_EQ(resident_node_pages(), 0u) << "of " << cached << " node pages cached by declaring";
+  st = Stats(file);
+  EXPECT_GT(st.index_drops, 0u);
+  for (hsize_t r = 1; r < 64; ++r) EXPECT_EQ(ReadAndCheck(dset, big, {r * 32, 0, 32, 2048}), 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// Declaring on a file another driver opened fails and says which driver is needed.
 TEST_F(H5FDPrefetchTest, DeclareOnAnotherDriversFileIsRefused) {
   hid_t file = Open(H5P_DEFAULT);
   hid_t dset = H5Dopen2(file, "c8k", H5P_DEFAULT);
