@@ -115,15 +115,21 @@ static void drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint64_t end
     }
 }
 
-/* Advises one range, unless it is a dense continuation of the last one: a range (gaps under 1/16
- * of it) that starts where the previous one ended is a sequential read, and the kernel's own
- * readahead fetches it earlier and in larger requests than advice would (measured: advising
- * sequential rows made them slower). Sparse ranges (a tile's rows, 2 KiB every 64 KiB) look
- * strided to the kernel: advised. Index pages inside a range left to readahead are dropped. */
-static void advise_range(H5FD_prefetch_t *file, uint64_t start, uint64_t end, uint64_t gaps)
+/* Advises one range, unless it is dense (gaps under 1/16 of it) and continues a sequential
+ * stream: it starts where the previous range ended, or it holds or directly follows the read
+ * [reading, reading_end) that asked for this advice. The kernel's own readahead fetches such a
+ * range earlier and in larger requests than advice would (measured, declared rows with the first
+ * range of the plan advised and the rest left to readahead, against none advised: contiguous
+ * 0.77-0.94x against 1.00-1.01x sec2, 1 MiB chunks 0.93-0.94x against 0.95-0.98x). Sparse
+ * ranges (a tile's rows, 2 KiB every 64 KiB) look strided to the kernel: advised. Index pages
+ * inside a range left to readahead are dropped. */
+static void advise_range(H5FD_prefetch_t *file, uint64_t start, uint64_t end, uint64_t gaps,
+                         uint64_t reading, uint64_t reading_end)
 {
     H5FD_prefetch_advice_t *a = &file->advice;
-    if (start >= a->last_end && start - a->last_end <= JOIN_GAP && 16 * gaps <= end - start)
+    int dense = 16 * gaps <= end - start;
+    int continues = start >= a->last_end && start - a->last_end <= JOIN_GAP;
+    if (dense && (continues || (reading < end && reading_end >= start)))
         drop_index_pages(file, start, end); /* left to readahead: keep its way clear */
     else
         H5FD__prefetch_willneed(file, start, end - start);
@@ -139,7 +145,7 @@ static void advise_range(H5FD_prefetch_t *file, uint64_t start, uint64_t end, ui
  * the batch's neighbouring columns into one range per row, where advising the plan in its own
  * order advised one chunk at a time and was slower than sec2 (0.59x; the kernel's readahead
  * follows such interleaved runs by itself). The gap bytes count against the window. */
-static void advise_ahead(H5FD_prefetch_t *file)
+static void advise_ahead(H5FD_prefetch_t *file, uint64_t reading, uint64_t reading_end)
 {
     H5FD_prefetch_advice_t *a = &file->advice;
     uint64_t room, start = 0, end = 0, gaps = 0;
@@ -180,7 +186,7 @@ static void advise_ahead(H5FD_prefetch_t *file)
                 end = e_end;
         } else {
             if (i > 0)
-                advise_range(file, start, end, gaps);
+                advise_range(file, start, end, gaps, reading, reading_end);
             start = e->offset;
             end = e_end;
             gaps = 0;
@@ -188,7 +194,7 @@ static void advise_ahead(H5FD_prefetch_t *file)
         a->ahead_bytes += charge(e);
         ++file->stats.advised_extents;
     }
-    advise_range(file, start, end, gaps);
+    advise_range(file, start, end, gaps, reading, reading_end);
     a->next_advise += n;
 }
 
@@ -206,7 +212,8 @@ int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size)
             break;
     }
     if (i == end) {
-        advise_ahead(file); /* the first read after a declare starts the advice */
+        advise_ahead(file, addr,
+                     addr + size); /* the first read after a declare starts the advice */
         return 0;
     }
     /* The extents before i were skipped over; i itself is done when the read reaches its end
@@ -221,7 +228,7 @@ int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     }
     if (a->next_advise < a->next_read)
         a->next_advise = a->next_read;
-    advise_ahead(file);
+    advise_ahead(file, addr, addr + size);
     return 1;
 }
 
