@@ -364,6 +364,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     } else if (npoints > 0 && info->layout == H5D_CHUNKED) {
         int found;
         file->declaring = 1;
+        file->declaring_rank = rank;
         found = chunked_extents(info, space, &list);
         file->declaring = 0;
         if (found < 0) {

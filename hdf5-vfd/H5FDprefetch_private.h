@@ -107,6 +107,7 @@ typedef struct H5FD_prefetch_t {
      * index_pages_sorted), for the advice path to drop from the page cache where they lie inside
      * a dense declared run (H5FDprefetch_advise.c). */
     int declaring;
+    int declaring_rank; /* the rank of the dataset being declared */
     H5FD_prefetch_extents_t index_pages;
     int index_pages_sorted;
 
@@ -175,6 +176,15 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
                             const char *func);
 int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                                const char *func);
+/* The chunk index while declaring (H5FDprefetch_btree.c). btree_children: the child addresses
+ * of `node` (size bytes as HDF5 read it) when it is an internal node of a version 1 B-tree of
+ * chunks of a dataset of `rank` dimensions whose children all lie below eoa, at most max of
+ * them; 0 for anything else (leaves included). advise_index_children: advises those children. */
+size_t H5FD__prefetch_btree_children(const unsigned char *node, size_t size, int rank, haddr_t eoa,
+                                     haddr_t *children, size_t max);
+void H5FD__prefetch_advise_index_children(H5FD_prefetch_t *file, const unsigned char *node,
+                                          size_t size);
+
 /* A metadata read made while declaring: read_direct, and the pages it touched noted in
  * index_pages. 0, or -1 after pushing an error. */
 int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,

@@ -75,6 +75,7 @@ int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, 
     uint64_t start = addr / page * page, end = (addr + size + page - 1) / page * page;
     if (H5FD__prefetch_read_direct(file, addr, size, buf, func) < 0)
         return -1;
+    H5FD__prefetch_advise_index_children(file, buf, size);
     if (file->index_pages.count >= 4096) /* a node read again is noted again: keep it short */
         H5FD__prefetch_extents_sort_and_join(&file->index_pages, 0);
     H5FD__prefetch_extents_push(&file->index_pages, -1, start, end - start);

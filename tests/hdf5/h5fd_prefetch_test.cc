@@ -637,14 +637,28 @@ bool Resident(const std::string &path, uint64_t offset, uint64_t length) {
   return all;
 }
 
-// Resident within 10 s: the driver's advice goes out from its advisor thread, and the reads it
-// submits complete after that.
-bool ResidentSoon(const std::string &path, uint64_t offset, uint64_t length) {
+// Whether `holds` becomes true within 10 s: the driver's advice goes out from its advisor
+// thread, and the reads it submits complete after that.
+template <typename F>
+bool Eventually(F holds) {
   for (int i = 0; i < 1000; ++i) {
-    if (Resident(path, offset, length)) return true;
+    if (holds()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return false;
+  return holds();
+}
+
+bool ResidentSoon(const std::string &path, uint64_t offset, uint64_t length) {
+  return Eventually([&] { return Resident(path, offset, length); });
+}
+
+// Drops every page of `path` from the page cache.
+void Evict(const std::string &path) {
+  int fd = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(fdatasync(fd), 0);  // dirty pages would stay
+  ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  close(fd);
 }
 
 // Small declared extents are advised in batches sorted by offset: two chunks a batch declares
@@ -678,13 +692,7 @@ TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
   ASSERT_EQ(addr[between], addr[a] + 8192) << "chunks written in order lie side by side";
   ASSERT_EQ(addr[b], addr[between] + 8192);
   ASSERT_GT(addr[a] - addr[far], uint64_t{64} << 10) << "the far chunk must not join the run";
-  {
-    int fd = open(path.c_str(), O_RDONLY);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(fdatasync(fd), 0);  // dirty pages would stay
-    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-    close(fd);
-  }
+  Evict(path);
   ASSERT_FALSE(Resident(path, addr[between], 8192)) << "the file was not evicted";
 
   hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
@@ -709,24 +717,20 @@ TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
   H5Pclose(fapl);
 }
 
-// Declaring chunks makes HDF5 read its chunk index, whose nodes lie between the chunks. Left in
-// the page cache, those pages break the kernel's readahead of a sequential pass over the chunks
-// (each cached page costs the stream its readahead mark). The driver drops them where a dense
-// declared run is left to readahead, at the first read, before the reader gets there.
-TEST_F(H5FDPrefetchTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun) {
-  // 4,096 chunks of 8 KiB (32 MiB) written in order: HDF5 puts index nodes between them.
-  const DatasetSpec big = {"rows", 10, 2048, 2048, 32, 32, false};
-  const std::string path = dir_.path() + "/rows.h5";
-  {
-    hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+// A file with 4,096 chunks of 8 KiB (32 MiB) written in order, with HDF5's chunk index (a
+// version 1 B-tree) in nodes between the chunks; node_pages_ are the pages that hold something
+// other than chunks (the nodes) 8 MiB and more past the first chunk.
+class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
+ protected:
+  void SetUp() override {
+    H5FDPrefetchTest::SetUp();
+    hid_t file = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     ASSERT_GE(file, 0);
-    WriteDataset(file, big);
+    WriteDataset(file, kRowsSpec);
     H5Fclose(file);
-  }
-  std::vector<std::pair<uint64_t, uint64_t>> chunks;  // [address, end) of every chunk
-  {
-    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    hid_t dset = H5Dopen2(file, big.name, H5P_DEFAULT);
+    std::vector<std::pair<uint64_t, uint64_t>> chunks;  // [address, end) of every chunk
+    file = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
     for (hsize_t r = 0; r < 64; ++r)
       for (hsize_t c = 0; c < 64; ++c) {
         hsize_t coord[2] = {r * 32, c * 32}, size = 0;
@@ -737,54 +741,80 @@ TEST_F(H5FDPrefetchTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun)
       }
     H5Dclose(dset);
     H5Fclose(file);
+    std::sort(chunks.begin(), chunks.end());
+    for (size_t i = 1; i < chunks.size(); ++i) {
+      const uint64_t gap = chunks[i - 1].second, gap_end = chunks[i].first;
+      if (gap_end > gap && gap >= chunks[0].first + (8u << 20))
+        for (uint64_t p = gap / page_ * page_; p < gap_end; p += page_) node_pages_.push_back(p);
+    }
+    ASSERT_GE(node_pages_.size(), 16u) << "HDF5 put no index nodes between the chunks";
+    Evict(path_);
+    ASSERT_EQ(ResidentNodePages(), 0u) << "the file was not evicted";
   }
-  std::sort(chunks.begin(), chunks.end());
-  // Pages that hold something other than chunks (index nodes), 8 MiB and more past the first
-  // chunk: beyond the first range the driver advises, inside the ranges it leaves to readahead.
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  std::vector<uint64_t> node_pages;
-  for (size_t i = 1; i < chunks.size(); ++i) {
-    const uint64_t gap = chunks[i - 1].second, gap_end = chunks[i].first;
-    if (gap_end > gap && gap >= chunks[0].first + (8u << 20))
-      for (uint64_t p = gap / page * page; p < gap_end; p += page) node_pages.push_back(p);
-  }
-  ASSERT_GE(node_pages.size(), 4u) << "HDF5 put no index nodes between the chunks";
-  auto resident_node_pages = [&] {
+  size_t ResidentNodePages() const {
     size_t n = 0;
-    for (uint64_t p : node_pages) n += Resident(path, p, page);
+    for (uint64_t p : node_pages_) n += Resident(path_, p, page_);
     return n;
-  };
-  {
-    int fd = open(path.c_str(), O_RDONLY);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(fdatasync(fd), 0);
-    ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-    close(fd);
   }
-  ASSERT_EQ(resident_node_pages(), 0u) << "the file was not evicted";
+  // Declares the rows of chunks [first, last) of the dataset open as dset.
+  static void DeclareRows(hid_t dset, hsize_t first, hsize_t last) {
+    for (hsize_t r = first; r < last; ++r) {
+      hid_t space = Select(dset, {r * 32, 0, 32, 2048});
+      ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+      H5Sclose(space);
+    }
+  }
+  static constexpr DatasetSpec kRowsSpec = {"rows", 10, 2048, 2048, 32, 32, false};
+  const uint64_t page_ = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<uint64_t> node_pages_;
+};
 
+// Declaring chunks makes HDF5 read its chunk index, whose nodes lie between the chunks. Left in
+// the page cache, those pages break the kernel's readahead of a sequential pass over the chunks
+// (each cached page costs the stream its readahead mark). The driver drops them where a dense
+// declared run is left to readahead, at the first read, before the reader gets there.
+TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun) {
   hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
-  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
-  ASSERT_GE(file, 0) << ErrorStack();
-  hid_t dset = H5Dopen2(file, big.name, H5P_DEFAULT);
-  for (hsize_t r = 0; r < 64; ++r) {  // a row pass: one chunk tall, full width, top to bottom
-    hid_t space = Select(dset, {r * 32, 0, 32, 2048});
-    ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
-    H5Sclose(space);
-  }
-  const size_t cached = resident_node_pages();
-  EXPECT_GT(cached, 0u) << "declaring read no index node past the first 8 MiB";
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  DeclareRows(dset, 0, 64);  // a row pass: one chunk tall, full width, top to bottom
+  ASSERT_TRUE(Eventually([&] { return ResidentNodePages() == node_pages_.size(); }))
+      << ResidentNodePages() << " of " << node_pages_.size() << " node pages cached by declaring";
   H5FD_prefetch_stats_t st = Stats(file);
   EXPECT_GT(st.index_reads, 0u);
   EXPECT_EQ(st.index_drops, 0u) << "nothing is dropped before the first read";
 
   // The first strip (512 KiB at the start) starts the advice: the rest is left to readahead,
   // and the node pages in it are dropped before the reader reaches them.
-  EXPECT_EQ(ReadAndCheck(dset, big, {0, 0, 32, 2048}), 0u);
-  EXPECT_EQ(resident_node_pages(), 0u) << "of " << cached << " node pages cached by declaring";
+  EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 0, 32, 2048}), 0u);
+  EXPECT_EQ(ResidentNodePages(), 0u);
   st = Stats(file);
   EXPECT_GT(st.index_drops, 0u);
-  for (hsize_t r = 1; r < 64; ++r) EXPECT_EQ(ReadAndCheck(dset, big, {r * 32, 0, 32, 2048}), 0u);
+  for (hsize_t r = 1; r < 64; ++r)
+    EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// An internal node of the chunk index names its children: when declaring makes HDF5 read one,
+// the driver advises the children at once, so that the searches after it find them cached
+// instead of reading one node at a time. Declaring the first row of chunks reads the nodes on a
+// few paths from the root; the children of those nodes become resident by the advice alone,
+// most of them far past that row (without the advice: only the nodes read).
+TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads) {
+  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  DeclareRows(dset, 0, 1);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_GE(st.index_advised, 16u);
+  EXPECT_LT(st.index_reads, 8u) << "one row's search reads more than one path of nodes";
+  EXPECT_TRUE(Eventually([&] { return 2 * ResidentNodePages() >= node_pages_.size(); }))
+      << ResidentNodePages() << " of " << node_pages_.size() << " node pages resident";
+  DeclareRows(dset, 1, 64);
+  for (hsize_t r = 0; r < 64; r += 9)
+    EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);
