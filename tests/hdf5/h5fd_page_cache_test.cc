@@ -1,0 +1,169 @@
+// H5FDprefetch's page-cache path on real HDF5 files, seen from the page cache (mincore):
+// declared extents advised in file order within a batch, and the chunk index's nodes around
+// a declaration (advised while declaring, dropped ahead of a dense run left to readahead).
+#include "hdf5/h5fd_test_util.h"
+
+namespace {
+
+using namespace h5fdtest;
+
+// Small declared extents are advised in batches sorted by offset: two chunks a batch declares
+// with one chunk between them are advised as one range (the chunk between them with it), even
+// though a far chunk lies between them in the plan. In plan order, the three would be three
+// ranges (the far chunk breaks the run) and the chunk between never advised. This is what makes
+// a declared column pass over row-major chunks read whole rows of the batch's columns at once.
+TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
+  // One row of 64 chunks of 8 KiB, far from the file's metadata at its start.
+  const DatasetSpec row = {"row", 9, 32, 32 * 64, 32, 32, false};
+  const std::string path = dir_.path() + "/row.h5";
+  {
+    hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    WriteDataset(file, row);
+    H5Fclose(file);
+  }
+  haddr_t addr[64];
+  {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dset = H5Dopen2(file, row.name, H5P_DEFAULT);
+    for (hsize_t c = 0; c < 64; ++c) {
+      hsize_t coord[2] = {0, c * 32}, size = 0;
+      unsigned mask = 0;
+      ASSERT_GE(H5Dget_chunk_info_by_coord(dset, coord, &mask, &addr[c], &size), 0);
+    }
+    H5Dclose(dset);
+    H5Fclose(file);
+  }
+  const int lead = 20, a = 40, between = 41, b = 42, far = 10, untouched = 52;
+  ASSERT_EQ(addr[between], addr[a] + 8192) << "chunks written in order lie side by side";
+  ASSERT_EQ(addr[b], addr[between] + 8192);
+  ASSERT_GT(addr[a] - addr[far], uint64_t{64} << 10) << "the far chunk must not join the run";
+  Evict(path);
+  ASSERT_FALSE(Resident(path, addr[between], 8192)) << "the file was not evicted";
+
+  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+  ASSERT_GE(file, 0) << ErrorStack();
+  hid_t dset = H5Dopen2(file, row.name, H5P_DEFAULT);
+  for (int c : {lead, a, far, b}) {  // the plan: lead, a, the far chunk, b
+    hid_t space = Select(dset, {0, static_cast<hsize_t>(c) * 32, 32, 32});
+    ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+    H5Sclose(space);
+  }
+  // The first read (lead, read as it comes) advises the rest of the plan: one batch.
+  EXPECT_EQ(ReadAndCheck(dset, row, {0, lead * 32, 32, 32}), 0u);
+  EXPECT_TRUE(ResidentSoon(path, addr[between], 8192)) << "a and b were not advised as one range";
+  EXPECT_FALSE(Resident(path, addr[untouched], 8192)) << "more than the plan was read";
+  for (int c : {a, far, b}) EXPECT_EQ(ReadAndCheck(dset, row, {0, c * 32ull, 32, 32}), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.advised_extents, 3u);
+  EXPECT_EQ(st.advised_reads, 4u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// A file with 4,096 chunks of 8 KiB (32 MiB) written in order, with HDF5's chunk index (a
+// version 1 B-tree) in nodes between the chunks; node_pages_ are the pages that hold something
+// other than chunks (the nodes) 8 MiB and more past the first chunk.
+class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
+ protected:
+  void SetUp() override {
+    H5FDPrefetchTest::SetUp();
+    hid_t file = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    WriteDataset(file, kRowsSpec);
+    H5Fclose(file);
+    std::vector<std::pair<uint64_t, uint64_t>> chunks;  // [address, end) of every chunk
+    file = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+    for (hsize_t r = 0; r < 64; ++r)
+      for (hsize_t c = 0; c < 64; ++c) {
+        hsize_t coord[2] = {r * 32, c * 32}, size = 0;
+        haddr_t addr = 0;
+        unsigned mask = 0;
+        ASSERT_GE(H5Dget_chunk_info_by_coord(dset, coord, &mask, &addr, &size), 0);
+        chunks.emplace_back(addr, addr + size);
+      }
+    H5Dclose(dset);
+    H5Fclose(file);
+    std::sort(chunks.begin(), chunks.end());
+    for (size_t i = 1; i < chunks.size(); ++i) {
+      const uint64_t gap = chunks[i - 1].second, gap_end = chunks[i].first;
+      if (gap_end > gap && gap >= chunks[0].first + (8u << 20))
+        for (uint64_t p = gap / page_ * page_; p < gap_end; p += page_) node_pages_.push_back(p);
+    }
+    ASSERT_GE(node_pages_.size(), 16u) << "HDF5 put no index nodes between the chunks";
+    Evict(path_);
+    ASSERT_EQ(ResidentNodePages(), 0u) << "the file was not evicted";
+  }
+  size_t ResidentNodePages() const {
+    size_t n = 0;
+    for (uint64_t p : node_pages_) n += Resident(path_, p, page_);
+    return n;
+  }
+  // Declares the rows of chunks [first, last) of the dataset open as dset.
+  static void DeclareRows(hid_t dset, hsize_t first, hsize_t last) {
+    for (hsize_t r = first; r < last; ++r) {
+      hid_t space = Select(dset, {r * 32, 0, 32, 2048});
+      ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+      H5Sclose(space);
+    }
+  }
+  static constexpr DatasetSpec kRowsSpec = {"rows", 10, 2048, 2048, 32, 32, false};
+  const uint64_t page_ = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<uint64_t> node_pages_;
+};
+
+// Declaring chunks makes HDF5 read its chunk index, whose nodes lie between the chunks. Left in
+// the page cache, those pages break the kernel's readahead of a sequential pass over the chunks
+// (each cached page costs the stream its readahead mark). The driver drops them where a dense
+// declared run is left to readahead, at the first read, before the reader gets there.
+TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun) {
+  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  DeclareRows(dset, 0, 64);  // a row pass: one chunk tall, full width, top to bottom
+  ASSERT_TRUE(Eventually([&] { return ResidentNodePages() == node_pages_.size(); }))
+      << ResidentNodePages() << " of " << node_pages_.size() << " node pages cached by declaring";
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_GT(st.index_reads, 0u);
+  EXPECT_EQ(st.index_drops, 0u) << "nothing is dropped before the first read";
+
+  // The first strip (512 KiB at the start) starts the advice: the rest is left to readahead,
+  // and the node pages in it are dropped before the reader reaches them.
+  EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 0, 32, 2048}), 0u);
+  EXPECT_EQ(ResidentNodePages(), 0u);
+  st = Stats(file);
+  EXPECT_GT(st.index_drops, 0u);
+  for (hsize_t r = 1; r < 64; ++r)
+    EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// An internal node of the chunk index names its children: when declaring makes HDF5 read one,
+// the driver advises the children at once, so that the searches after it find them cached
+// instead of reading one node at a time. Declaring the first row of chunks reads the nodes on a
+// few paths from the root; the children of those nodes become resident by the advice alone,
+// most of them far past that row (without the advice: only the nodes read).
+TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads) {
+  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  DeclareRows(dset, 0, 1);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_GE(st.index_advised, 16u);
+  EXPECT_LT(st.index_reads, 8u) << "one row's search reads more than one path of nodes";
+  EXPECT_TRUE(Eventually([&] { return 2 * ResidentNodePages() >= node_pages_.size(); }))
+      << ResidentNodePages() << " of " << node_pages_.size() << " node pages resident";
+  DeclareRows(dset, 1, 64);
+  for (hsize_t r = 0; r < 64; r += 9)
+    EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+}  // namespace
