@@ -96,9 +96,9 @@ static void drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint64_t end
     size_t lo = 0, hi;
     if (pages->count == 0)
         return;
-    if (!file->index_pages_sorted) {
+    if (file->index_pages_sorted != pages->count) {
         H5FD__prefetch_extents_sort_and_join(pages, 0);
-        file->index_pages_sorted = 1;
+        file->index_pages_sorted = pages->count;
     }
     hi = pages->count;
     while (lo < hi) { /* the first noted run that ends after start */

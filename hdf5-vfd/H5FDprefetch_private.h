@@ -103,13 +103,13 @@ typedef struct H5FD_prefetch_t {
     H5FD_prefetch_advice_t advice;
 
     /* Set while H5FD_prefetch_declare looks up the chunks of a selection. The pages of the index
-     * nodes HDF5 reads meanwhile are noted in index_pages (sorted and joined when
-     * index_pages_sorted), for the advice path to drop from the page cache where they lie inside
+     * nodes HDF5 reads meanwhile are noted in index_pages (the first index_pages_sorted of them
+     * sorted and joined), for the advice path to drop from the page cache where they lie inside
      * a dense declared run (H5FDprefetch_advise.c). */
     int declaring;
     int declaring_rank; /* the rank of the dataset being declared */
     H5FD_prefetch_extents_t index_pages;
-    int index_pages_sorted;
+    size_t index_pages_sorted;
 
     /* Set while H5FD_prefetch_declare looks a chunk up with H5Dread_chunk: HDF5 finds the
      * chunk through its index (a B-tree search) and reads it raw at its address; the driver

@@ -66,7 +66,7 @@ int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size,
 
 /* The pages of index nodes read while declaring are noted for the advice path, which drops
  * them from the page cache where they would break the kernel's readahead (H5FDprefetch_advise.c,
- * H5FD__prefetch_drop_index_pages). Rounded out to whole pages: the kernel keeps a page that is
+ * drop_index_pages). Rounded out to whole pages: the kernel keeps a page that is
  * only partly inside a range it is told to drop. */
 int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                               const char *func)
@@ -76,10 +76,14 @@ int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, 
     if (H5FD__prefetch_read_direct(file, addr, size, buf, func) < 0)
         return -1;
     H5FD__prefetch_advise_index_children(file, buf, size);
-    if (file->index_pages.count >= 4096) /* a node read again is noted again: keep it short */
+    /* A node read again is noted again: the list is joined whenever it doubled since the last
+     * join, so it stays about as long as the index has nodes, at a cost amortized per read. */
+    if (file->index_pages.count >= 2 * file->index_pages_sorted &&
+        file->index_pages.count >= 4096) {
         H5FD__prefetch_extents_sort_and_join(&file->index_pages, 0);
+        file->index_pages_sorted = file->index_pages.count;
+    }
     H5FD__prefetch_extents_push(&file->index_pages, -1, start, end - start);
-    file->index_pages_sorted = 0;
     file->index_pages.failed = 0; /* a page not noted is a page not dropped: a hint lost */
     ++file->stats.index_reads;
     return 0;
