@@ -1,4 +1,4 @@
-/* H5FDprefetch_btree.c: advice for the chunk index while declaring.
+/* H5FDprefetch_btree.c: the chunk index while declaring.
  *
  * Declaring chunks makes HDF5 search the dataset's chunk index (HDF5 1.10's default for chunked
  * datasets: a version 1 B-tree). Its nodes lie between the chunks, so in a file that is not
@@ -6,7 +6,9 @@
  * the 0.17 s it took to declare 65,536 chunks of 8 KiB in random order here (HDF5's metadata
  * cache does not hold the whole index and reads nodes again). An internal node names all its
  * children, so when HDF5 reads one, the driver advises the kernel to read the children at once:
- * they arrive together instead of one search at a time.
+ * they arrive together instead of one search at a time. A leaf names its chunks (their
+ * coordinates, stored sizes and addresses): they are kept in the dataset's chunk map, and
+ * declaring a chunk found there costs no search (H5FDprefetch_declare.c).
  *
  * A node, as the HDF5 file format specification lays it out (8-byte addresses, which is what the
  * checks below accept): "TREE", node type (1: raw data chunks), level (0: leaf), entries used
@@ -29,32 +31,85 @@ static uint64_t le64(const unsigned char *p)
     return v;
 }
 
-size_t H5FD__prefetch_btree_children(const unsigned char *node, size_t size, int rank, haddr_t eoa,
-                                     haddr_t *children, size_t max)
+static uint32_t le32(const unsigned char *p)
 {
-    const size_t key = 8 + 8 * ((size_t)rank + 1);
-    size_t entries, n = 0;
-    if (size < NODE_HEADER || memcmp(node, "TREE", 4) != 0 || node[4] != 1 || node[5] == 0)
-        return 0; /* not a chunk index node, or a leaf (its children are chunks) */
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The node's entries when `node` is a node of a version 1 B-tree of chunks with keys of
+ * `key` bytes that fits in `size` bytes, else 0. */
+static size_t entries_of(const unsigned char *node, size_t size, size_t key)
+{
+    size_t entries;
+    if (size < NODE_HEADER || memcmp(node, "TREE", 4) != 0 || node[4] != 1)
+        return 0;
     entries = (size_t)node[6] | (size_t)node[7] << 8;
     if (entries == 0 || NODE_HEADER + (entries + 1) * key + entries * 8 > size)
         return 0;
-    for (size_t i = 0; i < entries && n < max; ++i) {
-        uint64_t child = le64(node + NODE_HEADER + key + i * (key + 8));
-        if (child == 0 || child >= eoa || eoa - child < size)
-            return 0; /* not an address of this file: not a node as described above */
-        children[n++] = (haddr_t)child;
-    }
-    return n;
+    return entries;
 }
 
-void H5FD__prefetch_advise_index_children(H5FD_prefetch_t *file, const unsigned char *node,
-                                          size_t size)
+/* An internal node: advises its children, all of them or none (a child that is not an address
+ * of this file means the node is not what it looked like). */
+static void advise_children(H5FD_prefetch_t *file, const unsigned char *node, size_t size,
+                            size_t key, size_t entries)
 {
-    haddr_t children[256];
-    size_t n = H5FD__prefetch_btree_children(node, size, file->declaring_rank, file->eoa, children,
-                                             sizeof children / sizeof children[0]);
-    for (size_t i = 0; i < n; ++i)
+    haddr_t children[1024];
+    if (entries > sizeof children / sizeof children[0])
+        return;
+    for (size_t i = 0; i < entries; ++i) {
+        uint64_t child = le64(node + NODE_HEADER + key + i * (key + 8));
+        if (child == 0 || child >= file->eoa || file->eoa - child < size)
+            return;
+        children[i] = (haddr_t)child;
+    }
+    for (size_t i = 0; i < entries; ++i)
         H5FD__prefetch_willneed(file, children[i], size);
-    file->stats.index_advised += n;
+    file->stats.index_advised += entries;
+}
+
+/* A leaf: key i names chunk i (stored size, filter mask, the chunk's offset in elements in
+ * each dimension, then 0 for the element size) and child i is its address. Kept in the
+ * dataset's chunk map; none of them when any entry does not fit the dataset. */
+static void keep_chunks(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info,
+                        const unsigned char *node, size_t key, size_t entries)
+{
+    uint64_t index[1024], stored[1024];
+    haddr_t addr[1024];
+    if (entries > sizeof index / sizeof index[0])
+        return;
+    for (size_t i = 0; i < entries; ++i) {
+        const unsigned char *k = node + NODE_HEADER + i * (key + 8);
+        hsize_t offset[H5S_MAX_RANK];
+        for (int d = 0; d < info->rank; ++d)
+            offset[d] = (hsize_t)le64(k + 8 + 8 * (size_t)d);
+        index[i] = H5FD__prefetch_chunk_index(info, offset);
+        stored[i] = le32(k);
+        addr[i] = (haddr_t)le64(k + key);
+        if (index[i] == UINT64_MAX || stored[i] == 0 || addr[i] >= file->eoa ||
+            file->eoa - addr[i] < stored[i] || le64(k + 8 + 8 * (size_t)info->rank) != 0)
+            return;
+    }
+    uint64_t chunks = 1;
+    for (int d = 0; d < info->rank; ++d)
+        chunks *= (info->dims[d] + info->cdims[d] - 1) / info->cdims[d];
+    for (size_t i = 0; i < entries; ++i)
+        H5FD__prefetch_chunkmap_put(&info->chunks, index[i], addr[i], stored[i], chunks);
+    file->stats.index_chunks += entries;
+}
+
+void H5FD__prefetch_btree_node_read(H5FD_prefetch_t *file, const unsigned char *node, size_t size)
+{
+    H5FD_prefetch_dataset_t *info = file->declaring_info;
+    size_t key, entries;
+    if (info == NULL)
+        return;
+    key = 8 + 8 * ((size_t)info->rank + 1);
+    entries = entries_of(node, size, key);
+    if (entries == 0)
+        return;
+    if (node[5] > 0)
+        advise_children(file, node, size, key, entries);
+    else
+        keep_chunks(file, info, node, key, entries);
 }

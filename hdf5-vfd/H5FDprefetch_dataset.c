@@ -77,7 +77,29 @@ H5FD_prefetch_dataset_t *H5FD__prefetch_dataset(hid_t dset_id, int rank, const h
         return info;
     if (info == NULL)
         info = &infos[next_info++ % INFO_SLOTS];
+    H5FD__prefetch_chunkmap_free(info->chunks); /* find_info starts the slot afresh */
+    info->chunks = NULL;
     if (find_info(dset_id, info) < 0)
         return NULL;
     return info;
+}
+
+uint64_t H5FD__prefetch_chunk_index(const H5FD_prefetch_dataset_t *info, const hsize_t *offset)
+{
+    uint64_t index = 0;
+    for (int d = 0; d < info->rank; ++d) {
+        const hsize_t across = (info->dims[d] + info->cdims[d] - 1) / info->cdims[d];
+        if (info->cdims[d] == 0 || offset[d] % info->cdims[d] != 0 ||
+            offset[d] / info->cdims[d] >= across || (across > 0 && index > UINT64_MAX / across))
+            return UINT64_MAX;
+        index = index * across + offset[d] / info->cdims[d];
+    }
+    return index;
+}
+
+void H5FD__prefetch_dataset_forget_chunks(const H5FD_prefetch_t *file)
+{
+    for (int i = 0; i < INFO_SLOTS; ++i)
+        if (infos[i].file == file)
+            H5FD__prefetch_chunkmap_clear(infos[i].chunks);
 }

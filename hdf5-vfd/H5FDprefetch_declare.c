@@ -117,8 +117,15 @@ static int chunk_address(const dataset_info *info, const hsize_t *offset, haddr_
     uint32_t filters = 0;
     size_t need = (size_t)info->chunk_bytes;
     herr_t rc = 0;
+    uint64_t kept_size = 0;
     *addr = HADDR_UNDEF;
     *stored = 0;
+    if (H5FD__prefetch_chunkmap_get(info->chunks, H5FD__prefetch_chunk_index(info, offset), addr,
+                                    &kept_size)) {
+        *stored = (hsize_t)kept_size; /* a leaf of the index read earlier named it */
+        ++file->stats.chunk_map_hits;
+        return 0;
+    }
     ++file->stats.chunk_lookups;
     if (info->filtered) { /* the stored size first: a filtered chunk can be larger than raw */
         H5E_BEGIN_TRY
@@ -364,9 +371,10 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     } else if (npoints > 0 && info->layout == H5D_CHUNKED) {
         int found;
         file->declaring = 1;
-        file->declaring_rank = rank;
+        file->declaring_info = info;
         found = chunked_extents(info, space, &list);
         file->declaring = 0;
+        file->declaring_info = NULL;
         if (found < 0) {
             H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not find the chunks its selection touches",

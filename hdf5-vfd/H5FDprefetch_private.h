@@ -107,7 +107,7 @@ typedef struct H5FD_prefetch_t {
      * sorted and joined), for the advice path to drop from the page cache where they lie inside
      * a dense declared run (H5FDprefetch_advise.c). */
     int declaring;
-    int declaring_rank; /* the rank of the dataset being declared */
+    struct H5FD_prefetch_dataset_t *declaring_info; /* the dataset being declared */
     H5FD_prefetch_extents_t index_pages;
     size_t index_pages_sorted;
 
@@ -163,7 +163,28 @@ typedef struct H5FD_prefetch_dataset_t {
     uint64_t chunk_bytes;
     int filtered; /* chunks pass through filters (compression): stored sizes vary */
     int whole;    /* chunks are read whole: filtered, or small enough for the chunk cache */
+    /* The chunks the leaves of its chunk index named, read while declaring (NULL: none yet). */
+    struct H5FD_prefetch_chunkmap_t *chunks;
 } H5FD_prefetch_dataset_t;
+
+/* Chunk maps (H5FDprefetch_chunkmap.c): a chunk's linear index (row-major, in chunks) to its
+ * address and stored size. put creates the map at *mapp if needed, sized for `chunks` chunks
+ * (a put that finds no memory keeps nothing); get is 1 and fills *addr and *stored when the chunk
+ * is kept, else 0; clear forgets every chunk; free frees (NULL: nothing). */
+typedef struct H5FD_prefetch_chunkmap_t H5FD_prefetch_chunkmap_t;
+void H5FD__prefetch_chunkmap_put(H5FD_prefetch_chunkmap_t **mapp, uint64_t chunk, haddr_t addr,
+                                 uint64_t stored, uint64_t chunks);
+int H5FD__prefetch_chunkmap_get(const H5FD_prefetch_chunkmap_t *map, uint64_t chunk, haddr_t *addr,
+                                uint64_t *stored);
+void H5FD__prefetch_chunkmap_clear(H5FD_prefetch_chunkmap_t *map);
+void H5FD__prefetch_chunkmap_free(H5FD_prefetch_chunkmap_t *map);
+
+/* The linear index of the chunk at element offset `offset` of `info`'s dataset, or UINT64_MAX
+ * when the offset is not a chunk's first element inside the dataset (H5FDprefetch_dataset.c). */
+uint64_t H5FD__prefetch_chunk_index(const H5FD_prefetch_dataset_t *info, const hsize_t *offset);
+
+/* Forgets the chunk maps of every dataset of `file` (after a write: chunks may have moved). */
+void H5FD__prefetch_dataset_forget_chunks(const H5FD_prefetch_t *file);
 
 /* The kept facts of dataset dset_id, whose dataspace is rank x dims now; found again when the
  * dataset was extended since (H5FDprefetch_dataset.c). NULL after pushing an error. */
@@ -176,14 +197,11 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
                             const char *func);
 int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                                const char *func);
-/* The chunk index while declaring (H5FDprefetch_btree.c). btree_children: the child addresses
- * of `node` (size bytes as HDF5 read it) when it is an internal node of a version 1 B-tree of
- * chunks of a dataset of `rank` dimensions whose children all lie below eoa, at most max of
- * them; 0 for anything else (leaves included). advise_index_children: advises those children. */
-size_t H5FD__prefetch_btree_children(const unsigned char *node, size_t size, int rank, haddr_t eoa,
-                                     haddr_t *children, size_t max);
-void H5FD__prefetch_advise_index_children(H5FD_prefetch_t *file, const unsigned char *node,
-                                          size_t size);
+/* The chunk index while declaring (H5FDprefetch_btree.c): a node HDF5 read while declaring
+ * file->declaring_info's chunks. An internal node of its version 1 B-tree: its children are
+ * advised; a leaf: the chunks it names go into the dataset's chunk map. Anything else is left
+ * alone. */
+void H5FD__prefetch_btree_node_read(H5FD_prefetch_t *file, const unsigned char *node, size_t size);
 
 /* A metadata read made while declaring: read_direct, and the pages it touched noted in
  * index_pages. 0, or -1 after pushing an error. */

@@ -75,7 +75,7 @@ int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, 
     uint64_t start = addr / page * page, end = (addr + size + page - 1) / page * page;
     if (H5FD__prefetch_read_direct(file, addr, size, buf, func) < 0)
         return -1;
-    H5FD__prefetch_advise_index_children(file, buf, size);
+    H5FD__prefetch_btree_node_read(file, buf, size);
     /* A node read again is noted again: the list is joined whenever it doubled since the last
      * join, so it stays about as long as the index has nodes, at a cost amortized per read. */
     if (file->index_pages.count >= 2 * file->index_pages_sorted &&
@@ -101,7 +101,8 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
         return -1;
     }
     file->stale = 0;
-    file->declared = 0; /* the refresh dropped the plan too */
+    file->declared = 0;                         /* the refresh dropped the plan too */
+    H5FD__prefetch_dataset_forget_chunks(file); /* written chunks may have moved */
     file->pending.count = 0;
     H5FD__prefetch_advise_clear(file);
     ++file->stats.refreshes;
