@@ -20,36 +20,13 @@ namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
 
-// The fraction of [offset, offset + length) resident in the page cache (mincore).
-double Resident(int fd, uint64_t offset, uint64_t length) {
-  void *map = mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));
-  if (map == MAP_FAILED) return -1;
-  const long page = sysconf(_SC_PAGESIZE);
-  std::vector<unsigned char> vec((length + page - 1) / page);
-  double fraction = -1;
-  if (mincore(map, length, vec.data()) == 0) {
-    size_t in = 0;
-    for (unsigned char v : vec) in += v & 1;
-    fraction = static_cast<double>(in) / static_cast<double>(vec.size());
-  }
-  munmap(map, length);
-  return fraction;
-}
+using pfio::test::EvictFile;
+using pfio::test::ResidentFraction;
 
-// Drops the file's pages from the page cache (it was just written: written back first).
-void Evict(int fd) {
-  fdatasync(fd);
-  posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-}
-
-// Polls until the range is at least `want` resident, at most 10 s (the reads the advice
-// submitted complete after the advice returns). Returns the last fraction seen.
+// Waits (at most 10 s) until the range is at least `want` resident; the last fraction seen.
 double WaitResident(int fd, uint64_t offset, uint64_t length, double want) {
-  double now = Resident(fd, offset, length);
-  for (int i = 0; i < 1000 && now < want; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    now = Resident(fd, offset, length);
-  }
+  double now = -1;
+  pfio::test::Eventually([&] { return (now = ResidentFraction(fd, offset, length)) >= want; });
   return now;
 }
 
@@ -81,8 +58,8 @@ TEST(PageCacheAdvisorTest, AdvisedRangesBecomeResidentAndOthersDoNot) {
   const std::string path = dir.MakeFile("f", 64 * kMiB, 5);
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
-  Evict(fd);
-  ASSERT_LT(Resident(fd, 0, 64 * kMiB), 0.05) << "the file could not be evicted";
+  EvictFile(fd);
+  ASSERT_LT(ResidentFraction(fd, 0, 64 * kMiB), 0.05) << "the file could not be evicted";
   pfio_advisor *a = nullptr;
   ASSERT_EQ(pfio_advisor_create(fd, &a), PFIO_OK) << pfio_last_error();
   // The advisor advises on a descriptor of its own: the caller's may go at once.
@@ -100,7 +77,7 @@ TEST(PageCacheAdvisorTest, AdvisedRangesBecomeResidentAndOthersDoNot) {
   fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   EXPECT_GT(WaitResident(fd, 8 * kMiB, 16 * kMiB, 0.95), 0.95);
-  EXPECT_LT(Resident(fd, 40 * kMiB, 16 * kMiB), 0.05) << "bytes nobody advised were read";
+  EXPECT_LT(ResidentFraction(fd, 40 * kMiB, 16 * kMiB), 0.05) << "bytes nobody advised were read";
   close(fd);
 }
 

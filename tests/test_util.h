@@ -1,13 +1,18 @@
-// Helpers shared by the tests: a scratch directory on a real disk and self-verifying files.
+// Helpers shared by the tests: a scratch directory on a real disk, self-verifying files, and the
+// page cache's view of a file (residency, eviction, waiting for advice to land).
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "testdata/pattern.h"
@@ -53,6 +58,41 @@ inline ::testing::AssertionResult HoldsPattern(const void *buf, uint64_t offset,
   if (bad == UINT64_MAX) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "byte at file offset " << bad << " is wrong (read of ["
                                        << offset << ", " << offset + length << "))";
+}
+
+// The fraction of the pages of [offset, offset + length) of fd in the page cache (mincore),
+// the range rounded out to whole pages; -1 when it cannot be mapped.
+inline double ResidentFraction(int fd, uint64_t offset, uint64_t length) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t start = offset / page * page, end = (offset + length + page - 1) / page * page;
+  void *map = mmap(nullptr, end - start, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+  if (map == MAP_FAILED) return -1;
+  std::vector<unsigned char> in((end - start) / page);
+  double fraction = -1;
+  if (mincore(map, end - start, in.data()) == 0) {
+    size_t resident = 0;
+    for (unsigned char c : in) resident += c & 1;
+    fraction = static_cast<double>(resident) / static_cast<double>(in.size());
+  }
+  munmap(map, end - start);
+  return fraction;
+}
+
+// Drops every page of fd's file from the page cache (written back first: dirty pages stay).
+inline void EvictFile(int fd) {
+  ASSERT_EQ(fdatasync(fd), 0);
+  ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+}
+
+// Whether `holds` becomes true within 10 s, polled every 10 ms: advice goes out from an advisor
+// thread, and the reads it submits complete after that.
+template <typename F>
+bool Eventually(F holds) {
+  for (int i = 0; i < 1000; ++i) {
+    if (holds()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return holds();
 }
 
 }  // namespace pfio::test

@@ -190,31 +190,15 @@ inline uint64_t Planned(const H5FD_prefetch_stats_t &st) {
   return st.engine.hits + st.engine.passthrough_reads + st.advised_reads;
 }
 
-// Whether the pages of [offset, offset + length) of `path` are in the page cache.
+using pfio::test::Eventually;
+
+// Whether every page of [offset, offset + length) of `path` is in the page cache.
 inline bool Resident(const std::string &path, uint64_t offset, uint64_t length) {
   int fd = open(path.c_str(), O_RDONLY);
   if (fd < 0) return false;
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t start = offset / page * page, end = (offset + length + page - 1) / page * page;
-  void *map = mmap(nullptr, end - start, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+  const bool all = pfio::test::ResidentFraction(fd, offset, length) == 1.0;
   close(fd);
-  if (map == MAP_FAILED) return false;
-  std::vector<unsigned char> in((end - start) / page);
-  bool all = mincore(map, end - start, in.data()) == 0;
-  for (unsigned char c : in) all = all && (c & 1);
-  munmap(map, end - start);
   return all;
-}
-
-// Whether `holds` becomes true within 10 s: the driver's advice goes out from its advisor
-// thread, and the reads it submits complete after that.
-template <typename F>
-inline bool Eventually(F holds) {
-  for (int i = 0; i < 1000; ++i) {
-    if (holds()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return holds();
 }
 
 inline bool ResidentSoon(const std::string &path, uint64_t offset, uint64_t length) {
@@ -225,8 +209,7 @@ inline bool ResidentSoon(const std::string &path, uint64_t offset, uint64_t leng
 inline void Evict(const std::string &path) {
   int fd = open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(fdatasync(fd), 0);  // dirty pages would stay
-  ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  pfio::test::EvictFile(fd);
   close(fd);
 }
 
