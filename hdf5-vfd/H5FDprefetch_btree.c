@@ -90,11 +90,8 @@ static void keep_chunks(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info,
             file->eoa - addr[i] < stored[i] || le64(k + 8 + 8 * (size_t)info->rank) != 0)
             return;
     }
-    uint64_t chunks = 1;
-    for (int d = 0; d < info->rank; ++d)
-        chunks *= (info->dims[d] + info->cdims[d] - 1) / info->cdims[d];
     for (size_t i = 0; i < entries; ++i)
-        H5FD__prefetch_chunkmap_put(&info->chunks, index[i], addr[i], stored[i], chunks);
+        H5FD__prefetch_chunkmap_put(&info->chunks, index[i], addr[i], stored[i], info->nchunks);
     file->stats.index_chunks += entries;
 }
 

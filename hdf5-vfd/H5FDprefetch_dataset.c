@@ -49,8 +49,13 @@ static int find_info(hid_t dset_id, H5FD_prefetch_dataset_t *info)
             goto done;
         }
         info->chunk_bytes = info->elem;
-        for (d = 0; d < info->rank; ++d)
+        info->nchunks = 1;
+        for (d = 0; d < info->rank; ++d) {
             info->chunk_bytes *= info->cdims[d];
+            info->across[d] =
+                info->cdims[d] ? (info->dims[d] + info->cdims[d] - 1) / info->cdims[d] : 0;
+            info->nchunks *= info->across[d];
+        }
         info->filtered = H5Pget_nfilters(dcpl) > 0;
         info->whole = info->filtered || info->chunk_bytes <= cache_bytes;
     }
@@ -88,13 +93,12 @@ uint64_t H5FD__prefetch_chunk_index(const H5FD_prefetch_dataset_t *info, const h
 {
     uint64_t index = 0;
     for (int d = 0; d < info->rank; ++d) {
-        const hsize_t across = (info->dims[d] + info->cdims[d] - 1) / info->cdims[d];
         if (info->cdims[d] == 0 || offset[d] % info->cdims[d] != 0 ||
-            offset[d] / info->cdims[d] >= across || (across > 0 && index > UINT64_MAX / across))
+            offset[d] / info->cdims[d] >= info->across[d])
             return UINT64_MAX;
-        index = index * across + offset[d] / info->cdims[d];
+        index = index * info->across[d] + offset[d] / info->cdims[d];
     }
-    return index;
+    return index; /* below nchunks, which fits: it counts chunks HDF5 can address */
 }
 
 void H5FD__prefetch_dataset_forget_chunks(const H5FD_prefetch_t *file)

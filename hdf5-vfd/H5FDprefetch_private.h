@@ -161,8 +161,10 @@ typedef struct H5FD_prefetch_dataset_t {
     haddr_t base; /* contiguous: where the elements start (HADDR_UNDEF: not written yet) */
     hsize_t cdims[H5S_MAX_RANK];
     uint64_t chunk_bytes;
-    int filtered; /* chunks pass through filters (compression): stored sizes vary */
-    int whole;    /* chunks are read whole: filtered, or small enough for the chunk cache */
+    hsize_t across[H5S_MAX_RANK]; /* chunks along each dimension (edge chunks included) */
+    uint64_t nchunks;             /* their product: the chunks of the dataset */
+    int filtered;                 /* chunks pass through filters (compression): stored sizes vary */
+    int whole; /* chunks are read whole: filtered, or small enough for the chunk cache */
     /* The chunks the leaves of its chunk index named, read while declaring (NULL: none yet). */
     struct H5FD_prefetch_chunkmap_t *chunks;
 } H5FD_prefetch_dataset_t;
