@@ -255,9 +255,11 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
     }
     free(file->pending.items);
     free(file->index_pages.items);
+    free(file->index_children.items);
     free(file->name);
     free(file->advice.items);
     free(file->advice.batch);
+    H5FD__prefetch_sweep_free(&file->sweep);
     free(file->probe_buffer);
     pfio_advisor_destroy(file->advisor);
     if (close(file->fd) < 0) {
@@ -386,7 +388,11 @@ static herr_t H5FD__prefetch_read(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id,
     ++file->stats.metadata_reads;
     if (file->declaring)
         return H5FD__prefetch_read_index(file, addr, size, buf, __func__) < 0 ? -1 : 0;
-    return H5FD__prefetch_read_direct(file, addr, size, buf, __func__) < 0 ? -1 : 0;
+    if (H5FD__prefetch_read_direct(file, addr, size, buf, __func__) < 0)
+        return -1;
+    if (type == H5FD_MEM_BTREE && !file->declared && file->config.predict)
+        H5FD__prefetch_btree_note_node(file, buf, size);
+    return 0;
 }
 
 /*-------------------------------------------------------------------------

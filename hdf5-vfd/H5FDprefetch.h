@@ -64,9 +64,9 @@ typedef struct H5FD_prefetch_config_t {
 
 /* Counters of one open file: pfio's own, and the driver's. Fields are only ever added at the
  * end (sieve_switches and sieved_reads came with pfio 0.2's sieve for random readers; the
- * index_* fields and chunk_map_hits with 0.3.1), and the driver fills the struct of its own
- * header: a program built against an older header must be rebuilt before it runs with a newer
- * libpfio_hdf5 (the soname stays 0 while pfio is below 1.0). */
+ * index_* fields and chunk_map_hits with 0.3.1, sweeps and sweep_advised with 0.3.2), and the
+ * driver fills the struct of its own header: a program built against an older header must be
+ * rebuilt before it runs with a newer libpfio_hdf5 (the soname stays 0 while pfio is below 1.0). */
 typedef struct H5FD_prefetch_stats_t {
     pfio_stats engine;          /* the file's pfio context (hits, misses, bytes, budget) */
     uint64_t raw_reads;         /* raw-data reads that reached the driver */
@@ -94,6 +94,8 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t index_advised;     /* index nodes advised while declaring, named by their parent */
     uint64_t index_chunks;      /* chunks named by index leaves read while declaring, kept */
     uint64_t chunk_map_hits;    /* chunks declared from those, without an index search */
+    uint64_t sweeps;            /* column sweeps followed without a declaration */
+    uint64_t sweep_advised;     /* bytes advised ahead of them, row by row */
 } H5FD_prefetch_stats_t;
 
 /* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */

@@ -95,6 +95,38 @@ static void keep_chunks(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info,
     file->stats.index_chunks += entries;
 }
 
+/* The children of an internal node whose keys are `key` bytes (for a dataset of rank
+ * key / 8 - 2), pushed onto `list` (as extents of the node's size), when every key ends with the
+ * 0 of the element-size dimension and every child is an address of the file: 1, else 0 and
+ * nothing pushed. */
+static int note_children(H5FD_prefetch_t *file, H5FD_prefetch_extents_t *list,
+                         const unsigned char *node, size_t size, size_t key)
+{
+    const size_t entries = entries_of(node, size, key);
+    if (entries == 0 || node[5] == 0)
+        return 0;
+    for (size_t i = 0; i <= entries; ++i)
+        if (le64(node + NODE_HEADER + i * (key + 8) + key - 8) != 0)
+            return 0;
+    for (size_t i = 0; i < entries; ++i) {
+        uint64_t child = le64(node + NODE_HEADER + key + i * (key + 8));
+        if (child == 0 || child >= file->eoa || file->eoa - child < size)
+            return 0;
+    }
+    for (size_t i = 0; i < entries; ++i)
+        H5FD__prefetch_extents_push(list, -1, le64(node + NODE_HEADER + key + i * (key + 8)), size);
+    return 1;
+}
+
+void H5FD__prefetch_btree_note_node(H5FD_prefetch_t *file, const unsigned char *node, size_t size)
+{
+    if (file->index_children.count >= H5FD_PREFETCH_INDEX_CHILDREN_MAX)
+        return;
+    for (size_t rank = 1; rank <= H5S_MAX_RANK; ++rank)
+        if (note_children(file, &file->index_children, node, size, 8 + 8 * (rank + 1)))
+            return;
+}
+
 void H5FD__prefetch_btree_node_read(H5FD_prefetch_t *file, const unsigned char *node, size_t size)
 {
     H5FD_prefetch_dataset_t *info = file->declaring_info;

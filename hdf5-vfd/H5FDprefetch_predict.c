@@ -40,6 +40,7 @@ void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
     p->last_addr = HADDR_UNDEF;
     p->next_planned = HADDR_UNDEF;
     p->off_length = off_length;
+    H5FD__prefetch_sweep_reset(&file->sweep);
     H5FD__prefetch_sieve_follow(file);
 }
 

@@ -27,6 +27,31 @@ typedef struct H5FD_prefetch_predictor_t {
     int via_pfio;           /* the prediction is in pfio's plan (else in the page cache) */
 } H5FD_prefetch_predictor_t;
 
+/* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks
+ * stored row by row (HDF5 reads a column strip as one chunk from every row of chunks, the rows a
+ * row of chunks apart). A column is a run of reads of one length at a stride of at least 256 KiB
+ * and two read lengths (index nodes between chunks may lengthen a step a little); the next column's
+ * reads are each one read length, or a little more, past the previous column's read of the same
+ * row. When the second read of such a next column confirms the sweep, every row is advised ahead of
+ * the reader, in file order, H5FD_PREFETCH_ADVISE_AHEAD bytes in all (each row as one range, not
+ * past where the sweep's first column read the next row), and each row again when less than half
+ * its range is left as the reader passes it. The kernel's readahead follows such a pass by itself,
+ * growing a window in each row from what it cached before; the sweep advises the whole window at
+ * once. A read that fits neither the column nor the sweep ends it; nothing is read through pfio,
+ * and a wrong guess costs advised bytes, never a wrong value (H5FDprefetch_sweep.c). */
+typedef struct H5FD_prefetch_sweep_t {
+    uint64_t *cur;    /* the addresses of the current column's reads, in order */
+    uint64_t *last;   /* the column before it, rows of them */
+    uint64_t *first;  /* the sweep's first column (where each row's reads started) */
+    uint64_t *ahead;  /* per row: where its advice ends */
+    size_t capacity;  /* of each array */
+    size_t rows;      /* reads in the previous column, 0 when there is none to follow */
+    size_t row;       /* reads in the current column */
+    size_t size;      /* the length of every read of the column */
+    uint64_t per_row; /* bytes advised ahead in each row */
+    int active;       /* the sweep is confirmed and advised */
+} H5FD_prefetch_sweep_t;
+
 /* A growing list of extents. */
 typedef struct H5FD_prefetch_extents_t {
     pfio_extent *items;
@@ -107,6 +132,9 @@ typedef struct H5FD_prefetch_t {
      * sorted and joined), for the advice path to drop from the page cache where they lie inside
      * a dense declared run (H5FDprefetch_advise.c). */
     int declaring;
+    /* The children of the chunk index's internal nodes HDF5 read while nothing was declared
+     * (H5FD__prefetch_btree_note_node), advised when a column sweep starts. */
+    H5FD_prefetch_extents_t index_children;
     struct H5FD_prefetch_dataset_t *declaring_info; /* the dataset being declared */
     H5FD_prefetch_extents_t index_pages;
     size_t index_pages_sorted;
@@ -121,6 +149,7 @@ typedef struct H5FD_prefetch_t {
     size_t probe_buffer_size;
 
     H5FD_prefetch_predictor_t predictor;
+    H5FD_prefetch_sweep_t sweep;
     H5FD_prefetch_stats_t stats;
 } H5FD_prefetch_t;
 
@@ -205,6 +234,14 @@ int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size,
  * alone. */
 void H5FD__prefetch_btree_node_read(H5FD_prefetch_t *file, const unsigned char *node, size_t size);
 
+/* A metadata read made while nothing is declared (H5FDprefetch_btree.c): when it is an internal
+ * node of a version 1 B-tree of chunks (of any rank), its children are noted in
+ * file->index_children (up to H5FD_PREFETCH_INDEX_CHILDREN_MAX of them), for a column sweep to
+ * advise when it starts: HDF5 reads the leaves of a chunk index one at a time as a column pass
+ * reaches them. */
+#define H5FD_PREFETCH_INDEX_CHILDREN_MAX ((size_t)1 << 16)
+void H5FD__prefetch_btree_note_node(H5FD_prefetch_t *file, const unsigned char *node, size_t size);
+
 /* A metadata read made while declaring: read_direct, and the pages it touched noted in
  * index_pages. 0, or -1 after pushing an error. */
 int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
@@ -241,5 +278,11 @@ void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t le
  * read through pfio; the others go through the page cache. */
 void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file);
 int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size);
+
+/* Column sweeps (H5FDprefetch_sweep.c): observe one undeclared raw read (which may advise rows
+ * ahead of the sweep it continues); forget the sweep (keeping the arrays); free the arrays. */
+void H5FD__prefetch_sweep_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size);
+void H5FD__prefetch_sweep_reset(H5FD_prefetch_sweep_t *sweep);
+void H5FD__prefetch_sweep_free(H5FD_prefetch_sweep_t *sweep);
 
 #endif /* H5FDprefetch_private_H */

@@ -103,6 +103,7 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
     file->stale = 0;
     file->declared = 0;                         /* the refresh dropped the plan too */
     H5FD__prefetch_dataset_forget_chunks(file); /* written chunks may have moved */
+    file->index_children.count = 0;             /* and index nodes */
     file->pending.count = 0;
     H5FD__prefetch_advise_clear(file);
     ++file->stats.refreshes;
@@ -127,6 +128,8 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
     if (inside > 0 && !file->declared) {
         int predicted =
             file->config.predict ? H5FD__prefetch_predictor_observe(file, addr, size) : 0;
+        if (file->config.predict)
+            H5FD__prefetch_sweep_observe(file, addr, size);
         file->stats.unplanned_reads += predicted == 0;
         if (predicted != 2)
             inside = 0;

@@ -27,7 +27,7 @@
  * library keeps the calls and the meaning of every key of older minor versions. */
 #define PFIO_VERSION_MAJOR 0
 #define PFIO_VERSION_MINOR 3
-#define PFIO_VERSION_PATCH 1
+#define PFIO_VERSION_PATCH 2
 #define PFIO_VERSION_NUMBER \
   ((PFIO_VERSION_MAJOR << 16) | (PFIO_VERSION_MINOR << 8) | PFIO_VERSION_PATCH)
 

@@ -84,6 +84,7 @@ class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
         unsigned mask = 0;
         ASSERT_GE(H5Dget_chunk_info_by_coord(dset, coord, &mask, &addr, &size), 0);
         chunks.emplace_back(addr, addr + size);
+        chunk_at_.push_back(addr);
       }
     H5Dclose(dset);
     H5Fclose(file);
@@ -110,9 +111,16 @@ class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
       H5Sclose(space);
     }
   }
+  // How many rows of chunks have chunk `col` of the row in the page cache.
+  size_t ResidentInColumn(hsize_t col) const {
+    size_t n = 0;
+    for (hsize_t r = 0; r < 64; ++r) n += Resident(path_, chunk_at_[r * 64 + col], 8192);
+    return n;
+  }
   static constexpr DatasetSpec kRowsSpec = {"rows", 10, 2048, 2048, 32, 32, false};
   const uint64_t page_ = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   std::vector<uint64_t> node_pages_;
+  std::vector<uint64_t> chunk_at_;  // the address of chunk (r, c) at r * 64 + c
 };
 
 // Declaring chunks makes HDF5 read its chunk index, whose nodes lie between the chunks. Left in
@@ -194,6 +202,57 @@ TEST_F(H5FDPrefetchIndexTest, ChunksTheIndexLeavesNameAreDeclaredWithoutASearch)
   st = Stats(file);
   EXPECT_EQ(st.raw_reads, order.size());
   EXPECT_EQ(st.advised_reads, order.size()) << "reads outside the plan: a chunk declared wrong";
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// Without a declaration, a pass over the chunks column by column (one chunk from every row of
+// chunks per read call, the rows 512 KiB apart) is found at the second chunk of the second
+// column, and every row is then advised ahead of the reader: far past what the kernel's own
+// readahead would fetch for such reads by then. Then no more than the dataset (and the index
+// nodes between its chunks) is advised over the whole pass.
+TEST_F(H5FDPrefetchIndexTest, AColumnSweepIsAdvisedAheadInEveryRowWithoutADeclaration) {
+  hid_t fapl = PrefetchFapl(/*predict=*/true, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 0, 2048, 32}), 0u);
+  EXPECT_EQ(Stats(file).sweeps, 0u) << "one column is not a sweep yet";
+  ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 32, 2048, 32}), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.sweeps, 1u);
+  EXPECT_GE(st.index_advised, 32u) << "the index leaves the sweep will need were not advised";
+  EXPECT_TRUE(Eventually([&] { return ResidentInColumn(40) == 64; }))
+      << ResidentInColumn(40) << " of 64 rows have column 40 cached after columns 0 and 1";
+  for (hsize_t c = 2; c < 64; ++c)
+    ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, c * 32, 2048, 32}), 0u) << "column " << c;
+  st = Stats(file);
+  EXPECT_EQ(st.sweeps, 1u) << "the sweep was lost and found again";
+  EXPECT_GE(st.sweep_advised, 30u << 20);
+  EXPECT_LE(st.sweep_advised, 33u << 20) << "advised past the rows' ends";
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// A column read alone, tiles in random order, a column far from the first: no sweep, and the
+// few reads advised ahead while a column might have been a sweep's first are all it costs.
+TEST_F(H5FDPrefetchIndexTest, ColumnsThatAreNoSweepAreNotAdvisedAhead) {
+  hid_t fapl = PrefetchFapl(/*predict=*/true, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 5 * 32, 2048, 32}), 0u);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 256; ++i) {
+    const hsize_t r = rng() % 64, c = rng() % 64;
+    ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, c * 32, 32, 32}), 0u);
+  }
+  ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 20 * 32, 2048, 32}), 0u);
+  ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 40 * 32, 2048, 32}), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.sweeps, 0u);
+  EXPECT_LE(st.sweep_advised, 3u * 64 * 2 * 8192) << "more than two chunks a row per column";
+  EXPECT_LT(ResidentInColumn(30), 16u) << "rows advised ahead without a sweep";
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);
