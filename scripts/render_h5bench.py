@@ -145,13 +145,13 @@ def h5bench_rows(results, docs):
            f"≤ budget + 32 MiB ({budget_mib + 32 if budget_mib else '?'} MiB)", not over)
     same = [(d, p) for d, _ in H5_DATASETS for p in H5_PATTERNS
             if values(d, p, "prefetch") and all(
-                r["unplanned"] == r["raw_reads"] for r in runs
+                r["unplanned"] == r["raw_reads"] and not r.get("sweep_advised") for r in runs
                 if r["dataset"] == d and r["pattern"] == p and r["method"] == "prefetch")]
     if same:
         spread = [ratio(d, p, "prefetch") for d, p in same]
         spread = [x for x in spread if x]
-        out += ["", f"Where `prefetch` predicted nothing (every raw read served by `pread` as sec2 "
-                f"serves it: {', '.join(f'{d} {p}' for d, p in same)}), the two methods make the same "
+        out += ["", f"Where `prefetch` predicted and advised nothing (every raw read served by "
+                f"`pread` as sec2 serves it, no column sweep: {', '.join(f'{d} {p}' for d, p in same)}), the two methods make the same "
                 f"system calls, so their ratio ({min(spread):.2f}–{max(spread):.2f}×) is this "
                 f"machine's run-to-run noise at {m['rounds']} rounds: differences inside that band "
                 f"are not measured differences."]

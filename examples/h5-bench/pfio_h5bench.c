@@ -78,7 +78,7 @@ typedef struct {
 typedef struct {
   double elapsed, declare_seconds;
   uint64_t bytes, bad, raw_reads, hits, misses, unplanned, bytes_read, predicted, memory_peak,
-      lookups;
+      lookups, sweep_advised;
   int ok;
   char error[256];
 } Result;
@@ -345,6 +345,7 @@ static void run_child(const Options *o, int di, int pi, int mi, Result *res) {
       res->misses = st.engine.misses;
       res->unplanned = st.unplanned_reads;
       res->lookups = st.chunk_lookups;
+      res->sweep_advised = st.sweep_advised;
       res->bytes_read = st.engine.bytes_read;
       res->predicted = st.predicted_extents;
       res->memory_peak = st.engine.memory_peak;
@@ -609,7 +610,8 @@ int main(int argc, char **argv) {
                     "\"declare_s\":%.6f,\"bytes\":%llu,\"mib_s\":%.3f,"
                     "\"raw_reads\":%llu,\"hits\":%llu,\"misses\":%llu,\"unplanned\":%llu,"
                     "\"bytes_read\":%llu,\"predicted\":%llu,\"memory_peak\":%llu,"
-                    "\"peak_rss_kib\":%ld,\"budget\":\"%s\",\"chunk_lookups\":%llu}\n",
+                    "\"peak_rss_kib\":%ld,\"budget\":\"%s\",\"chunk_lookups\":%llu,"
+                    "\"sweep_advised\":%llu}\n",
                     datasets[di].name, patterns[pi], methods[mi], round, (unsigned long long)o.rows,
                     run->r.ok ? "true" : "false", run->r.elapsed, run->r.declare_seconds,
                     (unsigned long long)run->r.bytes,
@@ -618,7 +620,7 @@ int main(int argc, char **argv) {
                     (unsigned long long)run->r.misses, (unsigned long long)run->r.unplanned,
                     (unsigned long long)run->r.bytes_read, (unsigned long long)run->r.predicted,
                     (unsigned long long)run->r.memory_peak, run->peak_rss_kib, o.budget,
-                    (unsigned long long)run->r.lookups);
+                    (unsigned long long)run->r.lookups, (unsigned long long)run->r.sweep_advised);
         }
   if (o.lookup) {
     hsize_t chunks = (o.rows / 32) * (o.rows / 32);
