@@ -118,6 +118,20 @@ class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
     return n;
   }
   static constexpr DatasetSpec kRowsSpec = {"rows", 10, 2048, 2048, 32, 32, false};
+  // The dataset opened through the driver (the page-cache path, prediction as asked), closed with
+  // its file and fapl when it goes out of scope.
+  struct Opened {
+    Opened(H5FDPrefetchIndexTest &test, bool predict)
+        : fapl(PrefetchFapl(predict, H5FD_PREFETCH_ENGINE_NEVER)),
+          file(test.Open(fapl)),
+          dset(H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT)) {}
+    ~Opened() {
+      H5Dclose(dset);
+      H5Fclose(file);
+      H5Pclose(fapl);
+    }
+    const hid_t fapl, file, dset;
+  };
   const uint64_t page_ = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   std::vector<uint64_t> node_pages_;
   std::vector<uint64_t> chunk_at_;  // the address of chunk (r, c) at r * 64 + c
@@ -128,9 +142,8 @@ class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
 // (each cached page costs the stream its readahead mark). The driver drops them where a dense
 // declared run is left to readahead, at the first read, before the reader gets there.
 TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun) {
-  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
-  hid_t file = Open(fapl);
-  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  const Opened rows(*this, /*predict=*/false);
+  const hid_t file = rows.file, dset = rows.dset;
   DeclareRows(dset, 0, 64);  // a row pass: one chunk tall, full width, top to bottom
   ASSERT_TRUE(Eventually([&] { return ResidentNodePages() == node_pages_.size(); }))
       << ResidentNodePages() << " of " << node_pages_.size() << " node pages cached by declaring";
@@ -146,9 +159,6 @@ TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADens
   EXPECT_GT(st.index_drops, 0u);
   for (hsize_t r = 1; r < 64; ++r)
     EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
-  H5Dclose(dset);
-  H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 // An internal node of the chunk index names its children: when declaring makes HDF5 read one,
@@ -157,9 +167,8 @@ TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADens
 // few paths from the root; the children of those nodes become resident by the advice alone,
 // most of them far past that row (without the advice: only the nodes read).
 TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads) {
-  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
-  hid_t file = Open(fapl);
-  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  const Opened rows(*this, /*predict=*/false);
+  const hid_t file = rows.file, dset = rows.dset;
   DeclareRows(dset, 0, 1);
   H5FD_prefetch_stats_t st = Stats(file);
   EXPECT_GE(st.index_advised, 16u);
@@ -169,9 +178,6 @@ TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads)
   DeclareRows(dset, 1, 64);
   for (hsize_t r = 0; r < 64; r += 9)
     EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
-  H5Dclose(dset);
-  H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 // The leaves of the chunk index name their chunks (coordinates, stored size, address): the
@@ -183,9 +189,8 @@ TEST_F(H5FDPrefetchIndexTest, ChunksTheIndexLeavesNameAreDeclaredWithoutASearch)
   std::vector<hsize_t> order(64 * 64);
   for (hsize_t i = 0; i < order.size(); ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
-  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
-  hid_t file = Open(fapl);
-  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  const Opened rows(*this, /*predict=*/false);
+  const hid_t file = rows.file, dset = rows.dset;
   for (hsize_t i : order) {
     hid_t space = Select(dset, {i / 64 * 32, i % 64 * 32, 32, 32});
     ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
@@ -202,9 +207,6 @@ TEST_F(H5FDPrefetchIndexTest, ChunksTheIndexLeavesNameAreDeclaredWithoutASearch)
   st = Stats(file);
   EXPECT_EQ(st.raw_reads, order.size());
   EXPECT_EQ(st.advised_reads, order.size()) << "reads outside the plan: a chunk declared wrong";
-  H5Dclose(dset);
-  H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 // Without a declaration, a pass over the chunks column by column (one chunk from every row of
@@ -213,9 +215,8 @@ TEST_F(H5FDPrefetchIndexTest, ChunksTheIndexLeavesNameAreDeclaredWithoutASearch)
 // readahead would fetch for such reads by then. Then no more than the dataset (and the index
 // nodes between its chunks) is advised over the whole pass.
 TEST_F(H5FDPrefetchIndexTest, AColumnSweepIsAdvisedAheadInEveryRowWithoutADeclaration) {
-  hid_t fapl = PrefetchFapl(/*predict=*/true, H5FD_PREFETCH_ENGINE_NEVER);
-  hid_t file = Open(fapl);
-  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  const Opened rows(*this, /*predict=*/true);
+  const hid_t file = rows.file, dset = rows.dset;
   ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 0, 2048, 32}), 0u);
   EXPECT_EQ(Stats(file).sweeps, 0u) << "one column is not a sweep yet";
   ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 32, 2048, 32}), 0u);
@@ -230,17 +231,13 @@ TEST_F(H5FDPrefetchIndexTest, AColumnSweepIsAdvisedAheadInEveryRowWithoutADeclar
   EXPECT_EQ(st.sweeps, 1u) << "the sweep was lost and found again";
   EXPECT_GE(st.sweep_advised, 30u << 20);
   EXPECT_LE(st.sweep_advised, 33u << 20) << "advised past the rows' ends";
-  H5Dclose(dset);
-  H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 // A column read alone, tiles in random order, a column far from the first: no sweep, and the
 // few reads advised ahead while a column might have been a sweep's first are all it costs.
 TEST_F(H5FDPrefetchIndexTest, ColumnsThatAreNoSweepAreNotAdvisedAhead) {
-  hid_t fapl = PrefetchFapl(/*predict=*/true, H5FD_PREFETCH_ENGINE_NEVER);
-  hid_t file = Open(fapl);
-  hid_t dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  const Opened rows(*this, /*predict=*/true);
+  const hid_t file = rows.file, dset = rows.dset;
   ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 5 * 32, 2048, 32}), 0u);
   std::mt19937_64 rng(11);
   for (int i = 0; i < 256; ++i) {
@@ -253,9 +250,6 @@ TEST_F(H5FDPrefetchIndexTest, ColumnsThatAreNoSweepAreNotAdvisedAhead) {
   EXPECT_EQ(st.sweeps, 0u);
   EXPECT_LE(st.sweep_advised, 3u * 64 * 2 * 8192) << "more than two chunks a row per column";
   EXPECT_LT(ResidentInColumn(30), 16u) << "rows advised ahead without a sweep";
-  H5Dclose(dset);
-  H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 }  // namespace
