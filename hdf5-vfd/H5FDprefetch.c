@@ -385,14 +385,7 @@ static herr_t H5FD__prefetch_read(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id,
     }
     if (type == H5FD_MEM_DRAW)
         return H5FD__prefetch_read_raw(file, addr, size, buf, __func__) < 0 ? -1 : 0;
-    ++file->stats.metadata_reads;
-    if (file->declaring)
-        return H5FD__prefetch_read_index(file, addr, size, buf, __func__) < 0 ? -1 : 0;
-    if (H5FD__prefetch_read_direct(file, addr, size, buf, __func__) < 0)
-        return -1;
-    if (type == H5FD_MEM_BTREE && !file->declared && file->config.predict)
-        H5FD__prefetch_btree_note_node(file, buf, size);
-    return 0;
+    return H5FD__prefetch_read_metadata(file, type, addr, size, buf, __func__) < 0 ? -1 : 0;
 }
 
 /*-------------------------------------------------------------------------

@@ -228,6 +228,11 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
                             const char *func);
 int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                                const char *func);
+/* A metadata read (H5FDprefetch_raw.c): from the descriptor, never through pfio. While declaring,
+ * its pages are noted (read_index); while nothing is declared, a chunk index node's children are
+ * noted for column sweeps (H5FD__prefetch_btree_note_node). 0, or -1 after pushing an error. */
+int H5FD__prefetch_read_metadata(H5FD_prefetch_t *file, H5FD_mem_t type, haddr_t addr, size_t size,
+                                 unsigned char *buf, const char *func);
 /* The chunk index while declaring (H5FDprefetch_btree.c): a node HDF5 read while declaring
  * file->declaring_info's chunks. An internal node of its version 1 B-tree: its children are
  * advised; a leaf: the chunks it names go into the dataset's chunk map. Anything else is left

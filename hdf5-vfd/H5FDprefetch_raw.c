@@ -89,6 +89,19 @@ int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, 
     return 0;
 }
 
+int H5FD__prefetch_read_metadata(H5FD_prefetch_t *file, H5FD_mem_t type, haddr_t addr, size_t size,
+                                 unsigned char *buf, const char *func)
+{
+    ++file->stats.metadata_reads;
+    if (file->declaring)
+        return H5FD__prefetch_read_index(file, addr, size, buf, func);
+    if (H5FD__prefetch_read_direct(file, addr, size, buf, func) < 0)
+        return -1;
+    if (type == H5FD_MEM_BTREE && !file->declared && file->config.predict)
+        H5FD__prefetch_btree_note_node(file, buf, size);
+    return 0;
+}
+
 int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
 {
     if (file->ctx == NULL) {
