@@ -8,7 +8,9 @@
  * children, so when HDF5 reads one, the driver advises the kernel to read the children at once:
  * they arrive together instead of one search at a time. A leaf names its chunks (their
  * coordinates, stored sizes and addresses): they are kept in the dataset's chunk map, and
- * declaring a chunk found there costs no search (H5FDprefetch_declare.c).
+ * declaring a chunk found there costs no search (H5FDprefetch_declare.c). While nothing is
+ * declared, the children of the internal nodes HDF5 reads are noted instead, for a column sweep
+ * to advise when it starts (H5FDprefetch_sweep.c).
  *
  * A node, as the HDF5 file format specification lays it out (8-byte addresses, which is what the
  * checks below accept): "TREE", node type (1: raw data chunks), level (0: leaf), entries used
@@ -49,22 +51,33 @@ static size_t entries_of(const unsigned char *node, size_t size, size_t key)
     return entries;
 }
 
-/* An internal node: advises its children, all of them or none (a child that is not an address
- * of this file means the node is not what it looked like). */
+/* Child i of a node whose keys are `key` bytes. */
+static uint64_t child_of(const unsigned char *node, size_t key, size_t i)
+{
+    return le64(node + NODE_HEADER + key + i * (key + 8));
+}
+
+/* Whether every child of the node is an address of this file with room for a node of `size`
+ * bytes (one that is not means the node is not what it looked like). */
+static int children_in_file(const H5FD_prefetch_t *file, const unsigned char *node, size_t size,
+                            size_t key, size_t entries)
+{
+    for (size_t i = 0; i < entries; ++i) {
+        uint64_t child = child_of(node, key, i);
+        if (child == 0 || child >= file->eoa || file->eoa - child < size)
+            return 0;
+    }
+    return 1;
+}
+
+/* An internal node: advises its children, all of them or none. */
 static void advise_children(H5FD_prefetch_t *file, const unsigned char *node, size_t size,
                             size_t key, size_t entries)
 {
-    haddr_t children[1024];
-    if (entries > sizeof children / sizeof children[0])
+    if (!children_in_file(file, node, size, key, entries))
         return;
-    for (size_t i = 0; i < entries; ++i) {
-        uint64_t child = le64(node + NODE_HEADER + key + i * (key + 8));
-        if (child == 0 || child >= file->eoa || file->eoa - child < size)
-            return;
-        children[i] = (haddr_t)child;
-    }
     for (size_t i = 0; i < entries; ++i)
-        H5FD__prefetch_willneed(file, children[i], size);
+        H5FD__prefetch_willneed(file, child_of(node, key, i), size);
     file->stats.index_advised += entries;
 }
 
@@ -108,13 +121,10 @@ static int note_children(H5FD_prefetch_t *file, H5FD_prefetch_extents_t *list,
     for (size_t i = 0; i <= entries; ++i)
         if (le64(node + NODE_HEADER + i * (key + 8) + key - 8) != 0)
             return 0;
-    for (size_t i = 0; i < entries; ++i) {
-        uint64_t child = le64(node + NODE_HEADER + key + i * (key + 8));
-        if (child == 0 || child >= file->eoa || file->eoa - child < size)
-            return 0;
-    }
+    if (!children_in_file(file, node, size, key, entries))
+        return 0;
     for (size_t i = 0; i < entries; ++i)
-        H5FD__prefetch_extents_push(list, -1, le64(node + NODE_HEADER + key + i * (key + 8)), size);
+        H5FD__prefetch_extents_push(list, -1, child_of(node, key, i), size);
     return 1;
 }
 

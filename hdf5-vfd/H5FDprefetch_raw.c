@@ -139,10 +139,11 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
     /* Without a plan for this read, it is served as sec2 serves it (through the page cache,
      * with the kernel's readahead): pfio would read it directly, at the same cost or more. */
     if (inside > 0 && !file->declared) {
-        int predicted =
-            file->config.predict ? H5FD__prefetch_predictor_observe(file, addr, size) : 0;
-        if (file->config.predict)
+        int predicted = 0;
+        if (file->config.predict) {
+            predicted = H5FD__prefetch_predictor_observe(file, addr, size);
             H5FD__prefetch_sweep_observe(file, addr, size);
+        }
         file->stats.unplanned_reads += predicted == 0;
         if (predicted != 2)
             inside = 0;
