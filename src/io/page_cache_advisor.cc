@@ -31,8 +31,8 @@ PageCacheAdvisor::~PageCacheAdvisor() {
   if (own_fd_ >= 0) close(own_fd_);
 }
 
-void PageCacheAdvisor::Advise(int fd, const Range &r) {
-  const int rc = posix_fadvise(fd, static_cast<off_t>(r.offset), static_cast<off_t>(r.length),
+void PageCacheAdvisor::Advise(const Range &r) {
+  const int rc = posix_fadvise(own_fd_, static_cast<off_t>(r.offset), static_cast<off_t>(r.length),
                                POSIX_FADV_WILLNEED);
   std::lock_guard<std::mutex> lock(shared_->mu);
   ++shared_->counts.advised;
@@ -57,7 +57,7 @@ void PageCacheAdvisor::Willneed(uint64_t offset, uint64_t length) {
     }
   }
   if (here)
-    Advise(own_fd_, r);
+    Advise(r);
   else
     shared_->wake.notify_one();
 }
@@ -72,7 +72,7 @@ void PageCacheAdvisor::Run() {
     s.queue.pop_front();
     s.busy = true;
     lock.unlock();
-    Advise(own_fd_, r);
+    Advise(r);
     lock.lock();
     s.busy = false;
     if (s.queue.empty()) s.idle.notify_all();

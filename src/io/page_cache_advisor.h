@@ -69,7 +69,7 @@ class PageCacheAdvisor {
     AdvisorCounts counts;
     std::thread thread;
   };
-  void Advise(int fd, const Range &r);  // mu not held
+  void Advise(const Range &r);  // on own_fd_; mu not held
   void Run();
 
   const int own_fd_;
