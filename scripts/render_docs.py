@@ -19,6 +19,7 @@ from render_h5bench import h5bench_rows
 from render_memory import memory_rows
 from render_mpibench import mpibench_rows
 from render_simulations import simulations
+from render_testbed import testbed_rows
 
 
 def main():
@@ -69,6 +70,7 @@ def main():
     out += engine2_rows(results)
     out += yardstick_rows(results)
     out += mpibench_rows(results, docs)
+    out += testbed_rows(results, docs)
     out += h5bench_rows(results, docs)
     out += memory_rows(results, docs)
     with open(os.path.join(docs, "benchmarks.md"), "w") as f:

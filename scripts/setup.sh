@@ -15,6 +15,7 @@ packages=(
   libgtest-dev googletest
   clang-format clang libclang-rt-14-dev
   python3-matplotlib
+  nbdkit libnbd-bin fuse3 libfuse3-dev  # the latency-bound test bed (scripts/testbed.sh)
 )
 
 # ROMIO's sources come from Debian's openmpi and mpich source packages at build time

@@ -1,14 +1,18 @@
 // pfio_advisor (the C API over PageCacheAdvisor) on a real file on disk: advised ranges become
-// resident in the page cache and others do not, the advisor keeps its own descriptor, every
+// resident in the page cache and others do not, the advisor keeps its own descriptor (on an
+// open file description of its own), every
 // range given is counted as queued or advised inline and then advised, a forked child advises
 // inline, and bad arguments are refused by name.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -125,6 +129,51 @@ TEST(PageCacheAdvisorTest, AForkedChildAdvisesInline) {
   EXPECT_EQ(Stats(a).advised_inline, 0u);
 }
 
+// The file position of descriptor `fd` from /proc/self/fdinfo (shared by the descriptors of one
+// open file description), -1 when unreadable.
+long long FdPosition(int fd) {
+  std::FILE *f = std::fopen(("/proc/self/fdinfo/" + std::to_string(fd)).c_str(), "r");
+  long long pos = -1;
+  if (f != nullptr) {
+    if (std::fscanf(f, "pos: %lld", &pos) != 1) pos = -1;
+    std::fclose(f);
+  }
+  return pos;
+}
+
+// The advisor advises on an open file description of its own, not on a dup() sharing the
+// caller's (on a FUSE file, advice through a dup waited for the caller's reads: 2.0 s against
+// 0.1 s for 1,024 ranges): the caller's file position is not the advisor's.
+TEST(PageCacheAdvisorTest, AdvisesOnAnOpenFileDescriptionOfItsOwn) {
+  pfio::test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f", kMiB, 7);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(lseek(fd, 12345, SEEK_SET), 12345);
+  struct stat want {};
+  ASSERT_EQ(fstat(fd, &want), 0);
+  std::vector<int> before;
+  for (int d = 0; d < 1024; ++d)
+    if (fcntl(d, F_GETFD) >= 0) before.push_back(d);
+  pfio_advisor *a = nullptr;
+  ASSERT_EQ(pfio_advisor_create(fd, &a), PFIO_OK) << pfio_last_error();
+  int own = -1;  // the one new descriptor of the same file
+  for (int d = 0; d < 1024; ++d) {
+    struct stat sb {};
+    if (std::find(before.begin(), before.end(), d) == before.end() && fstat(d, &sb) == 0 &&
+        sb.st_ino == want.st_ino && sb.st_dev == want.st_dev)
+      own = d;
+  }
+  ASSERT_GE(own, 0) << "no new descriptor of the file";
+  EXPECT_EQ(FdPosition(fd), 12345);
+  EXPECT_EQ(FdPosition(own), 0) << "the advisor shares the caller's open file description";
+  pfio_advisor_willneed(a, 0, kMiB);
+  EXPECT_EQ(pfio_advisor_drain(a, 10000), PFIO_OK);
+  EXPECT_EQ(Stats(a).failed, 0u);
+  pfio_advisor_destroy(a);
+  close(fd);
+}
+
 TEST(PageCacheAdvisorTest, BadArgumentsAreRefusedByName) {
   pfio_advisor *a = reinterpret_cast<pfio_advisor *>(1);
   EXPECT_EQ(pfio_advisor_create(-1, &a), PFIO_EINVAL);
@@ -134,9 +183,10 @@ TEST(PageCacheAdvisorTest, BadArgumentsAreRefusedByName) {
       << pfio_last_error();
   EXPECT_EQ(pfio_advisor_create(0, nullptr), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
-  // A number that is no open descriptor: dup fails with EBADF.
+  // A number that is no open descriptor: neither reopening nor dup works (EBADF).
   EXPECT_EQ(pfio_advisor_create(1 << 20, &a), PFIO_EIO);
-  EXPECT_NE(std::string(pfio_last_error()).find("could not be duplicated"), std::string::npos)
+  EXPECT_NE(std::string(pfio_last_error()).find("could not be reopened or duplicated"),
+            std::string::npos)
       << pfio_last_error();
   EXPECT_EQ(pfio_advisor_drain(nullptr, 1), PFIO_EINVAL);
   EXPECT_EQ(pfio_advisor_stats_get(nullptr, nullptr, 0), PFIO_EINVAL);

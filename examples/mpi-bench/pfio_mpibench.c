@@ -28,6 +28,16 @@
  *   seq          the limit: rank 0 reads the whole file sequentially (O_DIRECT, 8 MiB reads,
  *                4 in flight)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
+ * --compute MS|auto: computation between reads. After every call's check, each rank runs a
+ *   busy loop of a fixed amount of work (examples/common/busy_compute.h, calibrated at start-up
+ *   with every rank spinning at once, the ranks' mean rate agreed on) worth MS milliseconds per
+ *   call; `auto` takes the stock driver's read time per call in the same round (romio's, else
+ *   ompio's in_calls / calls). Each round then also runs, per workload, the compute alone
+ *   (compute-only: the same calls, no I/O) and every method again with the compute, and the
+ *   report adds a table: I/O alone, compute alone, total (time to solution), time in reads and
+ *   overlap = (I/O alone + compute alone - total) / min(I/O alone, compute alone) per method
+ *   (1: the shorter of the two hidden entirely; 0: none of it; negative: worse than in turn).
+ * --prepare makes (or checks) the file and exits: a file to serve from elsewhere (the test bed).
  * Every run: the file is evicted from the page cache on every rank (fdatasync, then
  * POSIX_FADV_DONTNEED; as root also /proc/sys/vm/drop_caches), every byte read is checked
  * against the self-verifying pattern (a wrong byte aborts with the offset), and the slowest
@@ -43,6 +53,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +63,7 @@
 #include <unistd.h>
 
 #include "../../tests/mpi/pattern.h"
+#include "../common/busy_compute.h"
 #include "../common/sequential_rate.h"
 
 #define SEED 23
@@ -67,7 +79,8 @@ static int rank, nprocs;
 typedef struct {
   const char *file, *workloads, *methods, *json, *budget;
   unsigned long long size;
-  int rounds, keep, independent;
+  int rounds, keep, independent, prepare;
+  double compute_ms; /* 0: none; < 0: auto (the stock driver's read time per call) */
 } Options;
 
 static Options opts;
@@ -85,7 +98,8 @@ static void usage(void) {
         "         [--workloads ior-hard,random,btio,tiles,restart] [--rounds R (3)]\n"
         "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq]\n"
         "         [--budget BYTES]\n"
-        "         [--calls collective|independent] [--json PATH] [--keep]\n"
+        "         [--calls collective|independent] [--compute MS|auto]\n"
+        "         [--json PATH] [--keep] [--prepare]\n"
         "Reads one shared self-verifying file with every method in one invocation and\n"
         "prints the median MiB/s of each workload and method (see the source header).\n");
 }
@@ -115,6 +129,8 @@ static Options parse(int argc, char **argv) {
                1ULL << 30,
                3,
                0,
+               0,
+               0,
                0};
   int i;
   for (i = 1; i < argc; ++i) {
@@ -125,6 +141,9 @@ static Options parse(int argc, char **argv) {
       exit(0);
     } else if (strcmp(a, "--keep") == 0) {
       o.keep = 1;
+      continue;
+    } else if (strcmp(a, "--prepare") == 0) {
+      o.prepare = o.keep = 1;
       continue;
     }
     if (v == NULL) die("expected a value after ", a);
@@ -147,7 +166,14 @@ static Options parse(int argc, char **argv) {
       die("--calls: expected collective or independent, got ", v);
     else if (strcmp(a, "--json") == 0)
       o.json = v;
-    else
+    else if (strcmp(a, "--compute") == 0 && strcmp(v, "auto") == 0)
+      o.compute_ms = -1;
+    else if (strcmp(a, "--compute") == 0) {
+      char *end;
+      o.compute_ms = strtod(v, &end);
+      if (end == v || *end != '\0' || !(o.compute_ms > 0) || o.compute_ms > 60000)
+        die("--compute: expected milliseconds per call (above 0, at most 60000) or auto, got ", v);
+    } else
       die("unknown option (see --help): ", a);
     ++i;
   }
@@ -445,8 +471,25 @@ typedef struct {
   int round;
   double seconds, in_calls, cpu;  /* cpu: user + system seconds of every rank, threads included */
   double open_s, view_s, close_s; /* the slowest rank's time in MPI_File_open, set_view, close */
+  double compute_ms;              /* computation per call (0: the I/O alone) */
+  double busy_s;                  /* the slowest rank's time in the computation */
   long long bytes, rss_max_kib;
 } Run;
+
+/* The computation's steps per second, agreed on by all ranks (0 until calibrated). */
+static double busy_rate;
+
+static void calibrate_compute(void) {
+  double mine, sum;
+  MPI_Barrier(MPI_COMM_WORLD);
+  mine = busy_calibrate(0.3); /* every rank at once: the rate the ranks get side by side */
+  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  busy_rate = sum / nprocs;
+}
+
+static double compute_steps(double ms) {
+  return ms / 1000.0 * busy_rate;
+}
 
 static double cpu_seconds(void) {
   struct rusage u;
@@ -561,13 +604,14 @@ static void check(const Workload *w, int call, const Extents *e, const unsigned 
   }
 }
 
-static int run_mpiio(const Options *o, const Workload *w, const char *method, Run *out, char *why,
-                     size_t size) {
+static int run_mpiio(const Options *o, const Workload *w, const char *method, double compute_ms,
+                     Run *out, char *why, size_t size) {
   MPI_File fh;
   Extents e = {0};
   unsigned char *buf = NULL;
   long long cap = 0, bytes = 0, all_bytes = 0, rss;
   double t0, t_in = 0, t, secs, in_max, cpu0, cpu, phase[3] = {0, 0, 0}; /* open, view, close */
+  double busy = 0, steps = compute_steps(compute_ms);
   int call, ok;
   evict(o);
   reset_peak_rss();
@@ -596,6 +640,7 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
       die("the read failed with method ", method);
     t_in += MPI_Wtime() - t;
     check(w, call, &e, buf);
+    if (steps > 0) busy += busy_compute(steps);
     bytes += e.bytes;
   }
   t = MPI_Wtime();
@@ -613,12 +658,27 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, Ru
   out->close_s = phase[2];
   MPI_Reduce(&bytes, &all_bytes, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&rss, &out->rss_max_kib, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&busy, &out->busy_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  out->compute_ms = compute_ms;
   out->in_calls = in_max;
   out->bytes = all_bytes;
   free(buf);
   free(e.off);
   free(e.len);
   return 1;
+}
+
+/* The computation alone: the workload's calls with no I/O, compute_ms each. */
+static void run_compute_only(const Workload *w, double compute_ms, Run *out) {
+  double t0, secs, busy = 0, steps = compute_steps(compute_ms);
+  int call;
+  MPI_Barrier(MPI_COMM_WORLD);
+  t0 = MPI_Wtime();
+  for (call = 0; call < w->calls; ++call) busy += busy_compute(steps);
+  secs = MPI_Wtime() - t0;
+  MPI_Reduce(&secs, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&busy, &out->busy_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  out->compute_ms = compute_ms;
 }
 
 /* One word of every 4 KiB page of a block the sequential read got (a check per page keeps the
@@ -676,7 +736,7 @@ static double median_mib(const Run *runs, int n, const char *workload, const cha
   int k = 0, i;
   *rss = 0;
   for (i = 0; i < n && k < 128; ++i)
-    if (strcmp(runs[i].method, method) == 0 &&
+    if (strcmp(runs[i].method, method) == 0 && runs[i].compute_ms == 0 &&
         (workload == NULL || strcmp(runs[i].workload, workload) == 0)) {
       v[k++] = runs[i].bytes / 1048576.0 / runs[i].seconds;
       if (runs[i].rss_max_kib > *rss) *rss = runs[i].rss_max_kib;
@@ -752,14 +812,117 @@ static void print_table(const Options *o, const Run *runs, int n, const char *co
         "this invocation puts two identical methods\n");
 }
 
+/* The median of one field (a double of Run, by offset) over the runs of a workload and method,
+ * with or without computation; -1 when there are none. */
+static double median_field(const Run *runs, int n, const char *workload, const char *method,
+                           int with_compute, size_t field) {
+  double v[128];
+  int k = 0, i;
+  for (i = 0; i < n && k < 128; ++i)
+    if (strcmp(runs[i].method, method) == 0 && strcmp(runs[i].workload, workload) == 0 &&
+        (runs[i].compute_ms > 0) == with_compute)
+      v[k++] = *(const double *)((const char *)&runs[i] + field);
+  if (k == 0) return -1;
+  qsort(v, (size_t)k, sizeof v[0], cmp_double);
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+static void print_compute_table(const Options *o, const Run *runs, int n,
+                                const char *const *methods, int nmethods) {
+  const char *const all[] = {"ior-hard", "random", "btio", "tiles", "restart"};
+  int w, m;
+  printf(
+      "\ncompute between reads: medians over %d round(s), the slowest rank's seconds; busy loop "
+      "of %.0f steps/s per rank\n",
+      o->rounds, busy_rate);
+  printf("%-9s %-11s %9s %9s %9s %9s %9s %8s %12s\n", "workload", "method", "ms/call", "io-alone",
+         "compute", "total", "in-reads", "overlap", "total/stock");
+  for (w = 0; w < 5; ++w) {
+    double c, best = -1, ms;
+    if (!listed(o->workloads, all[w])) continue;
+    c = median_field(runs, n, all[w], "compute-only", 1, offsetof(Run, seconds));
+    ms = median_field(runs, n, all[w], "compute-only", 1, offsetof(Run, compute_ms));
+    if (c < 0) continue;
+    for (m = 0; m < nmethods; ++m)
+      if (strcmp(methods[m], "ompio") == 0 || strcmp(methods[m], "romio") == 0) {
+        double t = median_field(runs, n, all[w], methods[m], 1, offsetof(Run, seconds));
+        if (t > 0 && (best < 0 || t < best)) best = t;
+      }
+    printf("%-9s %-11s %9.2f %9s %9.2f\n", all[w], "compute-only", ms, "-", c);
+    for (m = 0; m < nmethods; ++m) {
+      double io = median_field(runs, n, all[w], methods[m], 0, offsetof(Run, seconds));
+      double t = median_field(runs, n, all[w], methods[m], 1, offsetof(Run, seconds));
+      double r = median_field(runs, n, all[w], methods[m], 1, offsetof(Run, in_calls));
+      double lo = io < c ? io : c;
+      if (io < 0 || t < 0) continue;
+      printf("%-9s %-11s %9.2f %9.2f %9.2f %9.2f %9.2f %8.2f", all[w], methods[m], ms, io, c, t, r,
+             lo > 0 ? (io + c - t) / lo : 0.0);
+      if (best > 0)
+        printf(" %11.2fx\n", t / best);
+      else
+        printf(" %12s\n", "-");
+    }
+  }
+  printf(
+      "overlap = (io-alone + compute - total) / min(io-alone, compute): 1 hides the shorter "
+      "entirely, 0 not at all; total/stock: against the better stock total\n");
+}
+
+/* Rank 0's progress line and JSON line of one run. */
+static void report_run(const Options *o, const Run *run, int done, int total, FILE *json,
+                       const char *version) {
+  double mib = run->bytes / 1048576.0 / run->seconds;
+  if (rank != 0) return;
+  if (strcmp(run->method, "compute-only") == 0)
+    printf("[%3d/%d] round %d %-8s %-11s %.2f ms per call  %6.2f s  computing %6.2f s\n", done,
+           total, run->round, run->workload, run->method, run->compute_ms, run->seconds,
+           run->busy_s);
+  else
+    printf(
+        "[%3d/%d] round %d %-8s %-11s %8.1f MiB/s  %6.2f s  in calls %6.2f s"
+        "  CPU %6.2f s  peak RSS %lld MiB%s  verified\n",
+        done, total, run->round, run->workload, run->method, mib, run->seconds, run->in_calls,
+        run->cpu, run->rss_max_kib / 1024, run->compute_ms > 0 ? "  +compute" : "");
+  fflush(stdout);
+  if (json)
+    fprintf(json,
+            "{\"workload\": \"%s\", \"method\": \"%s\", \"round\": %d, "
+            "\"ranks\": %d, \"bytes\": %lld, \"seconds\": %.6f, "
+            "\"in_calls\": %.6f, \"open_s\": %.6f, \"view_s\": %.6f, "
+            "\"close_s\": %.6f, \"cpu_seconds\": %.6f, \"mib_s\": %.3f, "
+            "\"peak_rss_max_mib\": %.1f, \"compute_ms\": %.3f, \"busy_s\": %.6f, "
+            "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
+            "\"calls\": \"%s\", \"verified\": %s}\n",
+            run->workload, run->method, run->round, nprocs, run->bytes, run->seconds, run->in_calls,
+            run->open_s, run->view_s, run->close_s, run->cpu, run->bytes ? mib : 0.0,
+            run->rss_max_kib / 1024.0, run->compute_ms, run->busy_s, o->size,
+            o->budget ? o->budget : "auto", version, o->independent ? "independent" : "collective",
+            run->bytes ? "true" : "false");
+}
+
+/* The computation per call for a workload in round r: --compute's value, or with auto the stock
+ * driver's read time per call in this round (romio's, else ompio's). */
+static double compute_for(const Options *o, const Run *runs, int n, const Workload *w, int r) {
+  const char *const stock[] = {"romio", "ompio"};
+  int s, i;
+  if (o->compute_ms > 0) return o->compute_ms;
+  for (s = 0; s < 2; ++s)
+    for (i = n - 1; i >= 0; --i)
+      if (runs[i].round == r + 1 && runs[i].compute_ms == 0 &&
+          strcmp(runs[i].workload, w->name) == 0 && strcmp(runs[i].method, stock[s]) == 0)
+        return runs[i].in_calls / w->calls * 1000.0;
+  die("--compute auto: needs romio or ompio among the --methods (their read time per call)", NULL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *const all_methods[] = {"ompio",       "romio",       "pfio", "pfio-noplan",
                                      "pfio-engine", "romio-again", "seq"};
   const char *const all_workloads[] = {"ior-hard", "random", "btio", "tiles", "restart"};
   const char *methods[NMETHODS];
   char why[256], version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int nmethods = 0, skipped[NMETHODS] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len, made;
-  int nworkloads = 0, with_seq = 0;
+  int nmethods = 0, skipped[NMETHODS] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len;
+  int nworkloads = 0, with_seq = 0, pass, passes, made;
   Run *runs;
   Workload workloads[5];
   Options o;
@@ -781,7 +944,9 @@ int main(int argc, char **argv) {
       ++nworkloads;
     }
   for (m = 0; m < nmethods; ++m) with_seq |= strcmp(methods[m], "seq") == 0;
+  passes = o.compute_ms != 0 ? 2 : 1; /* the I/O alone, then with the computation */
   total = o.rounds * (nworkloads * (nmethods - with_seq) + with_seq);
+  if (passes == 2) total += o.rounds * nworkloads * (nmethods - with_seq + 1);
   if (nworkloads == 0)
     die("--workloads: expected some of ior-hard,random,btio,tiles,restart; got ", o.workloads);
   runs = calloc(MAX_RUNS, sizeof *runs);
@@ -790,61 +955,61 @@ int main(int argc, char **argv) {
   for (i = 0; version[i]; ++i) /* one line, no control characters (it goes into the JSON) */
     if ((unsigned char)version[i] < 0x20 || version[i] == '"' || version[i] == '\\')
       version[i] = ' ';
-  if (rank == 0) {
+  if (rank == 0 && !o.prepare) {
     printf("pfio-mpibench: %d ranks, %s calls, %s\n", nprocs,
            o.independent ? "independent" : "collective", version);
     if (o.json && (json = fopen(o.json, "a")) == NULL) die("cannot append to --json ", o.json);
   }
   made = make_file(&o);
+  if (o.prepare) {
+    if (rank == 0) printf("pfio-mpibench: %s is ready (%llu bytes)\n", o.file, o.size);
+    MPI_Finalize();
+    return 0;
+  }
+  if (passes == 2) {
+    calibrate_compute();
+    if (rank == 0) {
+      printf("pfio-mpibench: computation between reads: a busy loop at %.0f steps/s per rank, ",
+             busy_rate);
+      if (o.compute_ms > 0)
+        printf("%.2f ms per call\n", o.compute_ms);
+      else
+        printf("per call the stock driver's read time per call in the same round\n");
+    }
+  }
   for (r = 0; r < o.rounds; ++r)
     for (w = 0; w < 5; ++w) {
       if (!listed(o.workloads, all_workloads[w])) continue;
-      for (i = 0; i < nmethods; ++i) {
-        m = (i + r) % nmethods; /* methods alternate between rounds */
-        Run run = {.workload = all_workloads[w], .method = methods[m], .round = r + 1};
-        int ok;
-        if (skipped[m]) continue;
-        if (strcmp(methods[m], "seq") == 0) {
-          if (done_seq_round(r)) continue;
-          run.workload = "seq";
-          ++done;
-          run_seq(&o, &run);
-        } else {
-          ++done;
-          ok = run_mpiio(&o, &workloads[w], methods[m], &run, why, sizeof why);
-          if (!ok) {
+      for (pass = 0; pass < passes; ++pass) {
+        double ms = pass == 0 ? 0 : compute_for(&o, runs, nruns, &workloads[w], r);
+        if (pass == 1) {
+          Run run = {.workload = all_workloads[w], .method = "compute-only", .round = r + 1};
+          run_compute_only(&workloads[w], ms, &run);
+          report_run(&o, &run, ++done, total, json, version);
+          if (nruns < MAX_RUNS) runs[nruns++] = run;
+        }
+        for (i = 0; i < nmethods; ++i) {
+          m = (i + r) % nmethods; /* methods alternate between rounds */
+          Run run = {.workload = all_workloads[w], .method = methods[m], .round = r + 1};
+          if (skipped[m]) continue;
+          if (strcmp(methods[m], "seq") == 0) {
+            if (pass == 1 || done_seq_round(r)) continue;
+            run.workload = "seq";
+            run_seq(&o, &run);
+          } else if (!run_mpiio(&o, &workloads[w], methods[m], ms, &run, why, sizeof why)) {
+            ++done;
             skipped[m] = 1;
             if (rank == 0) printf("pfio-mpibench: method %s skipped: %s\n", methods[m], why);
             continue;
           }
+          report_run(&o, &run, ++done, total, json, version);
+          if (nruns < MAX_RUNS) runs[nruns++] = run;
         }
-        if (rank == 0) {
-          double mib = run.bytes / 1048576.0 / run.seconds;
-          printf(
-              "[%3d/%d] round %d %-8s %-11s %8.1f MiB/s  %6.2f s  in calls %6.2f s"
-              "  CPU %6.2f s  peak RSS %lld MiB  verified\n",
-              done, total, r + 1, run.workload, run.method, mib, run.seconds, run.in_calls, run.cpu,
-              run.rss_max_kib / 1024);
-          fflush(stdout);
-          if (json)
-            fprintf(json,
-                    "{\"workload\": \"%s\", \"method\": \"%s\", \"round\": %d, "
-                    "\"ranks\": %d, \"bytes\": %lld, \"seconds\": %.6f, "
-                    "\"in_calls\": %.6f, \"open_s\": %.6f, \"view_s\": %.6f, "
-                    "\"close_s\": %.6f, \"cpu_seconds\": %.6f, \"mib_s\": %.3f, "
-                    "\"peak_rss_max_mib\": %.1f, "
-                    "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
-                    "\"calls\": \"%s\", \"verified\": true}\n",
-                    run.workload, run.method, run.round, nprocs, run.bytes, run.seconds,
-                    run.in_calls, run.open_s, run.view_s, run.close_s, run.cpu, mib,
-                    run.rss_max_kib / 1024.0, o.size, o.budget ? o.budget : "auto", version,
-                    o.independent ? "independent" : "collective");
-        }
-        if (nruns < MAX_RUNS) runs[nruns++] = run;
       }
     }
   if (rank == 0) {
     print_table(&o, runs, nruns, methods, nmethods);
+    if (passes == 2) print_compute_table(&o, runs, nruns, methods, nmethods);
     if (json) fclose(json);
   }
   if (made && !o.keep && rank == 0) unlink(o.file); /* only a file this run made */

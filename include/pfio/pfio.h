@@ -252,10 +252,12 @@ pfio_status pfio_stats_write(pfio_context *ctx, const char *path);
  * posix_fadvise(POSIX_FADV_WILLNEED) in the calling thread (allocating the pages, submitting
  * their reads); an advisor does it in its thread, so the caller goes on reading. Advice is a
  * hint: a refused one is counted, never reported, and what is read stays correct whatever was
- * advised. An advisor advises on a duplicate of `fd` (the caller may close its own any time),
- * in the order the ranges were given; with 4096 ranges waiting, or in a child of fork(), the
- * caller advises itself. pfio_advisor_destroy drops what is still waiting and waits at most
- * for the one advice in progress. An advisor may be shared by threads. */
+ * advised. An advisor advises on a descriptor of its own (the caller may close its own any
+ * time): `fd`'s file reopened through /proc/self/fd, which on a FUSE file keeps advice from
+ * waiting for the caller's reads, else a duplicate of `fd`; in the order the ranges were given;
+ * with 4096 ranges waiting, or in a child of fork(), the caller advises itself.
+ * pfio_advisor_destroy drops what is still waiting and waits at most for the one advice in
+ * progress. An advisor may be shared by threads. */
 typedef struct pfio_advisor pfio_advisor;
 
 typedef struct pfio_advisor_stats {
@@ -268,7 +270,8 @@ typedef struct pfio_advisor_stats {
   uint64_t max_waiting;    /* most ranges waiting at once */
 } pfio_advisor_stats;
 
-/* PFIO_EINVAL for fd < 0 or out NULL, PFIO_EIO when fd cannot be duplicated (pfio_last_error
+/* PFIO_EINVAL for fd < 0 or out NULL, PFIO_EIO when fd can be neither reopened nor duplicated
+ * (pfio_last_error
  * has the errno), PFIO_ENOMEM; *out is NULL then. */
 pfio_status pfio_advisor_create(int fd, pfio_advisor **out);
 /* Queues [offset, offset + length) and returns. NULL advisor or length 0: nothing. */

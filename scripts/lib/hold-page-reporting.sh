@@ -9,11 +9,12 @@
 # refuses 10) and puts the old value back on exit: memory free for longer is still reported.
 # Elsewhere it does nothing.
 # Prints what it did; the JSON of the run records it via BENCH_PAGE_REPORTING.
+source "$(dirname "${BASH_SOURCE[0]}")/on-exit.sh"
 pfio_reporting_knob=/sys/module/page_reporting/parameters/min_free_ms
 if [ -w "$pfio_reporting_knob" ]; then
   pfio_reporting_old=$(cat "$pfio_reporting_knob")
   if echo 300000 >"$pfio_reporting_knob" 2>/dev/null; then
-    trap 'echo "$pfio_reporting_old" >"$pfio_reporting_knob"' EXIT
+    pfio_on_exit 'echo "$pfio_reporting_old" >"$pfio_reporting_knob"'
     echo "free page reporting held back for the benchmark (min_free_ms $pfio_reporting_old -> 300000, restored on exit)"
     export BENCH_PAGE_REPORTING="min_free_ms 300000 (was $pfio_reporting_old)"
   fi

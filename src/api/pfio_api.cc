@@ -312,9 +312,9 @@ pfio_status pfio_advisor_create(int fd, pfio_advisor **out) {
     auto a = std::make_unique<pfio_advisor>(fd);
     if (!a->advisor.ok()) {
       const int err = errno;
-      g_last_error =
-          pfio::Format("pfio_advisor_create: fd = %d could not be duplicated: %s (errno %d)", fd,
-                       std::strerror(err), err);
+      g_last_error = pfio::Format(
+          "pfio_advisor_create: fd = %d could not be reopened or duplicated: %s (errno %d)", fd,
+          std::strerror(err), err);
       return PFIO_EIO;
     }
     *out = a.release();

@@ -17,13 +17,13 @@ CacheReader::CacheReader(int fd) : fd_(fd) {
   if (pfio_advisor_create(fd, &advisor) == PFIO_OK) advisor_.reset(advisor);
 }
 
-FileRanges CacheReader::Joined(FileRanges ranges, uint64_t max_span) {
+FileRanges CacheReader::Joined(FileRanges ranges, uint64_t max_span, uint64_t gap) {
   auto by_offset = [](const FileRange &x, const FileRange &y) { return x.offset < y.offset; };
   SortIfUnsorted(ranges.begin(), ranges.end(), by_offset);  // often sorted (MergedByOffset)
   FileRanges joined;
   for (const FileRange &r : ranges) {
     if (r.length == 0) continue;
-    if (!joined.empty() && r.offset <= joined.back().end() + kJoinGap &&
+    if (!joined.empty() && r.offset <= joined.back().end() + gap &&
         r.end() - joined.back().offset <= max_span) {
       joined.back().length = std::max(joined.back().end(), r.end()) - joined.back().offset;
       continue;
@@ -35,7 +35,7 @@ FileRanges CacheReader::Joined(FileRanges ranges, uint64_t max_span) {
 
 FileRanges CacheReader::DenseRuns(FileRanges ranges) {
   FileRanges out;
-  for (const FileRange &r : Joined(std::move(ranges), UINT64_MAX))
+  for (const FileRange &r : Joined(std::move(ranges), UINT64_MAX, kDenseGap))
     if (r.length >= kDenseRun) out.push_back(r);
   return out;
 }

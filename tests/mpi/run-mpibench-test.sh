@@ -35,4 +35,25 @@ for w in ior-hard random btio tiles restart; do
     { echo "FAIL: no pfio run of $w in the JSON"; exit 1; }
 done
 [ ! -e "$work/bench.data" ] || { echo "FAIL: the file the benchmark made is left behind"; exit 1; }
+
+# Computation between reads: a compute-only run and every method again with the computation,
+# the overlap table printed; a bad --compute named.
+run 2 "$work/compute" "$driver" "${preload[@]}" -- "$bench" --file "$work/bench.data" --size 64M \
+  --rounds 1 --workloads ior-hard --methods romio,pfio --compute 2 --json "$work/compute.jsonl" \
+  >"$work/compute.out" 2>&1 || { cat "$work/compute.out"; exit 1; }
+grep -q '"method": "compute-only".*"compute_ms": 2.000' "$work/compute.jsonl" ||
+  { cat "$work/compute.jsonl"; echo "FAIL: no compute-only run"; exit 1; }
+for m in romio pfio; do
+  grep -q "\"method\": \"$m\".*\"compute_ms\": 2.000" "$work/compute.jsonl" ||
+    { echo "FAIL: no $m run with the computation"; exit 1; }
+  grep -q "\"method\": \"$m\".*\"compute_ms\": 0.000" "$work/compute.jsonl" ||
+    { echo "FAIL: no $m run without the computation"; exit 1; }
+done
+grep -q "^ior-hard  pfio .*x$" "$work/compute.out" ||
+  { cat "$work/compute.out"; echo "FAIL: no overlap table"; exit 1; }
+if run 1 "$work/badcompute" "$driver" -- "$bench" --compute 2x >"$work/badcompute.out" 2>&1; then
+  echo "FAIL: --compute 2x was accepted"; exit 1
+fi
+grep -q -- "--compute: expected milliseconds per call" "$work/badcompute.out" ||
+  { cat "$work/badcompute.out"; echo "FAIL: --compute 2x not named"; exit 1; }
 echo "ok pfio-mpibench ($mpi)"

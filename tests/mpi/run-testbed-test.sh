@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The latency-bound test bed (scripts/testbed.sh) as the benchmarks use it: up on a 64 MiB
+# self-verifying file made by pfio-mpibench --prepare; fio's check prints its rates; the served
+# file holds the same bytes; eviction empties its page cache (fincore); pfio-mpibench reads it
+# with stock ROMIO, pfio's driver and pfio's engine path (every byte verified by the benchmark,
+# a wrong one aborts it); a bad profile and a missing file are refused by name; down unmounts
+# and stops the servers, and a second down is harmless.
+# usage: run-testbed-test.sh BENCH DRIVER_DIR WORKDIR
+set -euo pipefail
+bench=${1:?pfio-mpibench binary}; driver=${2:?driver dir}; work=${3:?work dir}
+here=$(cd "$(dirname "$0")" && pwd)
+testbed=$here/../../scripts/testbed.sh
+run() { bash "$here/run-driver-test.sh" openmpi "$@"; }
+export TESTBED_DIR=$work/testbed TESTBED_FIO_SECONDS=1
+rm -rf "$work"
+mkdir -p "$work"
+trap 'bash "$testbed" down >/dev/null 2>&1 || true' EXIT
+trap 'echo "FAIL: run-testbed-test.sh line $LINENO exited with status $?"' ERR
+
+run 1 "$work/prepare" "$driver" -- "$bench" --file "$work/data" --size 64M --prepare
+served=$(bash "$testbed" up pfs "$work/data")
+[ "$served" = "$work/testbed/mnt/data" ] || { echo "FAIL: served at '$served'"; exit 1; }
+bash "$testbed" status | grep -q "up, profile pfs (2 ms, 64 in flight)"
+bash "$testbed" check | tee "$work/check.out"
+grep -q "4 KiB random QD1 [0-9]* IOPS" "$work/check.out"
+cmp "$work/data" "$served" || { echo "FAIL: the served file differs from the disk's"; exit 1; }
+resident() { fincore --bytes --noheadings --output RES "$1" | tr -d ' '; }
+[ "$(resident "$served")" -gt 0 ] || { echo "FAIL: nothing cached after reading it"; exit 1; }
+/usr/bin/python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$served"
+[ "$(resident "$served")" -eq 0 ] || { echo "FAIL: DONTNEED left $(resident "$served") bytes cached"; exit 1; }
+
+run 4 "$work/bench" "$driver" -- "$bench" --file "$served" --size 64M --rounds 1 \
+  --workloads tiles,random --methods romio,pfio,pfio-engine >"$work/bench.out" 2>&1 ||
+  { cat "$work/bench.out"; exit 1; }
+cat "$work/bench.out"
+[ "$(grep -c 'MiB  verified$' "$work/bench.out")" -eq 6 ] || { echo "FAIL: not 6 verified runs"; exit 1; }
+
+if bash "$testbed" up nosuch "$work/data" 2>"$work/bad.err"; then echo "FAIL: profile nosuch taken"; exit 1; fi
+grep -q "unknown profile 'nosuch' (expected pfs, far or near)" "$work/bad.err"
+if bash "$testbed" up pfs "$work/missing" 2>"$work/missing.err"; then echo "FAIL: a missing file served"; exit 1; fi
+grep -q "FILE '$work/missing' is not a regular file" "$work/missing.err"
+
+bash "$testbed" up far "$work/data" >/dev/null
+bash "$testbed" status | grep -q "profile far (5 ms"
+bash "$testbed" down
+! mountpoint -q "$work/testbed/mnt" || { echo "FAIL: still mounted after down"; exit 1; }
+! bash "$testbed" status >/dev/null || { echo "FAIL: status says up after down"; exit 1; }
+[ ! -e "$work/testbed/nbdkit.pid" ] || { echo "FAIL: nbdkit's pid file left"; exit 1; }
+bash "$testbed" down
+echo "ok test bed"
