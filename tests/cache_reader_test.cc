@@ -12,6 +12,7 @@
 #include <climits>
 #include <random>
 
+#include "common/fs_type.h"
 #include "test_util.h"
 
 namespace pfio::collective {
@@ -58,6 +59,16 @@ TEST(CacheReaderTest, AColumnOfTilesIsNoDenseRun) {
   FileRanges rows;
   for (uint64_t row = 0; row < 1024; ++row) rows.push_back({row * 90112, 90112});
   EXPECT_EQ(CacheReader::DenseRuns(rows), (FileRanges{{0, 1024 * 90112}}));
+}
+
+// A file on this machine's disk is local storage: advice joins gaps up to kJoinGap; remote
+// storage (FUSE, NFS, Lustre, ...) gets kRemoteJoinGap (the test bed exercises that path).
+TEST(CacheReaderTest, JoinsLocalGapsUpToKJoinGap) {
+  PatternFile file(kMiB);
+  ASSERT_GE(file.fd, 0);
+  EXPECT_FALSE(pfio::OnRemoteStorage(file.fd));
+  EXPECT_EQ(CacheReader(file.fd).join_gap(), CacheReader::kJoinGap);
+  EXPECT_GT(CacheReader::kRemoteJoinGap, CacheReader::kJoinGap);
 }
 
 TEST(CacheReaderTest, AdvisesSparseExtentsOnceAndLeavesDenseRunsToReadahead) {

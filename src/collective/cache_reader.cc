@@ -10,9 +10,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/fs_type.h"
+
 namespace pfio::collective {
 
-CacheReader::CacheReader(int fd) : fd_(fd) {
+CacheReader::CacheReader(int fd)
+    : fd_(fd), join_gap_(OnRemoteStorage(fd) ? kRemoteJoinGap : kJoinGap) {
   pfio_advisor *advisor = nullptr;
   if (pfio_advisor_create(fd, &advisor) == PFIO_OK) advisor_.reset(advisor);
 }
@@ -53,7 +56,7 @@ uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const File
   sparse.reserve(extents.size());
   for (const pfio_extent &e : extents)
     if (!Inside(dense, e.offset, e.length)) sparse.push_back({e.offset, e.length});
-  FileRanges joined = Joined(std::move(sparse), kJoinSpan);
+  FileRanges joined = Joined(std::move(sparse), kJoinSpan, join_gap_);
   // Advise what the previous call did not: the parts of each range outside its ranges (both
   // sorted and disjoint).
   uint64_t advised = 0;

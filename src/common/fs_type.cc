@@ -38,6 +38,26 @@ std::string FsTypeName(int fd) {
   }
 }
 
+bool OnRemoteStorage(int fd) {
+  uint64_t type = 0;
+  if (!FsType(fd, &type)) return false;
+  switch (type) {
+    case 0x6969:      // NFS
+    case 0xFF534D42:  // CIFS / SMB
+    case 0xFE534D42:  // SMB2
+    case kLustreSuperMagic:
+    case 0x47504653:  // GPFS
+    case 0x19830326:  // BeeGFS
+    case 0x00C36400:  // CephFS
+    case 0x20030528:  // OrangeFS (PVFS2)
+    case 0x01021997:  // 9p
+    case 0x65735546:  // FUSE
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool OnLustre(int fd) {
   uint64_t type = 0;
   return FsType(fd, &type) && type == kLustreSuperMagic;
