@@ -89,6 +89,8 @@ def testbed_rows(results, docs):
             rule += "---:|---:|---:|---:|---:|"
         out += [head, rule]
         for w in WORKLOADS:
+            if not any(mib(t, ranks, w, m) for t in targets for m in ("pfio", "romio", "ompio")):
+                continue
             row = f"| {w} |"
             for t in targets:
                 s, p, e = best_stock(t, ranks, w), mib(t, ranks, w, "pfio"), mib(t, ranks, w, "pfio-engine")
