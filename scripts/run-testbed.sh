@@ -43,6 +43,7 @@ cat >"$out/machine.json" <<JSON
 {"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
  "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
  "kernel": "$(uname -r)", "file_size": "$size", "rounds": $rounds, "compute": "$compute",
+ "compute_all_ranks": true,
  "disk": "$(df --output=source "$data" | tail -1) $(df --output=fstype "$data" | tail -1)",
  "openmpi": "$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null)",
  "nbdkit": "$(dpkg-query -W -f='${Version}' nbdkit 2>/dev/null)",

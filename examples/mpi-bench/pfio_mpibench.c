@@ -611,7 +611,7 @@ static int run_mpiio(const Options *o, const Workload *w, const char *method, do
   Extents e = {0};
   unsigned char *buf = NULL;
   long long cap = 0, bytes = 0, all_bytes = 0, rss;
-  double t0, t_in = 0, t, secs, in_max, cpu0, cpu, phase[3] = {0, 0, 0}; /* open, view, close */
+  double t0, t_in = 0, t, secs, in_max = 0, cpu0, cpu, phase[3] = {0, 0, 0}; /* open, view, close */
   double busy = 0, steps = compute_steps(compute_ms);
   int call, ok;
   evict(o);
@@ -917,18 +917,24 @@ static void report_run(const Options *o, const Run *run, int done, int total, FI
 }
 
 /* The computation per call for a workload in round r: --compute's value, or with auto the stock
- * driver's read time per call in this round (romio's, else ompio's). */
+ * driver's read time per call in this round (romio's, else ompio's), the same on every rank:
+ * a run's times are reduced to rank 0 only, so rank 0 finds it and sends it to the others (the
+ * first version read each rank's own copy, unset off rank 0, and ranks 1.. computed nothing). */
 static double compute_for(const Options *o, const Run *runs, int n, const Workload *w, int r) {
   const char *const stock[] = {"romio", "ompio"};
+  double ms = -1;
   int s, i;
   if (o->compute_ms > 0) return o->compute_ms;
-  for (s = 0; s < 2; ++s)
-    for (i = n - 1; i >= 0; --i)
+  for (s = 0; s < 2 && rank == 0 && ms < 0; ++s)
+    for (i = n - 1; i >= 0 && ms < 0; --i)
       if (runs[i].round == r + 1 && runs[i].compute_ms == 0 &&
           strcmp(runs[i].workload, w->name) == 0 && strcmp(runs[i].method, stock[s]) == 0)
-        return runs[i].in_calls / w->calls * 1000.0;
-  die("--compute auto: needs romio or ompio among the --methods (their read time per call)", NULL);
-  return 0;
+        ms = runs[i].in_calls / w->calls * 1000.0;
+  MPI_Bcast(&ms, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (ms < 0)
+    die("--compute auto: needs romio or ompio among the --methods (their read time per call)",
+        NULL);
+  return ms;
 }
 
 int main(int argc, char **argv) {

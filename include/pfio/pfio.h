@@ -271,8 +271,7 @@ typedef struct pfio_advisor_stats {
 } pfio_advisor_stats;
 
 /* PFIO_EINVAL for fd < 0 or out NULL, PFIO_EIO when fd can be neither reopened nor duplicated
- * (pfio_last_error
- * has the errno), PFIO_ENOMEM; *out is NULL then. */
+ * (pfio_last_error has the errno), PFIO_ENOMEM; *out is NULL then. */
 pfio_status pfio_advisor_create(int fd, pfio_advisor **out);
 /* Queues [offset, offset + length) and returns. NULL advisor or length 0: nothing. */
 void pfio_advisor_willneed(pfio_advisor *advisor, uint64_t offset, uint64_t length);

@@ -74,7 +74,8 @@ class CacheReader {
  private:
   int fd_;
   uint64_t join_gap_;
-  // NULL when it could not be created (no descriptor left to duplicate): then Advise advises.
+  // NULL when it could not be created (the file could be neither reopened nor duplicated): then
+  // Advise advises.
   std::unique_ptr<pfio_advisor, void (*)(pfio_advisor *)> advisor_{nullptr, pfio_advisor_destroy};
   FileRanges advised_;  // the previous Advise's ranges, sorted by offset
   uint64_t advise_calls_ = 0;

@@ -16,10 +16,8 @@ namespace {
 int OwnDescriptor(int fd) {
   if (fd < 0) return -1;
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
-  const int reopened = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
-  if (reopened >= 0) return reopened;
-  const int again = open(path.c_str(), O_RDONLY | O_CLOEXEC);  // O_NOATIME: owner only
-  return again >= 0 ? again : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  const int reopened = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  return reopened >= 0 ? reopened : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 }
 
 }  // namespace

@@ -44,8 +44,8 @@ class PageCacheAdvisor {
  public:
   static constexpr size_t kMaxQueued = 4096;
 
-  // fd: an open descriptor of the file (reopened or dup()ed). ok() is false when both failed: such an
-  // advisor has no thread and advises nothing (pfio_advisor_create refuses it).
+  // fd: an open descriptor of the file (reopened or dup()ed). ok() is false when both failed:
+  // such an advisor has no thread and advises nothing (pfio_advisor_create refuses it).
   explicit PageCacheAdvisor(int fd);
   ~PageCacheAdvisor();
   PageCacheAdvisor(const PageCacheAdvisor &) = delete;
