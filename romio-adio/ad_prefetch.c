@@ -17,13 +17,13 @@ struct ADIOI_Fns_struct ADIO_PREFETCH_operations = {
     ADIOI_PREFETCH_ReadStrided,      /* ReadStrided */
     ADIOI_PREFETCH_WriteStrided,     /* WriteStrided */
     ADIOI_PREFETCH_Close,            /* Close */
-    ADIOI_FAKE_IreadContig,          /* IreadContig: the blocking ReadContig above */
+    ADIOI_PREFETCH_IreadContig,      /* IreadContig: ReadContig, completed in the call */
     ADIOI_FAKE_IwriteContig,         /* IwriteContig: the blocking WriteContig above */
     ADIOI_GEN_IODone,                /* ReadDone */
     ADIOI_GEN_IODone,                /* WriteDone */
     ADIOI_GEN_IOComplete,            /* ReadComplete */
     ADIOI_GEN_IOComplete,            /* WriteComplete */
-    ADIOI_FAKE_IreadStrided,         /* IreadStrided: the blocking ReadStrided above */
+    ADIOI_PREFETCH_IreadStrided,     /* IreadStrided: ReadStrided, completed in the call */
     ADIOI_FAKE_IwriteStrided,        /* IwriteStrided: the blocking WriteStrided above */
     ADIOI_PREFETCH_Flush,            /* Flush */
     ADIOI_PREFETCH_Resize,           /* Resize */

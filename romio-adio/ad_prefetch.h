@@ -14,10 +14,12 @@
  *     that asked; ROMIO's two-phase when the layer is off (hint prefetch_collective=disable,
  *     romio_cb_read=disable) or a rank cannot use pfio for the call.
  * Consistency: every write, MPI_File_sync and MPI_File_set_size drops this rank's prefetched
- * bytes of the file before it returns; reads under a ROMIO write (data sieving, two-phase
- * read-modify-write) and in atomic mode use the stock path. pfio never returns bytes older than
- * what the rank wrote or, after sync-barrier-sync, what another rank wrote.
- * Errors of pfio become MPI_ERR_IO with pfio's message (which names the thing and its value).
+ * bytes of the file before it returns; on a file opened read-only, whose MPI_File_sync ROMIO
+ * refuses, every read first looks at the file's size and times and drops them if it changed; reads
+ * under a ROMIO write (data sieving, two-phase read-modify-write) and in atomic mode use the stock
+ * path. pfio never returns bytes older than what the rank wrote or, after sync-barrier-sync, what
+ * another rank wrote. Errors of pfio become MPI_ERR_IO with pfio's message (which names the thing
+ * and its value).
  */
 #ifndef AD_PREFETCH_H_INCLUDED
 #define AD_PREFETCH_H_INCLUDED
@@ -108,7 +110,9 @@ void ADIOI_PREFETCH_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 /* Drops every prefetched byte of the file and re-reads its size (bounded wait for reads in
  * flight). Returns an MPI error code. */
 int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller);
-/* The driver state when reads may use pfio now, else NULL. */
+/* The driver state when reads may use pfio now, else NULL. On a file opened read-only it first
+ * looks whether the file changed on disk (MPI_File_sync is refused there) and drops what was
+ * prefetched if so. */
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd);
 /* An MPI_ERR_IO error code carrying pfio's last message. */
 int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status);
@@ -120,6 +124,15 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
 void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code);
+/* MPI_File_iread*: the blocking reads above, completed in the call, with the byte count the read
+ * returned (up to EOF; ROMIO's fake nonblocking reads miscount a read that ends inside the
+ * memory type). */
+void ADIOI_PREFETCH_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
+                                int *error_code);
+void ADIOI_PREFETCH_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
+                                 int *error_code);
 void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf);
 /* The byte count a read status reports (where this ROMIO can set one). */
 void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes);

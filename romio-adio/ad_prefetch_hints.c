@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ad_prefetch.h"
 #include "adioi.h"
@@ -104,6 +105,85 @@ static void report(ADIOI_PREFETCH_File *pf, const char *filename, const char *wh
 {
     if (pf->rank == 0)
         fprintf(stderr, "pfio: file %s: %s\n", filename, what);
+}
+
+/* Edit distance of two short names (for "did you mean"). */
+static size_t distance(const char *a, const char *b)
+{
+    size_t row[HINT_NAME_MAX + 1], la = strlen(a), lb = strlen(b), i, j;
+    if (la > HINT_NAME_MAX || lb > HINT_NAME_MAX)
+        return (size_t)-1;
+    for (j = 0; j <= lb; ++j)
+        row[j] = j;
+    for (i = 1; i <= la; ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (j = 1; j <= lb; ++j) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            if (up + 1 < best)
+                best = up + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* Hints named prefetch* that pfio does not know are reported once on rank 0 with the nearest
+ * name (they are ignored, as MPI ignores unknown hints), and so is a value of "prefetch" that is
+ * neither on nor off; "prefetch_plan" at open is reported as ignored (pfio_mpi_file_plan passes
+ * it after open). */
+static void report_unknown_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+{
+    static const char *const kOnOff[] = {"enable", "true", "1", "disable", "false", "0"};
+    char key[MPI_MAX_INFO_KEY + 1], value[HINT_VALUE_MAX], name[HINT_NAME_MAX], msg[1024];
+    int nkeys = 0, k;
+    size_t i, n = key_count() + EXTRA_HINTS;
+    if (info == MPI_INFO_NULL || MPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+        return;
+    for (k = 0; k < nkeys; ++k) {
+        size_t best = (size_t)-1, known = 0;
+        char nearest[HINT_NAME_MAX] = "";
+        if (MPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS || strncmp(key, "prefetch", 8) != 0)
+            continue;
+        if (strcmp(key, "prefetch_plan") == 0) {
+            report(pf, fd->filename,
+                   "hint prefetch_plan given at MPI_File_open is ignored: declare plans after "
+                   "open with pfio_mpi_file_plan (pfio/pfio_mpi.h)");
+            continue;
+        }
+        if (strcmp(key, "prefetch_plan_result") == 0)
+            continue; /* an info copied from MPI_File_get_info */
+        if (strcmp(key, "prefetch") == 0 && hint_get(info, key, value)) {
+            for (i = 0; i < sizeof kOnOff / sizeof *kOnOff; ++i)
+                known = known || strcasecmp(value, kOnOff[i]) == 0;
+            if (!known) {
+                snprintf(msg, sizeof msg,
+                         "hint prefetch = \"%.200s\": expected enable (true, 1) or disable "
+                         "(false, 0)",
+                         value);
+                report(pf, fd->filename, msg);
+            }
+            continue;
+        }
+        for (i = 0; i < n && !known; ++i) {
+            size_t d;
+            hint_name(i, name);
+            known = strcmp(name, key) == 0;
+            d = distance(key, name);
+            if (d < best) {
+                best = d;
+                snprintf(nearest, sizeof nearest, "%s", name);
+            }
+        }
+        if (!known) {
+            snprintf(msg, sizeof msg, "hint %.100s is not a pfio hint and is ignored; nearest: %s",
+                     key, nearest);
+            report(pf, fd->filename, msg);
+        }
+    }
 }
 
 /* prefetch_<key> hints (and the layout from striping hints) into pf->config. */
@@ -376,6 +456,7 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     check_same_everywhere(fd, pf, users_info);
     apply_engine_hints(fd, pf, users_info);
     apply_collective_hints(fd, pf, users_info);
+    report_unknown_hints(fd, pf, users_info);
     rank_stats_path(pf);
     publish(fd, pf);
 }

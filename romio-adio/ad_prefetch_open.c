@@ -16,12 +16,39 @@ int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status)
                                 "**io %s", status == PFIO_OK ? "pfio" : pfio_last_error());
 }
 
+/* ROMIO refuses MPI_File_sync on a file opened read-only, so sync-barrier-sync cannot reach
+ * the driver there: before every read of such a file pfio looks whether it changed on disk (one
+ * fstat: size, mtime, ctime; pfio/pfio.h says when a look is too close to a change to vouch) and
+ * drops what it prefetched if so. Another process's writes are seen as with the stock driver.
+ * Returns 0 when pfio cannot tell (the file then reads through the stock path until close). */
+static int check_read_only(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    int changed = 0;
+    if (!(fd->access_mode & ADIO_RDONLY))
+        return 1;
+    if (pfio_file_check(pf->ctx, pf->file, &changed) == PFIO_OK &&
+        (!changed || pfio_file_size(pf->ctx, pf->file, &pf->size) == PFIO_OK)) {
+        if (changed) {
+            ++pf->invalidations;
+            ADIOI_PREFETCH_Forget_history(pf);
+        }
+        return 1;
+    }
+    snprintf(pf->why_stock, sizeof pf->why_stock, "%s", pfio_last_error());
+    if (pf->rank == 0 || getenv("PFIO_VERBOSE") != NULL)
+        fprintf(stderr, "pfio: file %s: rank %d: reads use the stock path from now on: %s\n",
+                fd->filename, pf->rank, pf->why_stock);
+    pf->broken = 1;
+    return 0;
+}
+
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
     if (pf != NULL && pf->sieving)
         return NULL; /* ROMIO's data sieving reading for the cache path: not a stock read */
-    if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity) {
+    if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity ||
+        !check_read_only(fd, pf)) {
         if (pf != NULL)
             ++pf->stock_reads;
         return NULL;
@@ -106,6 +133,25 @@ void ADIOI_PREFETCH_OpenColl(ADIO_File fd, int rank, int access_mode, int *error
             if (pf->rank == 0)
                 fprintf(stderr, "pfio: file %s: hint prefetch_replay: %s\n", fd->filename, why);
             return;
+        }
+    }
+    if (pf != NULL && pf->record_path[0] && !pf->internal) {
+        /* rank 0 writes the record: its verdict holds on every rank */
+        char why[1024] = "";
+        if (pf->rank == 0)
+            pfio_coll_check_record(pf->record_path, fd->filename, why, sizeof why);
+        MPI_Bcast(why, (int)sizeof why, MPI_CHAR, 0, fd->comm);
+        if (why[0]) {
+            if (pf->rank == 0)
+                fprintf(stderr, "pfio: file %s: hint %s; no record is written\n", fd->filename,
+                        why);
+            int length = 0, flag = 0;
+            pf->record_path[0] = '\0';
+            if (fd->info != MPI_INFO_NULL) {
+                MPI_Info_get_valuelen(fd->info, "prefetch_record", &length, &flag);
+                if (flag)
+                    MPI_Info_delete(fd->info, "prefetch_record");
+            }
         }
     }
     if (pf != NULL)

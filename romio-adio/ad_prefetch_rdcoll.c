@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ad_prefetch.h"
 #include "ad_prefetch_romio.h"
@@ -123,48 +124,124 @@ void ADIOI_PREFETCH_Check_replay(ADIO_File fd, ADIOI_PREFETCH_File *pf, char *wh
     pfio_coll_check_replay(pf->replay_path, fd->filename, (uint64_t)sb.st_size, nprocs, why, size);
 }
 
+/* Reads exactly `size` bytes at `offset` of fd; 0 when the file ends first or fails. */
+static int pread_all(int fd, void *buf, size_t size, off_t offset)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t r = pread(fd, (char *)buf + done, size - done, offset + (off_t)done);
+        if (r <= 0)
+            return 0;
+        done += (size_t)r;
+    }
+    return 1;
+}
+
+/* The calls pfio_mpi_file_plan wrote to its temporary file, named by `value` ("fd=N ino=I
+ * dev=D", pfio/pfio_mpi.h). Every field is checked before it is used; on success the caller
+ * frees *counts, *offsets and *lengths, else *err says what was wrong (naming the value). */
+static int read_declared(const char *value, int *ncalls, int **counts, int64_t **offsets,
+                         int64_t **lengths, char *err, size_t size)
+{
+    int fd = -1, end = 0, k;
+    unsigned long long ino = 0, dev = 0;
+    struct stat sb;
+    pfio_mpi_plan_head head;
+    int64_t sum = 0;
+    size_t bytes;
+    *counts = NULL;
+    *offsets = *lengths = NULL;
+    if (sscanf(value, "fd=%d ino=%llu dev=%llu%n", &fd, &ino, &dev, &end) != 3 ||
+        value[end] != '\0' || fd < 0) {
+        snprintf(err, size,
+                 "hint prefetch_plan = \"%.200s\": expected what pfio_mpi_file_plan passes "
+                 "(pfio/pfio_mpi.h, version %d: \"fd=N ino=I dev=D\"); declare plans with it, "
+                 "never with MPI_Info_set",
+                 value, PFIO_MPI_PLAN_VERSION);
+        return 0;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (unsigned long long)sb.st_ino != ino ||
+        (unsigned long long)sb.st_dev != dev) {
+        snprintf(err, size,
+                 "hint prefetch_plan = \"%.200s\": descriptor %d is not the plan file "
+                 "pfio_mpi_file_plan made (closed, or another file): a stale copy of the value?",
+                 value, fd);
+        return 0;
+    }
+    if (!pread_all(fd, &head, sizeof head, 0) || head.magic != PFIO_MPI_PLAN_MAGIC ||
+        head.version != PFIO_MPI_PLAN_VERSION) {
+        snprintf(err, size,
+                 "hint prefetch_plan = \"%.200s\": the file is not a pfio plan of version %d "
+                 "(pfio/pfio_mpi.h from another pfio?)",
+                 value, PFIO_MPI_PLAN_VERSION);
+        return 0;
+    }
+    if (head.ncalls < 0 || head.total < 0 || head.total > (int64_t)1 << 40) {
+        snprintf(err, size, "declared plan: ncalls = %d, extents = %lld: expected both >= 0",
+                 head.ncalls, (long long)head.total);
+        return 0;
+    }
+    bytes = sizeof head + 4 * (size_t)head.ncalls + 16 * (size_t)head.total;
+    if ((uint64_t)sb.st_size != (uint64_t)bytes) {
+        snprintf(err, size,
+                 "declared plan: the file holds %lld bytes, expected %zu for %d calls "
+                 "and %lld extents",
+                 (long long)sb.st_size, bytes, head.ncalls, (long long)head.total);
+        return 0;
+    }
+    *counts = malloc(((size_t)head.ncalls + 1) * sizeof **counts);
+    *offsets = malloc(((size_t)head.total + 1) * sizeof **offsets);
+    *lengths = malloc(((size_t)head.total + 1) * sizeof **lengths);
+    if (*counts == NULL || *offsets == NULL || *lengths == NULL) {
+        snprintf(err, size, "no memory for a declared plan of %lld extents", (long long)head.total);
+        return 0;
+    }
+    if (!pread_all(fd, *counts, 4 * (size_t)head.ncalls, sizeof head) ||
+        !pread_all(fd, *offsets, 8 * (size_t)head.total,
+                   (off_t)(sizeof head + 4 * (size_t)head.ncalls)) ||
+        !pread_all(fd, *lengths, 8 * (size_t)head.total,
+                   (off_t)(sizeof head + 4 * (size_t)head.ncalls + 8 * (size_t)head.total))) {
+        snprintf(err, size, "declared plan: reading its file failed");
+        return 0;
+    }
+    for (k = 0; k < head.ncalls; ++k) {
+        if ((*counts)[k] < 0) {
+            snprintf(err, size, "declared plan: counts[%d] = %d: expected >= 0", k, (*counts)[k]);
+            return 0;
+        }
+        sum += (*counts)[k];
+    }
+    if (sum != head.total) {
+        snprintf(err, size, "declared plan: counts sum to %lld, the file holds %lld extents",
+                 (long long)sum, (long long)head.total);
+        return 0;
+    }
+    *ncalls = head.ncalls;
+    return 1;
+}
+
 void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const char *value,
                                  int *error_code)
 {
-    void *address = NULL;
-    const pfio_mpi_plan *plan = NULL;
     char err[1024] = "", verdict[MPI_MAX_INFO_VAL];
-    int ncalls = 0, total = 0, k, rc;
+    int ncalls = 0, rc, *counts = NULL;
     int64_t *offsets = NULL, *lengths = NULL;
-    if (sscanf(value, "%p", &address) == 1 && address != NULL) {
-        plan = address;
-        if (plan->magic != PFIO_MPI_PLAN_MAGIC || plan->version != PFIO_MPI_PLAN_VERSION ||
-            plan->ncalls < 0)
-            plan = NULL;
-    }
-    if (plan == NULL)
-        snprintf(err, sizeof err,
-                 "hint prefetch_plan = \"%.200s\": expected what pfio_mpi_file_plan passes "
-                 "(pfio/pfio_mpi.h, version %d)",
-                 value, PFIO_MPI_PLAN_VERSION);
+    if (!read_declared(value, &ncalls, &counts, &offsets, &lengths, err, sizeof err) &&
+        err[0] == '\0')
+        snprintf(err, sizeof err, "declared plan refused");
     if (pf->coll_state == 0)
         ADIOI_PREFETCH_Coll_decide(fd, pf);
     if (pf->coll_state < 0) {
         snprintf(verdict, sizeof verdict,
                  "ignored: collective reads use ROMIO's two-phase (%.200s)", pf->coll_why_off);
         ADIOI_Info_set(fd->info, "prefetch_plan_result", verdict);
+        free(counts);
+        free(offsets);
+        free(lengths);
         return;
     }
     /* Every rank takes part in the exchange; a rank with a bad plan declares none, so the call
-     * counts differ and every rank refuses. MPI_Offset and int64_t are both 64-bit. */
-    if (plan != NULL) {
-        ncalls = plan->ncalls;
-        for (k = 0; k < ncalls; ++k)
-            total += plan->counts[k];
-        offsets = malloc(((size_t)total + 1) * sizeof *offsets);
-        lengths = malloc(((size_t)total + 1) * sizeof *lengths);
-        if (offsets == NULL || lengths == NULL)
-            snprintf(err, sizeof err, "no memory for a declared plan of %d extents", total);
-        for (k = 0; k < total && err[0] == '\0'; ++k) {
-            offsets[k] = (int64_t)plan->offsets[k];
-            lengths[k] = (int64_t)plan->lengths[k];
-        }
-    }
+     * counts differ and every rank refuses. */
     if (err[0]) {
         char mine[1024];
         snprintf(mine, sizeof mine, "%s", err);
@@ -172,8 +249,9 @@ void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const ch
         snprintf(err, sizeof err, "%s", mine); /* this rank's own reason */
         rc = -1;
     } else {
-        rc = pfio_coll_declare(pf->coll, ncalls, plan->counts, offsets, lengths, err, sizeof err);
+        rc = pfio_coll_declare(pf->coll, ncalls, counts, offsets, lengths, err, sizeof err);
     }
+    free(counts);
     free(offsets);
     free(lengths);
     if (rc == 0) {

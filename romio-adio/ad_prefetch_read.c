@@ -439,3 +439,46 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     free(pieces);
     free(extents);
 }
+
+/* The bytes a read's status reports. ROMIO's fake nonblocking reads report count × size (Open
+ * MPI's 3.2.1: too many past EOF) or MPI_Get_count × size (MPICH: MPI_UNDEFINED × size, a
+ * negative count that aborts MPI_Wait, when the read ends inside a datatype). */
+static MPI_Offset status_bytes(ADIO_Status *status)
+{
+    MPI_Count bytes = 0;
+    if (MPI_Get_elements_x(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes < 0)
+        return 0;
+    return (MPI_Offset)bytes;
+}
+
+typedef void (*blocking_read)(ADIO_File, void *, int, MPI_Datatype, int, ADIO_Offset, ADIO_Status *,
+                              int *);
+
+/* A nonblocking read done by the blocking one, its request completed with the bytes read. */
+static void read_now(blocking_read read, ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                     int file_ptr_type, ADIO_Offset offset, ADIO_Request *request, int *error_code)
+{
+    ADIO_Status status;
+    MPI_Offset nbytes = 0;
+    ADIOI_PREFETCH_Set_status(&status, MPI_BYTE, 0);
+    read(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
+    if (*error_code == MPI_SUCCESS)
+        nbytes = status_bytes(&status);
+    MPIO_Completed_request_create(&fd, nbytes, error_code, request);
+}
+
+void ADIOI_PREFETCH_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
+                                int *error_code)
+{
+    read_now(ADIOI_PREFETCH_ReadContig, fd, buf, count, datatype, file_ptr_type, offset, request,
+             error_code);
+}
+
+void ADIOI_PREFETCH_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
+                                 int *error_code)
+{
+    read_now(ADIOI_PREFETCH_ReadStrided, fd, buf, count, datatype, file_ptr_type, offset, request,
+             error_code);
+}

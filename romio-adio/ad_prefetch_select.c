@@ -20,6 +20,12 @@ static int is_enable(const char *value)
            strcmp(value, "1") == 0;
 }
 
+static int is_disable(const char *value)
+{
+    return strcasecmp(value, "disable") == 0 || strcasecmp(value, "false") == 0 ||
+           strcmp(value, "0") == 0;
+}
+
 /* The value of `key` in the ROMIO_HINTS file (lines "key value"), as ROMIO reads it. */
 static int hints_file_value(const char *key, char *value, int size)
 {
@@ -74,8 +80,22 @@ const char *ADIOI_PREFETCH_Select_name(const char *filename, MPI_Info info)
         return filename;
     if (strchr(filename, ':') != NULL && strchr(filename, ':') - filename > 1)
         return filename; /* another driver's prefix: not ours to change */
-    if (!ADIOI_PREFETCH_Wanted(filename, mpi_info_get, &info))
+    if (!ADIOI_PREFETCH_Wanted(filename, mpi_info_get, &info)) {
+        char value[64];
+        static int said;
+        int rank = 0;
+        if (!said && mpi_info_get(&info, "prefetch", value, (int)sizeof value) &&
+            !is_disable(value)) {
+            said = 1;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            if (rank == 0)
+                fprintf(stderr,
+                        "pfio: file %s: hint prefetch = \"%s\": expected enable (true, 1) or "
+                        "disable (false, 0); the file is read without pfio\n",
+                        filename, value);
+        }
         return filename;
+    }
     if (strlen(filename) + sizeof kPrefix > sizeof name)
         return filename; /* too long to prefix; ROMIO reports the name itself */
     snprintf(name, sizeof name, "%s%s", kPrefix, filename);

@@ -506,6 +506,61 @@ TEST_F(CollectiveReaderTest, ARecordCutShortEndsAtItsLastCompleteCall) {
             std::string::npos);
 }
 
+// prefetch_record never overwrites what is not a record: the file being read, another file, a
+// directory are refused by name; an earlier record is replaced, and only once the new one is
+// complete (it is written under a temporary name and renamed by Close).
+TEST_F(CollectiveReaderTest, ARecordNeverOverwritesWhatIsNotARecord) {
+  const std::string record = dir_.path() + "/plan.rec", other = dir_.path() + "/notes.txt";
+  std::ofstream(other) << "precious\n";
+  std::string why = CheckRecordTarget(path_, path_);
+  EXPECT_NE(why.find("names the file being read"), std::string::npos) << why;
+  why = CheckRecordTarget(other, path_);
+  EXPECT_NE(why.find("is not a pfio plan record"), std::string::npos) << why;
+  why = CheckRecordTarget(dir_.path(), path_);
+  EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+  PlanRecordWriter refused;
+  EXPECT_NE(PlanRecordWriter::Open(other, path_, 10, 2, &refused), "");
+  EXPECT_FALSE(refused.open());
+  std::ifstream kept(other);
+  std::string line;
+  std::getline(kept, line);
+  EXPECT_EQ(line, "precious");
+
+  EXPECT_EQ(CheckRecordTarget(record, path_), "");  // new
+  {
+    PlanRecordWriter w;
+    ASSERT_EQ(PlanRecordWriter::Open(record, path_, 10, 2, &w), "");
+    ASSERT_EQ(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})}), "");
+  }
+  EXPECT_EQ(CheckRecordTarget(record, path_), "");  // an earlier record
+  PlanRecordWriter second;
+  ASSERT_EQ(PlanRecordWriter::Open(record, path_, 10, 2, &second), "");
+  ASSERT_EQ(second.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})}), "");
+  ASSERT_EQ(second.Append({EncodePlan({{1, 1}}), EncodePlan({{2, 1}})}), "");
+  std::vector<CallPlans> calls;
+  ASSERT_EQ(LoadPlanRecord(record, path_, 10, 2, 100, &calls), "");
+  EXPECT_EQ(calls.size(), 1u) << "the earlier record stays until the new one is complete";
+  ASSERT_EQ(second.Close(), "");
+  calls.clear();
+  ASSERT_EQ(LoadPlanRecord(record, path_, 10, 2, 100, &calls), "");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1][1], (FileRanges{{2, 1}}));
+}
+
+// A replay path that is a directory, and header numbers that overflow, are named as such.
+TEST_F(CollectiveReaderTest, RecordHeadersWithBadNumbersAndDirectoriesAreNamed) {
+  std::vector<CallPlans> calls;
+  std::string why = LoadPlanRecord(dir_.path(), "f", 10, 2, 100, &calls);
+  EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+  const std::string record = dir_.path() + "/bad.rec";
+  std::ofstream(record) << "pfio-collective-plan 1\nfile f\nsize 10\nranks 99999999999\ncalls\n";
+  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls);
+  EXPECT_NE(why.find("ranks \"99999999999\": expected 1 to"), std::string::npos) << why;
+  std::ofstream(record) << "pfio-collective-plan 1\nfile f\nsize -3\nranks 2\ncalls\n";
+  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls);
+  EXPECT_NE(why.find("size \"-3\": expected a byte count"), std::string::npos) << why;
+}
+
 TEST_F(CollectiveReaderTest, ExchangeBuffersAndPrefetchStayWithinEveryRanksBudget) {
   // Rank 0 asks for most of every 64 KiB unit, each other rank for the rest of every third:
   // every unit is shared, so rank 0's bytes come from all four aggregators, first in each one's

@@ -160,13 +160,18 @@ pfio_status pfio_file_close(pfio_context *ctx, int32_t file);
  * comes back as the old bytes, unless:
  *  - the application calls pfio_file_refresh after the change (the ROMIO driver and the HDF5
  *    driver do so after their own writes);
- *  - the setting revalidate = on is used: before each window's worth of reads (the budget, in
- *    bytes) the size and mtime of every open file are compared with what was seen; a changed file
- *    gets its size read again and every prefetched byte of the context is dropped and read again
- *    (the plan is kept). A change is seen within one window's worth of reads; mtime resolution
- *    is the kernel's clock tick, so a rewrite within the same tick as the last look can be missed;
+ *  - the application calls pfio_file_check before a read: when the file's size, mtime or ctime
+ *    moved since pfio last looked, it is refreshed as by pfio_file_refresh (the ROMIO driver does
+ *    so before every read of a file opened read-only, where MPI_File_sync is refused);
+ *  - the setting revalidate = on is used: before every read call the same look is taken at every
+ *    open file (one fstat each); a changed file gets its size read again and every prefetched
+ *    byte of the context is dropped and read again (the plan is kept);
  *  - a direct read (a miss, a sequential run, a failed prefetch's fallback) comes back shorter
  *    than the size pfio knew: the file is taken as changed, as above, before the next read.
+ * Times come from a coarse clock (the kernel's tick; on network storage the server's), so a
+ * change within the same tick as pfio's look would leave them equal: a look taken within 100 ms
+ * (2 s on network or user-space storage) of the file's own last change never vouches for it, and
+ * the file is taken as changed at every look until one finds it older than that.
  * Every read returns one version of each byte or an error; counted in pfio_stats.files_changed. */
 
 /* The file changed on disk (written, truncated or extended, by this process or another): drops
@@ -174,6 +179,11 @@ pfio_status pfio_file_close(pfio_context *ctx, int32_t file);
  * flight, and reads its size again. The file stays open: no descriptor is closed, so POSIX
  * record locks the process holds on the file (ROMIO's atomic mode) stay held. */
 pfio_status pfio_file_refresh(pfio_context *ctx, int32_t file);
+
+/* Looks whether the file changed on disk since pfio last looked (its size, mtime and ctime, with
+ * the coarse-clock rule above): if so, *changed = 1 and the file is refreshed as by
+ * pfio_file_refresh; else *changed = 0 and nothing is dropped. One fstat(2). */
+pfio_status pfio_file_check(pfio_context *ctx, int32_t file, int *changed);
 
 /* Size in bytes of an open file (as seen at open, or at the last pfio_file_refresh). */
 pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size);

@@ -15,9 +15,13 @@
  * was taken). On a file that is not read through
  * pfio (opened without the prefix or hint), or with hint prefetch_collective=disable, the call
  * changes nothing and returns MPI_SUCCESS.
- * Header only, nothing to link: the arrays reach the driver (inside the MPI library) through
- * MPI_File_set_info, key "prefetch_plan", as the address of a pfio_mpi_plan in this process;
- * the driver reads them before MPI_File_set_info returns.
+ * Header only, nothing to link: the calls are written to an unlinked temporary file (tmpfile),
+ * whose descriptor, inode and device reach the driver (inside the MPI library) through
+ * MPI_File_set_info, key "prefetch_plan" ("fd=N ino=I dev=D"); the driver reads and checks
+ * every field before MPI_File_set_info returns, and the file is closed then. No address ever
+ * travels in an info value: any other "prefetch_plan" value is refused with a message, a copy
+ * of the value used later names a closed descriptor (or another file), and MPI_File_get_info
+ * never returns the key. Needs POSIX's fileno and fstat, as every MPI platform has.
  */
 #ifndef PFIO_MPI_H_INCLUDED
 #define PFIO_MPI_H_INCLUDED
@@ -26,45 +30,65 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#define PFIO_MPI_PLAN_MAGIC 0x70666c616e706c31ull /* "pflanpl1" */
-#define PFIO_MPI_PLAN_VERSION 1
+#define PFIO_MPI_PLAN_MAGIC 0x32706c6e616c6670ull /* "pflanlp2" little-endian */
+#define PFIO_MPI_PLAN_VERSION 2
 
-typedef struct pfio_mpi_plan {
-    uint64_t magic; /* PFIO_MPI_PLAN_MAGIC */
-    int version;    /* PFIO_MPI_PLAN_VERSION */
-    int ncalls;
-    const int *counts;
-    const MPI_Offset *offsets;
-    const MPI_Offset *lengths;
-} pfio_mpi_plan;
+/* The file's layout, native byte order: this head, then counts[ncalls] (int32), offsets[total]
+ * and lengths[total] (int64). */
+typedef struct pfio_mpi_plan_head {
+  uint64_t magic;  /* PFIO_MPI_PLAN_MAGIC */
+  int32_t version; /* PFIO_MPI_PLAN_VERSION */
+  int32_t ncalls;
+  int64_t total; /* sum of counts */
+} pfio_mpi_plan_head;
 
 static inline int pfio_mpi_file_plan(MPI_File fh, int ncalls, const int counts[],
-                                     const MPI_Offset offsets[], const MPI_Offset lengths[])
-{
-    pfio_mpi_plan plan;
-    MPI_Info info;
-    char value[MPI_MAX_INFO_VAL + 1];
-    int rc, flag = 0;
-    plan.magic = PFIO_MPI_PLAN_MAGIC;
-    plan.version = PFIO_MPI_PLAN_VERSION;
-    plan.ncalls = ncalls;
-    plan.counts = counts;
-    plan.offsets = offsets;
-    plan.lengths = lengths;
-    snprintf(value, sizeof value, "%p", (void *)&plan);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "prefetch_plan", value);
-    rc = MPI_File_set_info(fh, info);
-    MPI_Info_free(&info);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    /* Open MPI 4.1 does not pass set_info's errors on: the driver's verdict is in the info. */
-    if (MPI_File_get_info(fh, &info) != MPI_SUCCESS)
-        return MPI_SUCCESS;
-    MPI_Info_get(info, "prefetch_plan_result", MPI_MAX_INFO_VAL, value, &flag);
-    MPI_Info_free(&info);
-    return flag && strncmp(value, "refused", 7) == 0 ? MPI_ERR_ARG : MPI_SUCCESS;
+                                     const MPI_Offset offsets[], const MPI_Offset lengths[]) {
+  pfio_mpi_plan_head head;
+  MPI_Info info;
+  char value[MPI_MAX_INFO_VAL + 1];
+  struct stat sb;
+  int rc, flag = 0, k;
+  int64_t i;
+  FILE *f = tmpfile();
+  head.magic = PFIO_MPI_PLAN_MAGIC;
+  head.version = PFIO_MPI_PLAN_VERSION;
+  head.ncalls = ncalls < 0 ? -1 : ncalls;
+  head.total = 0;
+  for (k = 0; k < ncalls; ++k) head.total += counts[k] < 0 ? 0 : counts[k];
+  /* A negative count, offset or length is written as it is: the driver refuses it by name. */
+  rc = f != NULL && fwrite(&head, sizeof head, 1, f) == 1;
+  for (k = 0; rc && k < ncalls; ++k) {
+    int32_t c = counts[k];
+    rc = fwrite(&c, sizeof c, 1, f) == 1;
+  }
+  for (i = 0; rc && i < head.total; ++i) {
+    int64_t v = (int64_t)offsets[i];
+    rc = fwrite(&v, sizeof v, 1, f) == 1;
+  }
+  for (i = 0; rc && i < head.total; ++i) {
+    int64_t v = (int64_t)lengths[i];
+    rc = fwrite(&v, sizeof v, 1, f) == 1;
+  }
+  rc = rc && fflush(f) == 0 && fstat(fileno(f), &sb) == 0;
+  if (rc)
+    snprintf(value, sizeof value, "fd=%d ino=%llu dev=%llu", fileno(f),
+             (unsigned long long)sb.st_ino, (unsigned long long)sb.st_dev);
+  else /* the driver refuses this value, on this rank; every other rank refuses with it */
+    snprintf(value, sizeof value, "unwritten: no temporary file for the plan");
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "prefetch_plan", value);
+  rc = MPI_File_set_info(fh, info);
+  MPI_Info_free(&info);
+  if (f != NULL) fclose(f);
+  if (rc != MPI_SUCCESS) return rc;
+  /* Open MPI 4.1 does not pass set_info's errors on: the driver's verdict is in the info. */
+  if (MPI_File_get_info(fh, &info) != MPI_SUCCESS) return MPI_SUCCESS;
+  MPI_Info_get(info, "prefetch_plan_result", MPI_MAX_INFO_VAL, value, &flag);
+  MPI_Info_free(&info);
+  return flag && strncmp(value, "refused", 7) == 0 ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
 #endif

@@ -196,6 +196,17 @@ pfio_status pfio_file_refresh(pfio_context *ctx, int32_t file) {
   PFIO_CALL("pfio_file_refresh", return Report(e.RefreshFile(file)));
 }
 
+pfio_status pfio_file_check(pfio_context *ctx, int32_t file, int *changed) {
+  if (changed == nullptr) return NullArgument("pfio_file_check", "changed");
+  *changed = 0;
+  bool seen = false;
+  PFIO_CALL("pfio_file_check", {
+    pfio::Status s = e.CheckFile(file, &seen);
+    *changed = seen ? 1 : 0;
+    return Report(s);
+  });
+}
+
 pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size) {
   if (size == nullptr) return NullArgument("pfio_file_size", "size");
   PFIO_CALL("pfio_file_size", return Report(e.FileSize(file, size)));

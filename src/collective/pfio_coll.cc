@@ -127,6 +127,18 @@ extern "C" int pfio_coll_check_replay(const char *path, const char *file_name, u
   }
 }
 
+extern "C" int pfio_coll_check_record(const char *path, const char *file_name, char *err,
+                                      size_t errlen) {
+  try {
+    const std::string why = pfio::collective::CheckRecordTarget(path, file_name);
+    Put(err, errlen, why);
+    return why.empty() ? 0 : -1;
+  } catch (const std::exception &e) {
+    Put(err, errlen, std::string("plan record: ") + e.what());
+    return -1;
+  }
+}
+
 extern "C" const char *pfio_coll_record_error(const pfio_coll *coll) {
   return coll->reader->record_error().c_str();
 }

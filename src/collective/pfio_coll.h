@@ -75,6 +75,10 @@ int pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts, const int6
  * err naming what differs. Not collective. */
 int pfio_coll_check_replay(const char *path, const char *file_name, uint64_t size, int ranks,
                            char *err, size_t errlen);
+/* Whether a record of `file_name` may be written at `path`: 0 when it does not exist or is an
+ * earlier pfio record, else -1 with err saying why it is refused (the file being read, a file
+ * that is not a record, a directory). Not collective. */
+int pfio_coll_check_record(const char *path, const char *file_name, char *err, size_t errlen);
 void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats);
 /* The first failure to write the record, "" when none. */
 const char *pfio_coll_record_error(const pfio_coll *coll);

@@ -1,6 +1,10 @@
 #include "collective/plan_record.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -11,6 +15,29 @@ namespace pfio::collective {
 namespace {
 
 constexpr char kMagic[] = "pfio-collective-plan 1";
+
+// Decimal digits only, at most `max`.
+bool WholeNumber(const std::string &text, uint64_t max, uint64_t *out) {
+  if (text.empty() || text.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t d = static_cast<uint64_t>(c - '0');
+    if (v > (max - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+// "" when `path` is a regular file, else what it is (for messages).
+std::string NotRegular(const std::string &path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "it is a directory";
+  if (!S_ISREG(st.st_mode)) return "it is not a regular file";
+  return "";
+}
 
 // The header's lines and the offset of the first call record; "" or what is wrong.
 std::string ParseHeader(const std::string &path, const std::string &text, PlanRecordHeader *h,
@@ -32,16 +59,26 @@ std::string ParseHeader(const std::string &path, const std::string &text, PlanRe
   h->file = l.substr(5);
   if (!line(&l) || l.rfind("size ", 0) != 0)
     return "plan record " + path + ": expected a line \"size BYTES\"";
-  h->size = std::strtoull(l.c_str() + 5, nullptr, 10);
+  if (!WholeNumber(l.substr(5), UINT64_MAX, &h->size))
+    return "plan record " + path + ": size \"" + l.substr(5) + "\": expected a byte count";
   if (!line(&l) || l.rfind("ranks ", 0) != 0)
     return "plan record " + path + ": expected a line \"ranks N\"";
-  h->ranks = std::atoi(l.c_str() + 6);
+  uint64_t ranks = 0;
+  if (!WholeNumber(l.substr(6), INT_MAX, &ranks) || ranks == 0)
+    return "plan record " + path + ": ranks \"" + l.substr(6) + "\": expected 1 to " +
+           std::to_string(INT_MAX);
+  h->ranks = static_cast<int>(ranks);
   if (!line(&l) || l != "calls") return "plan record " + path + ": expected a line \"calls\"";
   *body = at;
   return "";
 }
 
 std::string ReadAll(const std::string &path, std::string *text) {
+  const std::string what = NotRegular(path);
+  if (!what.empty())
+    return "plan record " + path + " cannot be read: " + what +
+           "; expected a record written "
+           "with prefetch_record";
   std::ifstream in(path, std::ios::binary);
   if (!in) return "plan record " + path + " cannot be opened: " + std::strerror(errno);
   text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -50,24 +87,73 @@ std::string ReadAll(const std::string &path, std::string *text) {
 
 }  // namespace
 
+std::string CheckRecordTarget(const std::string &path, const std::string &file) {
+  struct stat target {
+  }, data{};
+  if (stat(path.c_str(), &target) != 0) return "";  // a new file
+  if (stat(file.c_str(), &data) == 0 && target.st_dev == data.st_dev &&
+      target.st_ino == data.st_ino)
+    return "prefetch_record = " + path +
+           " names the file being read; refused, the file is "
+           "left as it is (name a new path for the record)";
+  const std::string what = NotRegular(path);
+  if (!what.empty())
+    return "prefetch_record = " + path + ": " + what +
+           "; refused (expected a new path or an "
+           "earlier pfio plan record)";
+  char head[sizeof kMagic - 2] = {};
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  const size_t got = f != nullptr ? std::fread(head, 1, sizeof head, f) : 0;
+  if (f != nullptr) std::fclose(f);
+  if (got != sizeof head || std::memcmp(head, kMagic, sizeof head) != 0)
+    return "prefetch_record = " + path +
+           " exists and is not a pfio plan record; refused, the "
+           "file is left as it is (remove it or name a new path)";
+  return "";
+}
+
 std::string PlanRecordWriter::Open(const std::string &path, const std::string &file, uint64_t size,
                                    int ranks, PlanRecordWriter *out) {
-  std::FILE *f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return "plan record " + path + " cannot be written: " + std::strerror(errno);
+  std::string why = CheckRecordTarget(path, file);
+  if (!why.empty()) return why;
+  // Written under a temporary name and renamed over `path` when complete, so a job that dies
+  // while recording leaves an earlier record (or nothing) at `path`.
+  const std::string temporary = path + ".pfio-tmp-" + std::to_string(getpid());
+  std::FILE *f = std::fopen(temporary.c_str(), "wb");
+  if (f == nullptr)
+    return "plan record " + temporary + " (renamed to " + path +
+           " when complete) cannot be "
+           "written: " +
+           std::strerror(errno);
   std::fprintf(f, "%s\nfile %s\nsize %llu\nranks %d\ncalls\n", kMagic, file.c_str(),
                static_cast<unsigned long long>(size), ranks);
   if (std::fflush(f) != 0) {
-    std::string why = "plan record " + path + ": " + std::strerror(errno);
+    why = "plan record " + temporary + ": " + std::strerror(errno);
     std::fclose(f);
+    unlink(temporary.c_str());
     return why;
   }
   out->f_ = f;
   out->path_ = path;
+  out->temporary_ = temporary;
   return "";
 }
 
+std::string PlanRecordWriter::Close() {
+  if (f_ == nullptr) return "";
+  std::string why;
+  if (std::fclose(f_) != 0)
+    why = "plan record " + temporary_ + ": " + std::strerror(errno);
+  else if (std::rename(temporary_.c_str(), path_.c_str()) != 0)
+    why = "plan record " + temporary_ + " cannot be renamed to " + path_ + ": " +
+          std::strerror(errno);
+  f_ = nullptr;
+  return why;
+}
+
 PlanRecordWriter::~PlanRecordWriter() {
-  if (f_ != nullptr) std::fclose(f_);
+  const std::string why = Close();
+  if (!why.empty()) std::fprintf(stderr, "pfio: %s\n", why.c_str());
 }
 
 std::string PlanRecordWriter::Append(const std::vector<std::vector<uint8_t>> &encoded) {
@@ -77,7 +163,7 @@ std::string PlanRecordWriter::Append(const std::vector<std::vector<uint8_t>> &en
     call.insert(call.end(), plan.begin(), plan.end());
   }
   if (std::fwrite(call.data(), 1, call.size(), f_) != call.size() || std::fflush(f_) != 0)
-    return "plan record " + path_ + ": write failed: " + std::strerror(errno);
+    return "plan record " + temporary_ + ": write failed: " + std::strerror(errno);
   return "";
 }
 

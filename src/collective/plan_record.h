@@ -10,7 +10,8 @@
 //   calls
 // then per collective call, for each rank in rank order: a LEB128 varint byte count followed by
 // that many bytes of the rank's extents in PlanCodec's format (plan_codec.h). A record cut short
-// (a job that died while writing) ends at its last complete call.
+// (a job that died while writing, its temporary file renamed by hand) ends at its last complete
+// call.
 // Loading checks, and refuses with a message naming both values, a file written for another
 // path, file size or rank count, a header that is not this format, and a corrupt call.
 #pragma once
@@ -27,9 +28,14 @@ namespace pfio::collective {
 // Every rank's extents of one collective call.
 using CallPlans = std::vector<FileRanges>;
 
+// "" when `path` may receive a record of `file`: it does not exist, or it is an earlier pfio plan
+// record (a regular file that starts as one) and not `file` itself; else the refusal, naming it.
+std::string CheckRecordTarget(const std::string &path, const std::string &file);
+
 class PlanRecordWriter {
  public:
-  // "" and an open writer, or why the file cannot be written.
+  // "" and an open writer, or why the file cannot be written (CheckRecordTarget first). The
+  // record is written to PATH.pfio-tmp-PID and renamed to PATH by Close (or the destructor).
   static std::string Open(const std::string &path, const std::string &file, uint64_t size,
                           int ranks, PlanRecordWriter *out);
   PlanRecordWriter() = default;
@@ -39,10 +45,13 @@ class PlanRecordWriter {
   // Appends one call: every rank's encoded plan (as exchanged). "" or the write error.
   std::string Append(const std::vector<std::vector<uint8_t>> &encoded);
   bool open() const { return f_ != nullptr; }
+  // Closes and renames the record into place; "" or why not (the temporary file stays).
+  std::string Close();
 
  private:
   std::FILE *f_ = nullptr;
   std::string path_;
+  std::string temporary_;
 };
 
 struct PlanRecordHeader {

@@ -22,7 +22,7 @@ struct Config {
   uint32_t window_percent = 100;
   uint32_t timeout_ms = 60000;
   bool aimd = true;
-  bool revalidate = false;       // check each open file's size and mtime once per window
+  bool revalidate = false;       // check each open file's version before every read call
   bool huge_pages = true;        // reorder buffer advised for transparent huge pages
   uint32_t reserve_percent = 8;  // of MemTotal (and of a cgroup limit) kept free
   std::string stats_path;        // empty: no stats file

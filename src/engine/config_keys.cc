@@ -212,9 +212,9 @@ std::vector<ConfigKey> MakeKeys() {
                          "adapt the budget to memory pressure (halve on pressure, +10 % of the "
                          "cap after a clean round)"));
   keys.push_back(BoolKey("revalidate", &Config::revalidate,
-                         "before each window's worth of reads, compare every open file's size "
-                         "and mtime with what was seen; a changed file's prefetched bytes are "
-                         "dropped and read again"));
+                         "before every read call, compare every open file's size, mtime and "
+                         "ctime with what was seen (one fstat each); a changed file's prefetched "
+                         "bytes are dropped and read again"));
   keys.push_back(BoolKey("huge_pages", &Config::huge_pages,
                          "back the reorder buffer with transparent huge pages (madvise) where "
                          "the kernel allows: a large O_DIRECT read then lands in a few 2 MiB "

@@ -65,6 +65,8 @@ class Context : private ReadPath::Host {
   Status OpenFile(const std::string &path, int32_t *id);
   Status CloseFile(int32_t id);
   Status RefreshFile(int32_t id);
+  // pfio_file_check: RefreshFile when the file's version no longer vouches for what was read.
+  Status CheckFile(int32_t id, bool *changed);
   Status FileSize(int32_t id, uint64_t *size);
 
   Status PlanAppend(const pfio_extent *extents, size_t count);
@@ -134,11 +136,10 @@ class Context : private ReadPath::Host {
   void Complete(PendingRead *pr);
   uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
 
-  // Files that changed on disk (file_changes.cc). Before a read: with revalidate, once a
-  // window's worth of bytes was read since the last look, compares every open file's size and
-  // mtime with what was seen; then every changed file (seen so, or marked by a short direct read)
-  // gets its size read again and the prefetched bytes of the context are dropped and the plan
-  // kept, so its reads are issued again, after the change.
+  // Files that changed on disk (file_changes.cc). Before a read: with revalidate, compares every
+  // open file's version (size, mtime, ctime) with what was seen; then every changed file (seen
+  // so, or marked by a short direct read) gets its size read again and the prefetched bytes of
+  // the context are dropped and the plan kept, so its reads are issued again, after the change.
   Status RevalidateIfDue(Lock &lock);
   void ReplanAfterChange();
 
@@ -162,9 +163,7 @@ class Context : private ReadPath::Host {
   Scheduler scheduler_;
   Stager stager_;
   pfio_stats stats_{};
-  uint64_t bytes_since_check_ = 0;  // plan bytes read since files were last revalidated
-  uint64_t bytes_landing_ = 0;      // pages taken by reads in flight (not yet filled)
-  bool checked_once_ = false;
+  uint64_t bytes_landing_ = 0;  // pages taken by reads in flight (not yet filled)
   double last_consume_ = -1;
   bool shut_down_ = false;
   bool abandoned_ = false;  // shutdown timed out with reads in flight

@@ -91,7 +91,6 @@ void Context::Refill(bool force) {
 
 void Context::ConsumeFront(double stalled) {
   const uint64_t consumed = window_.plan().at(window_.plan().front_index()).length;
-  bytes_since_check_ += consumed;
   stats_.bytes_wasted += window_.ConsumeFront();
   const double now = Now();
   if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stalled);

@@ -3,23 +3,41 @@
 
 namespace pfio {
 
+Status Context::CheckFile(int32_t id, bool *changed) {
+  *changed = false;
+  Lock lock(mu_);
+  Status s = files_.Check(id, "file");
+  if (!s.ok()) return s;
+  FileVersion now;
+  s = backend_->Version(files_.handle(id), &now);
+  if (!s.ok()) return s;
+  if (!files_.changed(id) && files_.version(id).Vouches(now)) return Status::Ok();
+  *changed = true;
+  ++stats_.files_changed;
+  s = DropFileLocked(lock, id, "checking");
+  uint64_t size = 0;
+  if (s.ok()) s = backend_->CurrentSize(files_.handle(id), &size);
+  if (!s.ok()) return s;
+  files_.SetSize(id, size);
+  // Taken after the drop: a change from now on moves the times past this version's.
+  if (backend_->Version(files_.handle(id), &now).ok()) files_.SetVersion(id, now);
+  files_.ClearChanged(id);
+  Refill(false);
+  return Status::Ok();
+}
+
 Status Context::RevalidateIfDue(Lock &lock) {
   (void)lock;
   bool any = false;
-  const bool due = cfg_.revalidate && (!checked_once_ || bytes_since_check_ >= memory_.budget());
   for (int32_t id = 0; static_cast<size_t>(id) < files_.count(); ++id) {
     if (!files_.IsOpen(id)) continue;
-    if (due && !files_.changed(id)) {
+    if (cfg_.revalidate && !files_.changed(id)) {
       FileVersion now;
       Status s = backend_->Version(files_.handle(id), &now);
       if (!s.ok()) return Status(s.code(), "revalidate: " + s.message());
-      if (!(now == files_.version(id))) files_.MarkChanged(id);
+      if (!files_.version(id).Vouches(now)) files_.MarkChanged(id);
     }
     any = any || files_.changed(id);
-  }
-  if (due) {
-    checked_once_ = true;
-    bytes_since_check_ = 0;
   }
   if (!any) return Status::Ok();
   for (int32_t id = 0; static_cast<size_t>(id) < files_.count(); ++id) {

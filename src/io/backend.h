@@ -32,14 +32,29 @@ struct FileHandle {
   uint64_t size = 0;
   bool o_direct = false;
   bool on_lustre = false;  // Lustre's advice ioctl (stage = ladvise) is issued only then
+  bool remote = false;     // on network or user-space storage (OnRemoteStorage): another clock
 };
 
-// What says whether a file changed on disk: its size and last modification time.
+// What says whether a file changed on disk: its size and its modification and status-change
+// times (a copy that restores the old mtime still moves ctime). Both times come from a clock
+// that ticks coarsely (the kernel's, 1-10 ms; a file server's, which may be skewed), so a change
+// in the same tick as the look leaves them equal: a version taken within kRacyWindow of its own
+// times is `racy` and never vouches for the file (git's "racily clean" entries have the same
+// cure).
 struct FileVersion {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
-  bool operator==(const FileVersion &) const = default;
+  int64_t ctime_ns = 0;
+  bool racy = false;
+  // True when `now`, taken later, shows the file as it was when this version was taken.
+  bool Vouches(const FileVersion &now) const {
+    return !racy && size == now.size && mtime_ns == now.mtime_ns && ctime_ns == now.ctime_ns;
+  }
 };
+// How close to its own change times a version is racy: local file systems, and remote ones
+// (whose times come from the server's clock).
+constexpr int64_t kRacyWindowLocalNs = 100'000'000;
+constexpr int64_t kRacyWindowRemoteNs = 2'000'000'000;
 
 struct IoRequest {
   const FileHandle *file = nullptr;

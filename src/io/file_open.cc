@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -44,6 +46,7 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
   fcntl(f.buffered_fd, F_SETFL, fcntl(f.buffered_fd, F_GETFL) & ~O_NONBLOCK);
   f.size = static_cast<uint64_t>(st.st_size);
   f.on_lustre = OnLustre(f.buffered_fd);
+  f.remote = OnRemoteStorage(f.buffered_fd);
   if (want_direct) {
     // Only EINVAL means the file system refuses O_DIRECT (at open or at the first read). Any
     // other failure (EMFILE, ENOMEM, EIO, ...) is not O_DIRECT's: the open fails naming it, so a
@@ -164,6 +167,12 @@ Status Backend::Version(const FileHandle &file, FileVersion *out) {
   }
   out->size = static_cast<uint64_t>(st.st_size);
   out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  out->ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  const int64_t now_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  const int64_t window = file.remote ? kRacyWindowRemoteNs : kRacyWindowLocalNs;
+  out->racy = std::max(out->mtime_ns, out->ctime_ns) >= now_ns - window;
   return Status::Ok();
 }
 

@@ -68,7 +68,7 @@ class SimBackend : public Backend, public DeviceModel, public VirtualClock {
     return Status::Ok();
   }
   Status Version(const FileHandle &file, FileVersion *out) override {
-    *out = FileVersion{file.size, 0};
+    *out = FileVersion{file.size, 0, 0, false};
     return Status::Ok();
   }
   const DeviceModel &device() const override { return *this; }

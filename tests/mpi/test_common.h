@@ -126,8 +126,8 @@ static void check_range(const char *test, const unsigned char *buf, long long of
 /* ---- selection ------------------------------------------------------------------------- */
 
 /* buf[i] must hold the file byte at off[i], or SENTINEL where off[i] < 0. */
-static void check_bytes(const char *test, const unsigned char *buf, const long long *off, size_t n,
-                        uint64_t seed)
+__attribute__((unused)) static void check_bytes(const char *test, const unsigned char *buf,
+                                                const long long *off, size_t n, uint64_t seed)
 {
     size_t i;
     for (i = 0; i < n; ++i) {

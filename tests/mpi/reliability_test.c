@@ -1,0 +1,491 @@
+/* Reliability round 3 of the ad_prefetch ROMIO driver: each case is a defect a hostile user
+ * found, every byte checked against the self-verifying pattern.
+ *   stale        a read-only handle reads (and prefetches), another handle or process rewrites
+ *                the file, sync-barrier-sync (the reader's sync is refused: read-only): every
+ *                byte read afterwards is new; with the file older than pfio's racy window (its
+ *                times tell) and younger (a look that close to a change never vouches)
+ *   iread-eof    MPI_File_iread_at / MPI_File_iread past EOF into a noncontiguous memory type:
+ *                the bytes up to EOF, holes untouched, the count right (MPICH aborted in MPI_Wait)
+ *   plan-info    the info key prefetch_plan with values an application might put there (abc,
+ *                0x10, -1, a stack address) at open and in set_info: no crash, refused with a
+ *                message; get_info never returns an address; a declaration still works
+ *   record       prefetch_record naming the file being read, or another file that is not a
+ *                pfio record: refused, the file intact; an old record is replaced whole
+ *   truncate     another process truncates a read-only file, then grows it: collective and
+ *                independent reads return what the file holds (they failed for good before)
+ * usage: reliability_test prefix|engine DIR [CASE]    (engine: hints prefetch_read_path and
+ *                                                     prefetch_coll_path = engine; CASE: one
+ *                                                     of the names above, else all)
+ */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pattern.h"
+#include "pfio/pfio_mpi.h"
+#include "test_common.h"
+
+/* Longer than the window after a file's last change in which pfio's look at it never vouches
+ * for it (pfio/pfio.h: 100 ms on local file systems). */
+static void wait_past_racy_window(void)
+{
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    MPI_Barrier(MPI_COMM_WORLD);
+    nanosleep(&ts, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Rank 0 rewrites [0, size) with `seed` through POSIX (another process, as far as the reader's
+ * handle knows), keeping the size; everyone waits. */
+static void rewrite_posix(const char *path, uint64_t size, uint64_t seed)
+{
+    if (rank == 0) {
+        int fd = open(path, O_WRONLY);
+        unsigned char *buf = malloc(1 << 20);
+        uint64_t off;
+        for (off = 0; fd >= 0 && off < size; off += 1 << 20) {
+            uint64_t n = size - off < (1 << 20) ? size - off : (1 << 20);
+            pattern_fill(buf, off, n, seed);
+            if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
+                MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        if (fd < 0 || fsync(fd) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        close(fd);
+        free(buf);
+    }
+}
+
+/* Rank 0 rewrites the file through a second MPI handle of its own (plain UFS), then syncs it. */
+static void rewrite_mpi(const char *path, uint64_t size, uint64_t seed)
+{
+    if (rank == 0) {
+        MPI_File w;
+        MPI_Status st;
+        unsigned char *buf = malloc(size);
+        pattern_fill(buf, 0, size, seed);
+        if (MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &w) != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        MPI_File_write_at(w, 0, buf, (int)size, MPI_BYTE, &st);
+        MPI_File_sync(w);
+        MPI_File_close(&w);
+        free(buf);
+    }
+}
+
+/* ---- stale bytes on a read-only handle ------------------------------------------------- */
+
+#define STALE_SIZE (8LL << 20)
+#define STALE_BLOCK (64 << 10)
+
+/* Collective reads of interleaved blocks (each call one block per rank), calls [from, to):
+ * repetition the collective layer plans ahead. */
+static void read_blocks_all(const char *test, MPI_File fh, int from, int to, uint64_t seed)
+{
+    unsigned char *buf = malloc(STALE_BLOCK);
+    MPI_Status st;
+    int k;
+    for (k = from; k < to; ++k) {
+        long long off = ((long long)k * nprocs + rank) * STALE_BLOCK;
+        MPI_File_read_at_all(fh, off, buf, STALE_BLOCK, MPI_BYTE, &st);
+        check_count(test, &st, MPI_BYTE, STALE_BLOCK);
+        check_range(test, buf, off, STALE_BLOCK, seed);
+    }
+    free(buf);
+}
+
+/* Independent sequential reads of this rank's quarter (the history predictor plans ahead). */
+static void read_run(const char *test, MPI_File fh, int from, int to, uint64_t seed)
+{
+    unsigned char *buf = malloc(STALE_BLOCK / 4);
+    long long base = (long long)rank * (STALE_SIZE / nprocs);
+    MPI_Status st;
+    int k;
+    for (k = from; k < to; ++k) {
+        long long off = base + (long long)k * (STALE_BLOCK / 4);
+        MPI_File_read_at(fh, off, buf, STALE_BLOCK / 4, MPI_BYTE, &st);
+        check_count(test, &st, MPI_BYTE, STALE_BLOCK / 4);
+        check_range(test, buf, off, STALE_BLOCK / 4, seed);
+    }
+    free(buf);
+}
+
+static void stale_case(const char *test, int old_file, int by_mpi)
+{
+    char path[1024];
+    MPI_File fh;
+    const int calls = (int)(STALE_SIZE / STALE_BLOCK / nprocs);
+    path_of(path, sizeof path, "stale.dat");
+    make_file(path, STALE_SIZE, SEED);
+    if (old_file)
+        wait_past_racy_window(); /* pfio's look vouches for the file: only its times can tell */
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    read_blocks_all(test, fh, 0, calls / 2, SEED);
+    read_run(test, fh, 0, 16, SEED);
+    if (by_mpi)
+        rewrite_mpi(path, STALE_SIZE, SEED2);
+    else
+        rewrite_posix(path, STALE_SIZE, SEED2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh); /* refused on a read-only handle (MPI_ERR_READ_ONLY): ignored */
+    read_blocks_all(test, fh, calls / 2, calls, SEED2);
+    read_blocks_all(test, fh, 0, calls / 2, SEED2);
+    read_run(test, fh, 16, 32, SEED2);
+    read_run(test, fh, 0, 16, SEED2);
+    MPI_File_close(&fh);
+}
+
+static void test_stale(void)
+{
+    const char *test = "stale: another handle's rewrite seen by a read-only handle";
+    int before = failures;
+    stale_case(test, 1, 1);
+    stale_case(test, 1, 0);
+    stale_case(test, 0, 1);
+    report(test, before);
+}
+
+/* ---- iread past EOF into a noncontiguous memory type ----------------------------------- */
+
+static void check_holey(const char *test, const unsigned char *buf, long long file_off,
+                        int got_bytes, int blocks)
+{
+    int b, j, seen = 0;
+    for (b = 0; b < blocks; ++b)
+        for (j = 0; j < 5; ++j) {
+            unsigned char want = SENTINEL;
+            if (j < 3 && seen < got_bytes)
+                want = pattern_byte((uint64_t)(file_off + seen), SEED);
+            if (buf[b * 5 + j] != want) {
+                fail(test, "memory byte %d is 0x%02x, expected 0x%02x", b * 5 + j, buf[b * 5 + j],
+                     want);
+                return;
+            }
+            if (j < 3 && seen < got_bytes)
+                ++seen;
+        }
+}
+
+static void test_iread_eof(void)
+{
+    const char *test = "iread-eof: iread past EOF into a noncontiguous memory type";
+    int before = failures;
+    char path[1024];
+    const int blocks = 1000;
+    unsigned char *buf = malloc((size_t)blocks * 5);
+    MPI_Datatype holey;
+    MPI_File fh;
+    MPI_Request rq;
+    MPI_Status st;
+    int got = -1;
+    path_of(path, sizeof path, "iread-eof.dat");
+    make_file(path, 10000, SEED);
+    MPI_Type_vector(blocks, 3, 5, MPI_BYTE, &holey);
+    MPI_Type_commit(&holey);
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    memset(buf, SENTINEL, (size_t)blocks * 5);
+    MPI_File_iread_at(fh, 8000, buf, 1, holey, &rq);
+    MPI_Wait(&rq, &st);
+    MPI_Get_elements(&st, MPI_BYTE, &got);
+    if (got != 2000)
+        fail(test, "iread_at: MPI_Get_elements = %d, expected 2000", got);
+    check_holey(test, buf, 8000, 2000, blocks);
+    memset(buf, SENTINEL, (size_t)blocks * 5);
+    MPI_File_seek(fh, 9000 + rank, MPI_SEEK_SET);
+    MPI_File_iread(fh, buf, 1, holey, &rq);
+    MPI_Wait(&rq, &st);
+    MPI_Get_elements(&st, MPI_BYTE, &got);
+    if (got != 1000 - rank)
+        fail(test, "iread: MPI_Get_elements = %d, expected %d", got, 1000 - rank);
+    check_holey(test, buf, 9000 + rank, 1000 - rank, blocks);
+    /* wholly past EOF: nothing read, nothing touched */
+    memset(buf, SENTINEL, (size_t)blocks * 5);
+    MPI_File_iread_at(fh, 20000, buf, 1, holey, &rq);
+    MPI_Wait(&rq, &st);
+    MPI_Get_elements(&st, MPI_BYTE, &got);
+    if (got != 0)
+        fail(test, "iread_at past EOF: MPI_Get_elements = %d, expected 0", got);
+    check_holey(test, buf, 20000, 0, blocks);
+    MPI_File_close(&fh);
+    MPI_Type_free(&holey);
+    free(buf);
+    report(test, before);
+}
+
+/* ---- prefetch_plan in info objects ----------------------------------------------------- */
+
+/* After a declaration, MPI_File_get_info shows no prefetch_plan, or the one pfio_mpi_file_plan
+ * passed (never an address). */
+static void expect_no_address(const char *test, MPI_File fh)
+{
+    MPI_Info info;
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    if (MPI_File_get_info(fh, &info) != MPI_SUCCESS)
+        return;
+    MPI_Info_get(info, "prefetch_plan", MPI_MAX_INFO_VAL, value, &flag);
+    if (flag && strncmp(value, "fd=", 3) != 0)
+        fail(test, "MPI_File_get_info returns prefetch_plan = %s", value);
+    MPI_Info_free(&info);
+}
+
+/* A declaration of 4 calls, one block per rank each, and the reads: right bytes. */
+static void declare_and_read(const char *test, MPI_File fh, long long base)
+{
+    int counts[4] = {1, 1, 1, 1}, k;
+    MPI_Offset offs[4], lens[4];
+    unsigned char buf[4096];
+    MPI_Status st;
+    for (k = 0; k < 4; ++k) {
+        offs[k] = base + ((MPI_Offset)k * nprocs + rank) * 4096;
+        lens[k] = 4096;
+    }
+    if (pfio_mpi_file_plan(fh, 4, counts, offs, lens) != MPI_SUCCESS)
+        fail(test, "pfio_mpi_file_plan of 4 calls refused");
+    expect_no_address(test, fh);
+    for (k = 0; k < 4; ++k) {
+        MPI_File_read_at_all(fh, offs[k], buf, 4096, MPI_BYTE, &st);
+        check_range(test, buf, offs[k], 4096, SEED);
+    }
+}
+
+static void test_plan_info(void)
+{
+    const char *test = "plan-info: prefetch_plan values in info objects";
+    int before = failures;
+    static const char *values[] = {"abc", "0x10", "-1", "fd=0 ino=1 dev=2", "fd=-5"};
+    char path[1024], stack_value[64];
+    unsigned char buf[4096];
+    MPI_File fh, other;
+    MPI_Info info, copied;
+    MPI_Status st;
+    size_t i;
+    path_of(path, sizeof path, "plan-info.dat");
+    make_file(path, 1 << 20, SEED);
+    snprintf(stack_value, sizeof stack_value, "%p", (void *)stack_value);
+    for (i = 0; i <= sizeof values / sizeof *values; ++i) {
+        const char *v = i < sizeof values / sizeof *values ? values[i] : stack_value;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "prefetch_plan", (char *)v);
+        if (open_selected(path, MPI_MODE_RDONLY, info, &fh) == MPI_SUCCESS) {
+            /* ignored at open with a message, or refused: either way no crash */
+            MPI_File_read_at_all(fh, 4096LL * rank, buf, 4096, MPI_BYTE, &st);
+            check_range(test, buf, 4096LL * rank, 4096, SEED);
+            MPI_File_set_info(fh, info); /* refused with a message (Open MPI: ignored) */
+            MPI_File_read_at_all(fh, 8192LL * rank, buf, 4096, MPI_BYTE, &st);
+            check_range(test, buf, 8192LL * rank, 4096, SEED);
+            declare_and_read(test, fh, 65536); /* a real declaration still works after it */
+            MPI_File_close(&fh);
+        }
+        MPI_Info_free(&info);
+    }
+    /* the info of a file after a declaration, copied into another open and set_info later: the
+     * descriptor it names is closed by then */
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    declare_and_read(test, fh, 0);
+    MPI_File_get_info(fh, &copied);
+    if (open_selected(path, MPI_MODE_RDONLY, copied, &other) == MPI_SUCCESS) {
+        MPI_File_read_at_all(other, 4096LL * rank, buf, 4096, MPI_BYTE, &st);
+        check_range(test, buf, 4096LL * rank, 4096, SEED);
+        MPI_File_set_info(other, copied);
+        declare_and_read(test, other, 131072);
+        MPI_File_close(&other);
+    } else {
+        fail(test, "an open with the info of a file after a declaration failed");
+    }
+    MPI_Info_free(&copied);
+    MPI_File_close(&fh);
+    report(test, before);
+}
+
+/* ---- prefetch_record naming a file that is not a record -------------------------------- */
+
+static void test_record(void)
+{
+    const char *test = "record: prefetch_record never overwrites what is not a pfio record";
+    int before = failures;
+    char path[1024], other[1024], rec[1024];
+    unsigned char buf[4096];
+    MPI_File fh;
+    MPI_Info info;
+    MPI_Status st;
+    struct stat sb;
+    int rc, k;
+    path_of(path, sizeof path, "record-data.dat");
+    path_of(other, sizeof other, "record-other.txt");
+    path_of(rec, sizeof rec, "record.plan");
+    make_file(path, 1 << 20, SEED);
+    if (rank == 0) {
+        FILE *f = fopen(other, "w");
+        fputs("precious\n", f);
+        fclose(f);
+        unlink(rec);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    {
+        const char *targets[2] = {path, other};
+        for (k = 0; k < 2; ++k) {
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "prefetch_record", (char *)targets[k]);
+            /* the hint is refused with a message on rank 0; the file opens and reads */
+            must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+            for (rc = 0; rc < 4; ++rc) {
+                long long off = ((long long)rc * nprocs + rank) * 4096;
+                MPI_File_read_at_all(fh, off, buf, 4096, MPI_BYTE, &st);
+                check_range(test, buf, off, 4096, SEED);
+            }
+            MPI_File_close(&fh);
+            MPI_Info_free(&info);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (stat(path, &sb) != 0 || sb.st_size != (1 << 20))
+            fail(test, "the data file is %lld bytes after prefetch_record named it",
+                 (long long)sb.st_size);
+        if (stat(other, &sb) != 0 || sb.st_size != 9)
+            fail(test, "%s is %lld bytes after prefetch_record named it", other,
+                 (long long)sb.st_size);
+    }
+    /* a record, then a second one over it: the old record is replaced */
+    for (k = 0; k < 2; ++k) {
+        int calls = 3 + k, c;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "prefetch_record", rec);
+        must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+        for (c = 0; c < calls; ++c) {
+            long long off = ((long long)c * nprocs + rank) * 4096;
+            MPI_File_read_at_all(fh, off, buf, 4096, MPI_BYTE, &st);
+            check_range(test, buf, off, 4096, SEED);
+        }
+        MPI_File_close(&fh);
+        MPI_Info_free(&info);
+    }
+    if (rank == 0 && (stat(rec, &sb) != 0 || sb.st_size == 0))
+        fail(test, "no record at %s after two recording runs", rec);
+    /* the second record replays */
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_replay", rec);
+    rc = open_selected(path, MPI_MODE_RDONLY, info, &fh);
+    if (rc != MPI_SUCCESS) {
+        fail(test, "prefetch_replay of the record written over an old one refused");
+    } else {
+        for (k = 0; k < 4; ++k) {
+            long long off = ((long long)k * nprocs + rank) * 4096;
+            MPI_File_read_at_all(fh, off, buf, 4096, MPI_BYTE, &st);
+            check_range(test, buf, off, 4096, SEED);
+        }
+        MPI_File_close(&fh);
+    }
+    MPI_Info_free(&info);
+    report(test, before);
+}
+
+static void expect_count(const char *test, const char *call, long long off, MPI_Status *st,
+                         int want)
+{
+    int got = -1;
+    MPI_Get_count(st, MPI_BYTE, &got);
+    if (got != want)
+        fail(test, "%s at %lld: %d bytes, expected %d", call, off, got, want);
+}
+
+/* ---- another process truncates, then grows, a read-only file --------------------------- */
+
+static void test_truncate(void)
+{
+    const char *test = "truncate: reads after another process shrinks and grows the file";
+    int before = failures;
+    char path[1024];
+    const long long big = 1 << 20, small = 300001, block = 16384;
+    unsigned char *buf = malloc((size_t)block);
+    MPI_File fh;
+    MPI_Status st;
+    int k;
+    path_of(path, sizeof path, "truncate.dat");
+    make_file(path, (uint64_t)big, SEED);
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    for (k = 0; k < 8; ++k) { /* a repeating pattern: planned ahead past the coming end */
+        long long off = ((long long)k * nprocs + rank) * block;
+        MPI_File_read_at_all(fh, off, buf, (int)block, MPI_BYTE, &st);
+        check_range(test, buf, off, (size_t)block, SEED);
+    }
+    if (rank == 0 && truncate(path, small) != 0)
+        fail(test, "truncate(%s) failed", path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_sync(fh); /* refused: read-only */
+    for (k = 0; k < 3; ++k) {
+        /* across the new end on rank 0, wholly past it on the others, then within it */
+        long long off = k == 2 ? block * rank : small - 1000 + block * rank;
+        long long want = off >= small ? 0 : (small - off < block ? small - off : block);
+        int rc;
+        memset(buf, SENTINEL, (size_t)block);
+        rc = MPI_File_read_at_all(fh, off, buf, (int)block, MPI_BYTE, &st);
+        if (rc != MPI_SUCCESS) {
+            char msg[MPI_MAX_ERROR_STRING];
+            int len;
+            MPI_Error_string(rc, msg, &len);
+            fail(test, "read_at_all at %lld after the truncate: %s", off, msg);
+            continue;
+        }
+        expect_count(test, "read_at_all", off, &st, (int)want);
+        check_range(test, buf, off, (size_t)want, SEED);
+        rc = MPI_File_read_at(fh, off, buf, (int)block, MPI_BYTE, &st);
+        if (rc != MPI_SUCCESS)
+            fail(test, "read_at at %lld after the truncate failed", off);
+        expect_count(test, "read_at", off, &st, (int)want);
+        check_range(test, buf, off, (size_t)want, SEED);
+    }
+    /* grown again by another process (once every rank is done): the new bytes are read */
+    MPI_Barrier(MPI_COMM_WORLD);
+    make_file(path, (uint64_t)big, SEED2);
+    {
+        long long off = small + block * rank;
+        MPI_File_read_at_all(fh, off, buf, (int)block, MPI_BYTE, &st);
+        expect_count(test, "read_at_all after the file grew", off, &st, (int)block);
+        check_range(test, buf, off, (size_t)block, SEED2);
+    }
+    MPI_File_close(&fh);
+    free(buf);
+    report(test, before);
+}
+
+static const char *only; /* one case by name, or NULL for all */
+
+static int wanted(const char *name)
+{
+    return only == NULL || strcmp(only, name) == 0;
+}
+
+int main(int argc, char **argv)
+{
+    start(&argc, &argv);
+    if (argc < 3 || argc > 4 || (strcmp(argv[1], "prefix") && strcmp(argv[1], "engine"))) {
+        if (rank == 0)
+            fprintf(stderr, "usage: %s prefix|engine DIR [CASE]\n", argv[0]);
+        MPI_Finalize();
+        return 2;
+    }
+    mode = "prefix";
+    if (strcmp(argv[1], "engine") == 0)
+        read_path = "engine";
+    dir = argv[2];
+    MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+    only = argc == 4 ? argv[3] : NULL;
+    if (wanted("stale"))
+        test_stale();
+    if (wanted("iread-eof"))
+        test_iread_eof();
+    if (wanted("plan-info"))
+        test_plan_info();
+    if (wanted("record"))
+        test_record();
+    if (wanted("truncate"))
+        test_truncate();
+    return finish();
+}
