@@ -69,13 +69,18 @@ Status AioBackend::SubmitDirect(IoRequest *req) {
   io_set_eventfd(&op->cb, event_fd_);
   op->cb.data = op;
   iocb *list[1] = {&op->cb};
+  const int retries = BusyRetries();
   for (int tries = 0;; ++tries) {
     int r = io_submit(ctx_, 1, list);
-    if (r == 1) return Status::Ok();
-    if ((r == -EAGAIN || r == -EINTR) && tries < kBusyRetries) {
+    if (r == 1) {
+      SubmitTaken();
+      return Status::Ok();
+    }
+    if ((r == -EAGAIN || r == -EINTR) && tries < retries) {
       usleep(kBusyRetryUs);
       continue;
     }
+    if (r == -EAGAIN) SubmitRefused();
     GiveOp(op);
     return SubmitFailed("io_submit", *req, r < 0 ? -r : EIO);
   }

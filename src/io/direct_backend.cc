@@ -62,11 +62,11 @@ void DirectBackend::Reap(std::vector<IoRequest *> *done) {
 }
 
 Status DirectBackend::SubmitFailed(const char *call, const IoRequest &req, int err) {
-  return Status::Io(Format("%s of %llu bytes at offset %llu of %s failed: %s%s", call,
-                           static_cast<unsigned long long>(req.length),
-                           static_cast<unsigned long long>(req.offset), req.file->path.c_str(),
-                           std::strerror(err),
-                           err == EAGAIN ? " (the submission queue stayed full for 1 s)" : ""));
+  return Status::Io(Format(
+      "%s of %llu bytes at offset %llu of %s failed: %s%s", call,
+      static_cast<unsigned long long>(req.length), static_cast<unsigned long long>(req.offset),
+      req.file->path.c_str(), std::strerror(err),
+      err == EAGAIN ? " (the submission queue stayed full; the read goes direct)" : ""));
 }
 
 }  // namespace pfio

@@ -39,10 +39,16 @@ class DirectBackend : public Backend {
   virtual void ReapDirect(std::vector<IoRequest *> *done) = 0;
   // The error for a submission that failed with `err` (errno), naming the read and the file.
   static Status SubmitFailed(const char *call, const IoRequest &req, int err);
-  // How long a full submission queue (EAGAIN) is retried before the read fails: bounded, so a
-  // queue that never drains cannot hang the I/O thread (and with it shutdown).
-  static constexpr int kBusyRetries = 10000;  // x 100 us = 1 s
+  // How many times a full submission queue (EAGAIN) is retried, kBusyRetryUs apart, before the
+  // read fails (and is read directly by the reader): bounded, so a queue that never drains
+  // cannot hold the I/O thread (and with it the readers and shutdown). After one such failure
+  // the backend is `congested`: submissions are tried once, without waiting, until one is taken.
+  static constexpr int kBusyRetries = 1000;  // x 100 us = 100 ms
   static constexpr int kBusyRetryUs = 100;
+  int BusyRetries() const { return congested_ ? 0 : kBusyRetries; }
+  // After a submission: taken (clears congestion) or refused after BusyRetries (sets it).
+  void SubmitTaken() { congested_ = false; }
+  void SubmitRefused() { congested_ = true; }
 
   int event_fd_;
   uint32_t depth_;
@@ -54,6 +60,7 @@ class DirectBackend : public Backend {
   DirectOpener opener_;
   std::unique_ptr<SyncBackend> sync_;  // created on first need
   std::atomic<bool> fell_back_{false};
+  bool congested_ = false;  // Submit runs on one thread only
 };
 
 }  // namespace pfio

@@ -35,6 +35,7 @@ UringBackend::~UringBackend() {
 
 Status UringBackend::SubmitDirect(IoRequest *req) {
   io_uring_sqe *sqe = io_uring_get_sqe(&ring_);
+  const int retries = BusyRetries();
   for (int tries = 0; sqe == nullptr; ++tries) {
     // The submission queue is full of entries not yet taken by the kernel: hand them over.
     // (The engine keeps at most queue_depth reads in flight, the ring's size, so this is rare.)
@@ -42,10 +43,14 @@ Status UringBackend::SubmitDirect(IoRequest *req) {
     if (r < 0 && r != -EAGAIN && r != -EBUSY && r != -EINTR) {
       return SubmitFailed("io_uring_submit", *req, -r);
     }
-    if (tries >= kBusyRetries) return SubmitFailed("io_uring_get_sqe", *req, EAGAIN);
+    if (tries >= retries) {
+      SubmitRefused();
+      return SubmitFailed("io_uring_get_sqe", *req, EAGAIN);
+    }
     if (r <= 0) usleep(kBusyRetryUs);
     sqe = io_uring_get_sqe(&ring_);
   }
+  SubmitTaken();
   io_uring_prep_readv(sqe, req->file->direct_fd, req->iov.data(),
                       static_cast<unsigned>(req->iov.size()), req->offset);
   io_uring_sqe_set_data(sqe, req);
