@@ -97,8 +97,8 @@ class Context : private ReadPath::Host {
   void UseLayout(std::unique_ptr<Layout> layout);
   // Replaces the plan from its front with `extents` (checked), unless the new plan would hold
   // more than half the budget; ReplaceChecked does the replacing.
-  Status ReplaceFrom(const Extent *extents, size_t count);
-  Status ReplaceChecked(const Extent *extents, size_t count);
+  Status ReplaceFrom(const pfio_extent *extents, size_t count);
+  Status ReplaceChecked(const pfio_extent *extents, size_t count);
   // PFIO_ENOMEM (naming sizes) when the plan holds more than half the budget cap in memory.
   Status CheckPlanSize(size_t added) const;
   pfio_stats SnapshotLocked() const;

@@ -59,7 +59,7 @@ void Context::ReplanAfterChange() {
   // belongs to is cheap to tell but not worth the risk); the plan stays, in order, and its reads
   // are issued again. Reads still in flight land in dropped pieces and are discarded.
   const AccessPlan saved = window_.plan();
-  std::deque<Window::Entry> old = window_.Replace(nullptr, 0);
+  std::deque<Window::Entry> old = window_.Replace([](AccessPlan *) {});
   stats_.bytes_wasted += window_.DropEntries(&old);
   PruneQueue();
   Extent chunk[1024];

@@ -152,11 +152,11 @@ uint64_t Window::RemoveIf(const std::function<bool(const Extent &)> &pred) {
   return wasted;
 }
 
-std::deque<Window::Entry> Window::Replace(const Extent *extents, size_t count) {
+std::deque<Window::Entry> Window::Replace(const std::function<void(AccessPlan *)> &fill) {
   std::deque<Entry> old = std::move(entries_);
   entries_.clear();
   plan_.TruncateFrom(plan_.front_index());
-  plan_.Append(extents, count);
+  fill(&plan_);
   return old;
 }
 

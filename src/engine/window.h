@@ -82,9 +82,10 @@ class Window {
   bool Resync(int32_t id, uint64_t pos, uint64_t *wasted);
   // Removes the not-yet-read entries `pred` selects.
   uint64_t RemoveIf(const std::function<bool(const Extent &)> &pred);
-  // Replaces everything not yet read with `extents`: the new entries are planned by the caller
-  // (Refill) before the old references go (DropEntries), so pieces both plans need are kept.
-  std::deque<Entry> Replace(const Extent *extents, size_t count);
+  // Replaces everything not yet read with what `fill` appends to the plan: the new entries are
+  // planned by the caller (Refill) before the old references go (DropEntries), so pieces both
+  // plans need are kept.
+  std::deque<Entry> Replace(const std::function<void(AccessPlan *)> &fill);
   uint64_t DropEntries(std::deque<Entry> *entries);
   // Drops the whole unread plan (shutdown).
   uint64_t Clear();

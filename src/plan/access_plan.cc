@@ -122,9 +122,10 @@ std::vector<size_t> AccessPlan::RemoveIf(const std::function<bool(const Extent &
   return removed;
 }
 
-size_t AccessPlan::ConsumedSinceMarkPrefix(const Extent *extents, size_t count) const {
+size_t AccessPlan::ConsumedSinceMarkPrefix(const Extent *extents, size_t count, size_t from) const {
   size_t n = 0;
-  while (n < count && n < since_mark_.size() && extents[n].same_bytes(since_mark_[n])) ++n;
+  while (n < count && from + n < since_mark_.size() && extents[n].same_bytes(since_mark_[from + n]))
+    ++n;
   return n;
 }
 

@@ -47,8 +47,9 @@ class AccessPlan {
   // positions (0 = front) before removal, ascending.
   std::vector<size_t> RemoveIf(const std::function<bool(const Extent &)> &pred);
 
-  // The number of leading `extents` that repeat, in order, what was consumed since the last mark.
-  size_t ConsumedSinceMarkPrefix(const Extent *extents, size_t count) const;
+  // The number of leading `extents` that repeat, in order, what was consumed since the last mark
+  // from its `from`-th extent on.
+  size_t ConsumedSinceMarkPrefix(const Extent *extents, size_t count, size_t from = 0) const;
 
   const std::optional<Extent> &last_mark() const { return last_mark_; }
 
