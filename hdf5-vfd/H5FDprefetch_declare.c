@@ -320,6 +320,39 @@ static void clip_to_engine(const H5FD_prefetch_t *file, extent_list *list)
  *              Failure:    -1, nothing appended
  *-------------------------------------------------------------------------
  */
+/* 0 when the selection in `space` (rank `rank`) fits the dataset: the same rank, and every
+ * selected element inside the dataset's extent (as H5Dread requires); else -1, named. */
+static int fits_dataset(hid_t dset_id, hid_t file_space_id, hid_t space, int rank, hssize_t npoints)
+{
+    hsize_t own[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
+    hid_t own_space = H5Dget_space(dset_id);
+    int own_rank = own_space >= 0 ? H5Sget_simple_extent_dims(own_space, own, NULL) : -1, d;
+    if (own_space >= 0)
+        H5Sclose(own_space);
+    if (own_rank != rank) {
+        H5FD__prefetch_error("H5FD_prefetch_declare", H5E_ARGS, H5E_BADVALUE,
+                             "file_space_id %lld has rank %d; dataset %lld has rank %d: expected "
+                             "a selection in the dataset's dataspace (H5Dget_space)",
+                             (long long)file_space_id, rank, (long long)dset_id, own_rank);
+        return -1;
+    }
+    if (npoints <= 0 || rank == 0)
+        return 0;
+    if (H5Sget_select_bounds(space, lo, hi) < 0)
+        return -1;
+    for (d = 0; d < rank; ++d) {
+        if (hi[d] >= own[d]) {
+            H5FD__prefetch_error("H5FD_prefetch_declare", H5E_ARGS, H5E_BADVALUE,
+                                 "file_space_id %lld selects up to %llu in dimension %d; dataset "
+                                 "%lld has %llu there: expected a selection inside the dataset",
+                                 (long long)file_space_id, (unsigned long long)hi[d], d,
+                                 (long long)dset_id, (unsigned long long)own[d]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
 {
     extent_list list = {NULL, 0, 0, 0};
@@ -348,6 +381,8 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
                              (long long)file_space_id);
         goto done;
     }
+    if (fits_dataset(dset_id, file_space_id, space, rank, npoints) < 0)
+        goto done;
     if (rank == 0) {
         rank = 1;
         dims[0] = 1;

@@ -369,8 +369,8 @@ Status ApplyEnvironment(Config *c, char **environ) {
   for (char **e = environ; e && *e; ++e) {
     const std::string entry(*e);
     if (entry.rfind("PFIO_", 0) != 0 || entry.rfind("PFIO_TEST_", 0) == 0 ||
-        entry.rfind("PFIO_BENCH_", 0) == 0) {
-      continue;  // the test suite's and the benchmark scripts' own variables
+        entry.rfind("PFIO_BENCH_", 0) == 0 || entry.rfind("PFIO_VERBOSE=", 0) == 0) {
+      continue;  // the test suite's and the benchmark scripts' own variables, and the drivers'
     }
     const size_t eq = entry.find('=');
     if (eq == std::string::npos) continue;

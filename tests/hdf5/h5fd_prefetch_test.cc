@@ -451,4 +451,29 @@ TEST_F(H5FDPrefetchTest, DeclareOnAnotherDriversFileIsRefused) {
   H5Fclose(file);
 }
 
+// A selection in a dataspace of another rank, or reaching past the dataset's extent, is refused
+// naming both (H5Dread refuses it too); before, a 2-D selection on a 1-D dataset was accepted.
+TEST_F(H5FDPrefetchTest, DeclareOfASelectionThatDoesNotFitTheDatasetIsRefused) {
+  hid_t fapl = PrefetchFapl();
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, "contig", H5P_DEFAULT);
+  hsize_t flat[1] = {kRows * kCols}, wide[2] = {kRows, kCols + 10};
+  hid_t one = H5Screate_simple(1, flat, nullptr);
+  EXPECT_LT(Quietly([&] { return H5FD_prefetch_declare(dset, one); }), 0);
+  std::string e = ErrorStack();
+  EXPECT_NE(e.find("rank 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("rank 2"), std::string::npos) << e;
+  hid_t two = H5Screate_simple(2, wide, nullptr);
+  hsize_t start[2] = {0, kCols}, count[2] = {1, 5};
+  ASSERT_GE(H5Sselect_hyperslab(two, H5S_SELECT_SET, start, nullptr, count, nullptr), 0);
+  EXPECT_LT(Quietly([&] { return H5FD_prefetch_declare(dset, two); }), 0);
+  e = ErrorStack();
+  EXPECT_NE(e.find("dimension 1"), std::string::npos) << e;
+  H5Sclose(one);
+  H5Sclose(two);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 }  // namespace
