@@ -13,6 +13,8 @@
  *                pfio record: refused, the file intact; an old record is replaced whole
  *   truncate     another process truncates a read-only file, then grows it: collective and
  *                independent reads return what the file holds (they failed for good before)
+ *   hint-names   a prefetch* hint pfio does not know, and prefetch=maybe: named on rank 0's
+ *                stderr with the nearest hint (they were ignored without a word)
  * usage: reliability_test prefix|engine DIR [CASE]    (engine: hints prefetch_read_path and
  *                                                     prefetch_coll_path = engine; CASE: one
  *                                                     of the names above, else all)
@@ -455,6 +457,65 @@ static void test_truncate(void)
     report(test, before);
 }
 
+/* ---- hints pfio does not know --------------------------------------------------------- */
+
+/* What rank 0's stderr received while `path` was opened (prefix) with `key` = `value`. */
+static void stderr_of_open(const char *path, const char *key, const char *value, char *out,
+                           size_t size)
+{
+    char capture[1100];
+    int saved = -1, fd;
+    MPI_File fh;
+    MPI_Info info;
+    out[0] = '\0';
+    path_of(capture, sizeof capture, "stderr.txt");
+    if (rank == 0) {
+        fflush(stderr);
+        saved = dup(2);
+        fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 2);
+        close(fd);
+    }
+    MPI_Info_create(&info);
+    MPI_Info_set(info, (char *)key, (char *)value);
+    if (open_selected(path, MPI_MODE_RDONLY, info, &fh) == MPI_SUCCESS)
+        MPI_File_close(&fh);
+    MPI_Info_free(&info);
+    if (rank == 0) {
+        FILE *f;
+        size_t n = 0;
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        f = fopen(capture, "r");
+        if (f != NULL) {
+            n = fread(out, 1, size - 1, f);
+            fclose(f);
+        }
+        out[n] = '\0';
+    }
+}
+
+static void test_hint_names(void)
+{
+    const char *test = "hint-names: prefetch* hints pfio does not know are named";
+    int before = failures;
+    char path[1024], said[4096];
+    path_of(path, sizeof path, "hints.dat");
+    make_file(path, 65536, SEED);
+    stderr_of_open(path, "prefetch_budgte", "1G", said, sizeof said);
+    if (rank == 0 && (strstr(said, "prefetch_budgte is not a pfio hint") == NULL ||
+                      strstr(said, "nearest: prefetch_budget") == NULL))
+        fail(test, "prefetch_budgte: stderr said \"%s\"", said);
+    stderr_of_open(path, "prefetch", "maybe", said, sizeof said);
+    if (rank == 0 && strstr(said, "hint prefetch = \"maybe\": expected enable") == NULL)
+        fail(test, "prefetch=maybe: stderr said \"%s\"", said);
+    stderr_of_open(path, "prefetch_collective", "enable", said, sizeof said);
+    if (rank == 0 && strstr(said, "not a pfio hint") != NULL)
+        fail(test, "a known hint was reported: \"%s\"", said);
+    report(test, before);
+}
+
 static const char *only; /* one case by name, or NULL for all */
 
 static int wanted(const char *name)
@@ -487,5 +548,7 @@ int main(int argc, char **argv)
         test_record();
     if (wanted("truncate"))
         test_truncate();
+    if (wanted("hint-names"))
+        test_hint_names();
     return finish();
 }
