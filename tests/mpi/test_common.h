@@ -140,7 +140,8 @@ __attribute__((unused)) static void check_bytes(const char *test, const unsigned
     }
 }
 
-static void check_count(const char *test, MPI_Status *st, MPI_Datatype type, int want)
+__attribute__((unused)) static void check_count(const char *test, MPI_Status *st, MPI_Datatype type,
+                                                int want)
 {
     int got = -1;
     MPI_Get_count(st, type, &got);
