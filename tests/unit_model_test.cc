@@ -1,11 +1,11 @@
 // Kimbrel's theoretical model: the Fig. 1 instance and the policies' trends on synth.
-#include "sched/unit_model.h"
+#include "sim/unit_model.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "sched/reverse_aggressive.h"
+#include "sim/reverse_aggressive.h"
 
 namespace pfio {
 

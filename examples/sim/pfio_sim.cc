@@ -8,7 +8,7 @@
 
 #include "common/size_parse.h"
 #include "engine_cmd.h"
-#include "sched/unit_model.h"
+#include "sim/unit_model.h"
 #include "sim/barve_model.h"
 #include "sim/bus_sim.h"
 #include "sim/reorder_experiment.h"

@@ -10,7 +10,7 @@
 //   aggressive     whenever a disk is free, fetch its first missing block
 //   forestall      fetch when (queued + i) * F >= d_i for the i-th missing block of a disk
 //                  (within 2K references), or when a missing block is within H
-//   reverse-aggressive  offline: pairs built on the reversed sequence (sched/reverse_aggressive.h)
+//   reverse-aggressive  offline: pairs built on the reversed sequence (sim/reverse_aggressive.h)
 // OptimalElapsed searches all schedules (tiny instances only) as the yardstick.
 #pragma once
 

@@ -1,10 +1,10 @@
-#include "sched/reverse_aggressive.h"
+#include "sim/reverse_aggressive.h"
 
 #include <algorithm>
 #include <set>
 #include <utility>
 
-#include "sched/next_use.h"
+#include "sim/next_use.h"
 
 namespace pfio {
 

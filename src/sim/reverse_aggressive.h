@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sched/unit_model.h"
+#include "sim/unit_model.h"
 
 namespace pfio {
 

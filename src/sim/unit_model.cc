@@ -1,4 +1,4 @@
-#include "sched/unit_model.h"
+#include "sim/unit_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <random>
 #include <set>
 
-#include "sched/next_use.h"
-#include "sched/reverse_aggressive.h"
+#include "sim/next_use.h"
+#include "sim/reverse_aggressive.h"
 
 namespace pfio {
 
