@@ -19,7 +19,7 @@ packages=(
 )
 
 # ROMIO's sources come from Debian's openmpi and mpich source packages at build time
-# (romio-adio/fetch-romio.sh), so apt needs deb-src entries for the same archive.
+# (romio-adio/build-glue/fetch-romio.sh), so apt needs deb-src entries for the same archive.
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 deb_src=/etc/apt/sources.list.d/pfio-deb-src.sources

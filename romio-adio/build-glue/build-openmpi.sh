@@ -33,7 +33,7 @@ make_log="$build/romio-make.log"
 echo "build-openmpi: make ROMIO (log: $make_log)"
 make -C "$romio" -j2 >"$make_log" 2>&1 || { grep -B2 -A6 'error' "$make_log" | tail -40; exit 1; }
 grep -A3 'ad_prefetch.*warning' "$make_log" || true   # the driver's own warnings, shown
-python3 "$here/openmpi/make-component.py" "$glue" "$build/component"
+python3 "$here/make-component.py" "$glue" "$build/component"
 cflags=(-g -O2 -fPIC -DNDEBUG -DOMPI_BUILDING=1 -I"$ompi_inc/openmpi" -I"$ompi_inc"
         -I"$(dirname "$romio")" -I"$romio/include" -I"$romio/adio/include")
 objs=()
@@ -44,7 +44,7 @@ done
 gcc -shared -o "$build/mca_io_prefetch.so" "${objs[@]}" \
     -Wl,--whole-archive "$romio/.libs/libromio_dist.a" -Wl,--no-whole-archive \
     "${coll_libs[@]}" -lstdc++ -L"$pfio_lib" -lpfio -Wl,-rpath,"$rpath" \
-    -Wl,--version-script="$here/openmpi/exports.map" -Wl,-z,relro -Wl,--no-undefined \
+    -Wl,--version-script="$here/openmpi-exports.map" -Wl,-z,relro -Wl,--no-undefined \
     -L"$ompi_libdir" -lmpi -lopen-pal -lopen-rte
 # Open MPI scans a component directory for mca_*.so: one holding only ours, for the tests
 mkdir -p "$build/components"

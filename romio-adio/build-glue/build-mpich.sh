@@ -16,14 +16,15 @@ mkdir -p "$build"
 build=$(cd "$build" && pwd)
 romio=$(bash "$here/fetch-romio.sh" mpich "$cache" "$build/src" --standalone)
 log="$build/romio-build.log"
-if [ ! -f "$romio/Makefile" ]; then
+# Configured once; again when the export map moved (the path is in the Makefile's LDFLAGS).
+if [ ! -f "$romio/Makefile" ] || ! grep -q -- "$here/mpich-exports.map" "$romio/Makefile"; then
   echo "build-mpich: autogen + configure ROMIO (log: $log)"
   (cd "$romio" && ./autogen.sh) >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
   (cd "$romio" && ./configure CC=mpicc.mpich --with-mpi-impl=generic \
       --disable-f77 --disable-f90 --enable-shared --disable-static --prefix="$build/install" \
       CFLAGS="-g -O2 -fstack-protector-strong -Wformat -Werror=format-security" \
       CPPFLAGS="-I$pfio_inc" \
-      LDFLAGS="-L$pfio_lib -Wl,-rpath,$rpath -Wl,--version-script=$here/mpich/exports.map" \
+      LDFLAGS="-L$pfio_lib -Wl,-rpath,$rpath -Wl,--version-script=$here/mpich-exports.map" \
       LIBS="-lpfio") >>"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 fi
 make_log="$build/romio-make.log"

@@ -44,6 +44,6 @@ fi
 if [ ! -f "$romio/configure.ac" ]; then
   tar -C "$out" -xf "$tarball" "${parts[@]}"
 fi
-python3 "$here/add-to-romio.py" "$romio" "$here" $standalone >&2
+python3 "$here/add-to-romio.py" "$romio" "$(dirname "$here")" $standalone >&2
 echo "$stamp" >"$out/.patched-by"
 echo "$romio"
