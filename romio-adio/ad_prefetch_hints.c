@@ -1,7 +1,8 @@
 /* The one place ad_prefetch reads hints: prefetch_<key> for every pfio setting (the names
- * pfio_config_key lists), prefetch_stats (short for prefetch_stats_path), prefetch_print_hints,
- * the collective layer's prefetch_collective, prefetch_coll_lookahead, prefetch_coll_timeout,
- * prefetch_record and prefetch_replay (Open MPI limits info keys to 27 characters), the plan
+ * pfio_config_key lists, the engine's and the front end's: collective, coll_lookahead,
+ * coll_ahead, coll_path, coll_timeout, read_path, print_hints), prefetch_stats (short for
+ * prefetch_stats_path), prefetch_record and prefetch_replay (one file each: hints only; Open MPI
+ * limits info keys to 27 characters), the plan
  * pfio_mpi_file_plan passes as prefetch_plan (after open only), and the standard striping_unit /
  * striping_factor as the layout. At open the hints are checked
  * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
@@ -46,19 +47,8 @@ static size_t key_count(void)
 }
 
 /* Names of the hints checked across ranks, beyond prefetch_<key>. */
-static const char *const kExtraHints[] = {"prefetch",
-                                          "prefetch_stats",
-                                          "prefetch_print_hints",
-                                          "prefetch_collective",
-                                          "prefetch_coll_lookahead",
-                                          "prefetch_coll_timeout",
-                                          "prefetch_coll_ahead",
-                                          "prefetch_coll_path",
-                                          "prefetch_read_path",
-                                          "prefetch_record",
-                                          "prefetch_replay",
-                                          "striping_unit",
-                                          "striping_factor"};
+static const char *const kExtraHints[] = {"prefetch",        "prefetch_stats", "prefetch_record",
+                                          "prefetch_replay", "striping_unit",  "striping_factor"};
 #define EXTRA_HINTS (sizeof kExtraHints / sizeof kExtraHints[0])
 
 static void hint_name(size_t i, char *name)
@@ -223,9 +213,6 @@ static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info i
             report(pf, fd->filename, msg);
         }
     }
-    if (hint_get(info, "prefetch_print_hints", value))
-        pf->print_hints =
-            strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "enable") == 0;
     if (pfio_config_validate(pf->config) != PFIO_OK) {
         snprintf(msg, sizeof msg, "%s; using pfio's defaults and the PFIO_* environment",
                  pfio_last_error());
@@ -236,83 +223,28 @@ static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info i
     }
 }
 
-/* An integer hint in [lo, hi]; a bad value is reported and *out keeps its default. */
-static void int_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, const char *name,
-                     long lo, long hi, const char *unit, int *out)
+/* A number setting in force (pfio_config_get_number); `otherwise` without a config. */
+static uint64_t number(const ADIOI_PREFETCH_File *pf, const char *key, uint64_t otherwise)
 {
-    char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX], *end = NULL;
-    long v;
-    if (!hint_get(info, name, value))
-        return;
-    v = strtol(value, &end, 10);
-    if (end == value || *end != '\0' || v < lo || v > hi) {
-        snprintf(msg, sizeof msg, "hint %s = \"%.400s\": expected %s from %ld to %ld; using %d",
-                 name, value, unit, lo, hi, *out);
-        report(pf, fd->filename, msg);
-        return;
-    }
-    *out = (int)v;
+    uint64_t v = otherwise;
+    if (pf->config == NULL || pfio_config_get_number(pf->config, key, &v) != PFIO_OK)
+        return otherwise;
+    return v;
 }
 
-/* A read path hint: "cache" (the default) or "engine" (PFIO_COLL_PATH_*). */
-static void path_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info, const char *name,
-                      int *out)
+/* The front end's settings in force (keys of pfio_config like the engine's: hints
+ * prefetch_<key>, PFIO_* variables, one parser and message), and the record and replay paths,
+ * which name one file each and so are hints only. */
+static void apply_collective_hints(ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
-    char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX];
-    *out = PFIO_COLL_PATH_CACHE;
-    if (!hint_get(info, name, value))
-        return;
-    if (strcmp(value, "engine") == 0)
-        *out = PFIO_COLL_PATH_ENGINE;
-    else if (strcmp(value, "cache") != 0) {
-        snprintf(msg, sizeof msg, "hint %s = \"%.400s\": expected engine or cache; using cache",
-                 name, value);
-        report(pf, fd->filename, msg);
-    }
-}
-
-/* The collective layer's hints (ad_prefetch_rdcoll.c) and the read paths (both kinds of read). */
-static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
-{
-    char value[HINT_VALUE_MAX], msg[2 * HINT_VALUE_MAX];
-    pf->coll_enabled = 1;
-    pf->coll_lookahead = 8;
-    pf->coll_timeout_s = 600;
-    if (hint_get(info, "prefetch_collective", value)) {
-        if (strcmp(value, "enable") == 0)
-            pf->coll_enabled = 1;
-        else if (strcmp(value, "disable") == 0)
-            pf->coll_enabled = 0;
-        else {
-            snprintf(msg, sizeof msg,
-                     "hint prefetch_collective = \"%.400s\": expected enable or disable; using "
-                     "enable",
-                     value);
-            report(pf, fd->filename, msg);
-        }
-    }
-    int_hint(fd, pf, info, "prefetch_coll_lookahead", 0, 64, "a number of calls",
-             &pf->coll_lookahead);
-    int_hint(fd, pf, info, "prefetch_coll_timeout", 1, 86400, "seconds", &pf->coll_timeout_s);
-    if (hint_get(info, "prefetch_coll_ahead", value)) {
-        char *end = NULL;
-        unsigned long long v = strtoull(value, &end, 10);
-        int shift = end && *end == 'K' ? 10 : end && *end == 'M' ? 20 : end && *end == 'G' ? 30 : 0;
-        if (end == value || (shift ? end[1] != '\0' : *end != '\0') ||
-            (v << shift) > (64ULL << 30)) {
-            snprintf(
-                msg, sizeof msg,
-                "hint prefetch_coll_ahead = \"%.400s\": expected a size such as 32M, at most "
-                "64G; using the default (2 x cb_buffer_size / aggregators, at least 32M on the "
-                "cache path, 4M on the engine path)",
-                value);
-            report(pf, fd->filename, msg);
-        } else {
-            pf->coll_ahead = v << shift;
-        }
-    }
-    path_hint(fd, pf, info, "prefetch_coll_path", &pf->coll_path);
-    path_hint(fd, pf, info, "prefetch_read_path", &pf->read_path);
+    char value[HINT_VALUE_MAX];
+    pf->coll_enabled = (int)number(pf, "collective", 1);
+    pf->coll_lookahead = (int)number(pf, "coll_lookahead", 8);
+    pf->coll_timeout_s = (int)number(pf, "coll_timeout", 600);
+    pf->coll_ahead = number(pf, "coll_ahead", 0);
+    pf->coll_path = (int)number(pf, "coll_path", PFIO_COLL_PATH_CACHE);
+    pf->read_path = (int)number(pf, "read_path", PFIO_COLL_PATH_CACHE);
+    pf->print_hints = (int)number(pf, "print_hints", 0);
     if (hint_get(info, "prefetch_record", value))
         snprintf(pf->record_path, sizeof pf->record_path, "%s", value);
     if (hint_get(info, "prefetch_replay", value))
@@ -337,20 +269,6 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
             pfio_config_get(pf->config, key, value, sizeof value) == PFIO_OK && value[0] != '\0')
             ADIOI_Info_set(fd->info, name, value);
     }
-    ADIOI_Info_set(fd->info, "prefetch_print_hints", pf->print_hints ? "1" : "0");
-    ADIOI_Info_set(fd->info, "prefetch_collective", pf->coll_enabled ? "enable" : "disable");
-    snprintf(value, sizeof value, "%d", pf->coll_lookahead);
-    ADIOI_Info_set(fd->info, "prefetch_coll_lookahead", value);
-    snprintf(value, sizeof value, "%d", pf->coll_timeout_s);
-    ADIOI_Info_set(fd->info, "prefetch_coll_timeout", value);
-    if (pf->coll_ahead) {
-        snprintf(value, sizeof value, "%llu", (unsigned long long)pf->coll_ahead);
-        ADIOI_Info_set(fd->info, "prefetch_coll_ahead", value);
-    }
-    ADIOI_Info_set(fd->info, "prefetch_coll_path",
-                   pf->coll_path == PFIO_COLL_PATH_CACHE ? "cache" : "engine");
-    ADIOI_Info_set(fd->info, "prefetch_read_path",
-                   pf->read_path == PFIO_COLL_PATH_CACHE ? "cache" : "engine");
     if (pf->record_path[0])
         ADIOI_Info_set(fd->info, "prefetch_record", pf->record_path);
     if (pf->replay_path[0])
@@ -455,7 +373,7 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         MPI_Info_dup(users_info, &pf->open_info);
     check_same_everywhere(fd, pf, users_info);
     apply_engine_hints(fd, pf, users_info);
-    apply_collective_hints(fd, pf, users_info);
+    apply_collective_hints(pf, users_info);
     report_unknown_hints(fd, pf, users_info);
     rank_stats_path(pf);
     publish(fd, pf);
@@ -474,10 +392,6 @@ void ADIOI_PREFETCH_Print_hints(ADIO_File fd)
             pfio_config_get(pf->config, pfio_config_key(i), value, sizeof value) == PFIO_OK)
             fprintf(stderr, " prefetch_%s=%s", pfio_config_key(i), value[0] ? value : "\"\"");
     }
-    fprintf(stderr,
-            " prefetch_collective=%s prefetch_coll_lookahead=%d"
-            " prefetch_coll_timeout=%d",
-            pf->coll_enabled ? "enable" : "disable", pf->coll_lookahead, pf->coll_timeout_s);
     fprintf(stderr, " cb_buffer_size=%d cb_nodes=%d romio_cb_read=%s\n", fd->hints->cb_buffer_size,
             fd->hints->cb_nodes,
             fd->hints->cb_read == ADIOI_HINT_ENABLE    ? "enable"

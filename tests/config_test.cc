@@ -102,8 +102,44 @@ const std::vector<KeyCase> &Cases() {
       {"stage",
        {{"auto", "auto"}, {"none", "none"}, {"poke", "poke"}, {"pagecache", "pagecache"}},
        {"6", "disk", ""}},
+      {"collective", {{"enable", "1"}, {"disable", "0"}}, {"maybe", "2"}},
+      {"coll_lookahead", {{"0", "0"}, {"8", "8"}, {"64", "64"}}, {"65", "-1", "x"}},
+      {"coll_ahead",
+       {{"0", "0"}, {"64K", "64K"}, {"32M", "32M"}, {"64G", "64G"}},
+       {"1K", "65G", "lots"}},
+      {"coll_path", {{"engine", "engine"}, {"cache", "cache"}}, {"disk", "1", ""}},
+      {"coll_timeout", {{"1", "1"}, {"86400", "86400"}}, {"0", "86401", "1h"}},
+      {"read_path", {{"engine", "engine"}, {"cache", "cache"}}, {"pagecache", "2"}},
+      {"print_hints", {{"1", "1"}, {"off", "0"}}, {"all"}},
   };
   return cases;
+}
+
+// pfio_config_get_number: sizes in bytes, counts, on/off as 1/0, choices as their index; text
+// keys and unknown keys refused by name.
+TEST(Config, NumbersOfSettings) {
+  pfio_config *c = nullptr;
+  ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_config_set(c, "coll_ahead", "32M"), PFIO_OK);
+  ASSERT_EQ(pfio_config_set(c, "coll_path", "engine"), PFIO_OK);
+  ASSERT_EQ(pfio_config_set(c, "collective", "disable"), PFIO_OK);
+  uint64_t v = 7;
+  ASSERT_EQ(pfio_config_get_number(c, "coll_ahead", &v), PFIO_OK);
+  EXPECT_EQ(v, 32u << 20);
+  ASSERT_EQ(pfio_config_get_number(c, "coll_path", &v), PFIO_OK);
+  EXPECT_EQ(v, 0u);  // "engine" is the first choice
+  ASSERT_EQ(pfio_config_get_number(c, "read_path", &v), PFIO_OK);
+  EXPECT_EQ(v, 1u);  // cache, the default
+  ASSERT_EQ(pfio_config_get_number(c, "collective", &v), PFIO_OK);
+  EXPECT_EQ(v, 0u);
+  ASSERT_EQ(pfio_config_get_number(c, "coll_lookahead", &v), PFIO_OK);
+  EXPECT_EQ(v, 8u);
+  EXPECT_EQ(pfio_config_get_number(c, "layout", &v), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("is text"), std::string::npos);
+  EXPECT_EQ(pfio_config_get_number(c, "colective", &v), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("collective"), std::string::npos);
+  EXPECT_EQ(pfio_config_get_number(c, "budget", nullptr), PFIO_EINVAL);
+  pfio_config_destroy(c);
 }
 
 TEST(Config, EveryKeyHasCases) {

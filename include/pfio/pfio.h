@@ -80,6 +80,10 @@ pfio_status pfio_config_set(pfio_config *config, const char *key, const char *va
  * buffer too small for the value (value is then ""). */
 pfio_status pfio_config_get(const pfio_config *config, const char *key, char *value, size_t size);
 
+/* The value in force of a size (bytes), count, on/off (1, 0) or choice (its index in the list
+ * the key allows) setting, as a number; PFIO_EINVAL for an unknown key or a text key. */
+pfio_status pfio_config_get_number(const pfio_config *config, const char *key, uint64_t *value);
+
 /* The name of key number `index` (0, 1, ...), or NULL past the last: for front ends that map
  * their own names (hints prefetch_<key>) and report the values in force. */
 const char *pfio_config_key(size_t index);

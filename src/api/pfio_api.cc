@@ -120,6 +120,14 @@ pfio_status pfio_config_get(const pfio_config *config, const char *key, char *va
   });
 }
 
+pfio_status pfio_config_get_number(const pfio_config *config, const char *key, uint64_t *value) {
+  if (config == nullptr) return NullArgument("pfio_config_get_number", "config");
+  if (key == nullptr) return NullArgument("pfio_config_get_number", "key");
+  if (value == nullptr) return NullArgument("pfio_config_get_number", "value");
+  return Guarded("pfio_config_get_number",
+                 [&] { return Report(pfio::GetConfigNumber(config->settings, key, value)); });
+}
+
 const char *pfio_config_key(size_t index) {
   size_t count = 0;
   const pfio::ConfigKey *keys = pfio::ConfigKeys(&count);

@@ -15,7 +15,7 @@ namespace pfio {
 
 namespace {
 
-constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024;
+constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024, kGiB = 1024 * kMiB;
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -66,6 +66,7 @@ ConfigKey SizeKey(const char *name, uint64_t Config::*field, uint64_t lo,
     return true;
   };
   k.get = [=](const Config &c) { return FormatSize(c.*field); };
+  k.number = [=](const Config &c) { return c.*field; };
   k.in_range = [=](const Config &c) {
     const uint64_t v = c.*field;
     if (v == 0 && zero_means) return true;
@@ -86,6 +87,7 @@ ConfigKey CountKey(const char *name, uint32_t Config::*field, uint32_t lo, uint3
     return true;
   };
   k.get = [=](const Config &c) { return std::to_string(c.*field); };
+  k.number = [=](const Config &c) { return static_cast<uint64_t>(c.*field); };
   k.in_range = [=](const Config &c) {
     const uint32_t v = c.*field;
     return (v == 0 && zero_means) || (v >= lo && v <= hi);
@@ -123,6 +125,7 @@ ConfigKey ChoiceKey(const char *name, E Config::*field, std::vector<std::string>
     const int i = static_cast<int>(c.*field);
     return i >= 0 && static_cast<size_t>(i) < names.size() ? names[i] : std::to_string(i);
   };
+  k.number = [=](const Config &c) { return static_cast<uint64_t>(c.*field); };
   k.in_range = [=](const Config &c) {
     const int i = static_cast<int>(c.*field);
     return i >= 0 && static_cast<size_t>(i) < names.size() && available(i);
@@ -145,6 +148,7 @@ ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
     return true;
   };
   k.get = [=](const Config &c) { return std::string(c.*field ? "1" : "0"); };
+  k.number = [=](const Config &c) { return static_cast<uint64_t>(c.*field ? 1 : 0); };
   k.in_range = [](const Config &) { return true; };
   return k;
 }
@@ -262,6 +266,28 @@ std::vector<ConfigKey> MakeKeys() {
       "stage", &Config::stage, {"auto", "none", "poke", "pagecache", "ladvise", "device"},
       [](int) { return true; }, nullptr,
       "how the next block of a target is staged (LoadIntoDiskBuffer)"));
+  // Front ends' settings (hints prefetch_<key> of the ROMIO driver).
+  keys.push_back(BoolKey("collective", &Config::collective,
+                         "MPI collective reads through pfio's collective layer (off: ROMIO's "
+                         "two-phase)"));
+  keys.push_back(CountKey("coll_lookahead", &Config::coll_lookahead, 1, 64, "none",
+                          "collective calls predicted from repetition and planned ahead"));
+  keys.push_back(SizeKey(
+      "coll_ahead", &Config::coll_ahead, 64 * kKiB, [] { return 64 * kGiB; }, nullptr, 1, "auto",
+      "bytes of later collective calls an aggregator plans ahead; auto: 2 x cb_buffer_size / "
+      "aggregators, at least 32M on the cache path, 4M on the engine path"));
+  keys.push_back(ChoiceKey(
+      "coll_path", &Config::coll_path, {"engine", "cache"}, [](int) { return true; }, nullptr,
+      "how aggregators read: engine (O_DIRECT into pfio's buffer) or cache (the page cache, "
+      "advised ahead)"));
+  keys.push_back(CountKey("coll_timeout", &Config::coll_timeout, 1, 86400, nullptr,
+                          "seconds a rank waits for the others in a collective read before the "
+                          "read fails naming the bound"));
+  keys.push_back(ChoiceKey(
+      "read_path", &Config::read_path, {"engine", "cache"}, [](int) { return true; }, nullptr,
+      "how independent MPI-IO reads read: engine or cache, as coll_path"));
+  keys.push_back(BoolKey("print_hints", &Config::print_hints,
+                         "the ROMIO driver prints the hints in force at open, on rank 0"));
   return keys;
 }
 
@@ -361,6 +387,16 @@ Status GetConfig(const Config &c, const std::string &key, std::string *value) {
   const ConfigKey *k = FindConfigKey(key);
   if (k == nullptr) return UnknownKey(key);
   *value = k->get(c);
+  return Status::Ok();
+}
+
+Status GetConfigNumber(const Config &c, const std::string &key, uint64_t *value) {
+  const ConfigKey *k = FindConfigKey(key);
+  if (k == nullptr) return UnknownKey(key);
+  if (!k->number)
+    return Status::Invalid(Format("key \"%s\" is text (%s), not a number: use pfio_config_get",
+                                  key.c_str(), k->allowed().c_str()));
+  *value = k->number(c);
   return Status::Ok();
 }
 

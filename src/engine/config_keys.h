@@ -28,6 +28,8 @@ struct ConfigKey {
   std::function<bool(const Config &c)> in_range;
   // Optional, for a field out of range: a more precise reason than "expected <allowed>".
   std::function<std::string(const Config &c)> why_bad;
+  // The field as a number (sizes in bytes, counts, 1/0, a choice's index); unset for text.
+  std::function<uint64_t(const Config &c)> number;
 };
 
 // All keys, in the order the docs list them; `count` gets their number.
@@ -41,6 +43,8 @@ Status SetConfig(Config *c, const std::string &key, const std::string &value);
 
 // The value in force of one setting.
 Status GetConfig(const Config &c, const std::string &key, std::string *value);
+// The value in force of a size, count, on/off or choice setting, as a number.
+Status GetConfigNumber(const Config &c, const std::string &key, uint64_t *value);
 
 // Applies every PFIO_<KEY> variable of `environ` (and PFIO_STATS for stats_path). Variables
 // named PFIO_TEST_* and PFIO_BENCH_* belong to the test suite and the benchmark scripts and are
