@@ -14,6 +14,9 @@
  * usage: coll_read_test MODE DIR          MODE: prefix | hint (see test_common.h) | engine
  *                                         (prefix, aggregators reading through pfio's engine
  *                                         instead of the page cache: prefetch_coll_path=engine)
+ *                                         | engine-env (the same, chosen by the environment:
+ *                                         PFIO_COLL_PATH=engine PFIO_READ_PATH=engine, set by
+ *                                         ctest)
  *        coll_read_test mismatch DIR      rank 0 makes one collective read more than the others:
  *                                         it must get an error naming the bound (not hang); the
  *                                         message reaches stderr (Open MPI: printed by the driver,
@@ -505,16 +508,18 @@ static int run_mismatch(void)
 int main(int argc, char **argv)
 {
     start(&argc, &argv);
-    if (argc != 3 || (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") &&
-                      strcmp(argv[1], "mismatch") && strcmp(argv[1], "engine"))) {
+    if (argc != 3 ||
+        (strcmp(argv[1], "prefix") && strcmp(argv[1], "hint") && strcmp(argv[1], "mismatch") &&
+         strcmp(argv[1], "engine") && strcmp(argv[1], "engine-env"))) {
         if (rank == 0)
-            fprintf(stderr, "usage: %s prefix|hint|engine|mismatch DIR\n", argv[0]);
+            fprintf(stderr, "usage: %s prefix|hint|engine|engine-env|mismatch DIR\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
     mode = strcmp(argv[1], "hint") == 0 ? "hint" : "prefix";
-    if (strcmp(argv[1], "engine") == 0)
+    if (strcmp(argv[1], "engine") == 0 || strcmp(argv[1], "engine-env") == 0)
         read_path = "engine";
+    path_from_environment = strcmp(argv[1], "engine-env") == 0;
     dir = argv[2];
     if (strcmp(argv[1], "mismatch") == 0)
         return run_mismatch();

@@ -16,8 +16,9 @@
 
 static int rank, nprocs, failures;
 static const char *mode, *dir;
-static const char *read_path; /* when set, every open passes hints prefetch_coll_path and
-                                 prefetch_read_path = read_path ("engine" or "cache") */
+static const char *read_path;     /* when set, every open passes hints prefetch_coll_path and
+                                     prefetch_read_path = read_path ("engine" or "cache") */
+static int path_from_environment; /* read_path is set by PFIO_* variables, not by hints */
 
 #define SEED 11
 #define SEED2 29
@@ -89,7 +90,7 @@ static int open_selected(const char *path, int amode, MPI_Info extra, MPI_File *
         snprintf(name, sizeof name, "%s", path);
     if (strcmp(mode, "hint") == 0)
         MPI_Info_set(info, "prefetch", "enable");
-    if (read_path != NULL) {
+    if (read_path != NULL && !path_from_environment) {
         MPI_Info_set(info, "prefetch_coll_path", (char *)read_path);
         MPI_Info_set(info, "prefetch_read_path", (char *)read_path);
     }
