@@ -32,53 +32,7 @@
 #include "pfio/pfio_mpi.h"
 #include "test_common.h"
 
-/* Longer than the window after a file's last change in which pfio's look at it never vouches
- * for it (pfio/pfio.h: 100 ms on local file systems). */
-static void wait_past_racy_window(void)
-{
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    MPI_Barrier(MPI_COMM_WORLD);
-    nanosleep(&ts, NULL);
-    MPI_Barrier(MPI_COMM_WORLD);
-}
-
-/* Rank 0 rewrites [0, size) with `seed` through POSIX (another process, as far as the reader's
- * handle knows), keeping the size; everyone waits. */
-static void rewrite_posix(const char *path, uint64_t size, uint64_t seed)
-{
-    if (rank == 0) {
-        int fd = open(path, O_WRONLY);
-        unsigned char *buf = malloc(1 << 20);
-        uint64_t off;
-        for (off = 0; fd >= 0 && off < size; off += 1 << 20) {
-            uint64_t n = size - off < (1 << 20) ? size - off : (1 << 20);
-            pattern_fill(buf, off, n, seed);
-            if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
-                MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-        if (fd < 0 || fsync(fd) != 0)
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        close(fd);
-        free(buf);
-    }
-}
-
-/* Rank 0 rewrites the file through a second MPI handle of its own (plain UFS), then syncs it. */
-static void rewrite_mpi(const char *path, uint64_t size, uint64_t seed)
-{
-    if (rank == 0) {
-        MPI_File w;
-        MPI_Status st;
-        unsigned char *buf = malloc(size);
-        pattern_fill(buf, 0, size, seed);
-        if (MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &w) != MPI_SUCCESS)
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        MPI_File_write_at(w, 0, buf, (int)size, MPI_BYTE, &st);
-        MPI_File_sync(w);
-        MPI_File_close(&w);
-        free(buf);
-    }
-}
+#include "reliability_util.h"
 
 /* ---- stale bytes on a read-only handle ------------------------------------------------- */
 
@@ -388,15 +342,6 @@ static void test_record(void)
     report(test, before);
 }
 
-static void expect_count(const char *test, const char *call, long long off, MPI_Status *st,
-                         int want)
-{
-    int got = -1;
-    MPI_Get_count(st, MPI_BYTE, &got);
-    if (got != want)
-        fail(test, "%s at %lld: %d bytes, expected %d", call, off, got, want);
-}
-
 /* ---- another process truncates, then grows, a read-only file --------------------------- */
 
 static void test_truncate(void)
@@ -458,43 +403,6 @@ static void test_truncate(void)
 }
 
 /* ---- hints pfio does not know --------------------------------------------------------- */
-
-/* What rank 0's stderr received while `path` was opened (prefix) with `key` = `value`. */
-static void stderr_of_open(const char *path, const char *key, const char *value, char *out,
-                           size_t size)
-{
-    char capture[1100];
-    int saved = -1, fd;
-    MPI_File fh;
-    MPI_Info info;
-    out[0] = '\0';
-    path_of(capture, sizeof capture, "stderr.txt");
-    if (rank == 0) {
-        fflush(stderr);
-        saved = dup(2);
-        fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, 2);
-        close(fd);
-    }
-    MPI_Info_create(&info);
-    MPI_Info_set(info, (char *)key, (char *)value);
-    if (open_selected(path, MPI_MODE_RDONLY, info, &fh) == MPI_SUCCESS)
-        MPI_File_close(&fh);
-    MPI_Info_free(&info);
-    if (rank == 0) {
-        FILE *f;
-        size_t n = 0;
-        fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        f = fopen(capture, "r");
-        if (f != NULL) {
-            n = fread(out, 1, size - 1, f);
-            fclose(f);
-        }
-        out[n] = '\0';
-    }
-}
 
 static void test_hint_names(void)
 {
