@@ -127,7 +127,7 @@ static size_t distance(const char *a, const char *b)
  * it after open). */
 static void report_unknown_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
-    static const char *const kOnOff[] = {"enable", "true", "1", "disable", "false", "0"};
+    static const char *const kOnOff[] = {"enable", "true", "1", "disable", "false", "0", "stock"};
     char key[MPI_MAX_INFO_KEY + 1], value[HINT_VALUE_MAX], name[HINT_NAME_MAX], msg[1024];
     int nkeys = 0, k;
     size_t i, n = key_count() + EXTRA_HINTS;
@@ -151,8 +151,8 @@ static void report_unknown_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info
                 known = known || strcasecmp(value, kOnOff[i]) == 0;
             if (!known) {
                 snprintf(msg, sizeof msg,
-                         "hint prefetch = \"%.200s\": expected enable (true, 1) or disable "
-                         "(false, 0)",
+                         "hint prefetch = \"%.200s\": expected enable (true, 1), disable "
+                         "(false, 0) or stock",
                          value);
                 report(pf, fd->filename, msg);
             }

@@ -20,10 +20,12 @@ static int is_enable(const char *value)
            strcmp(value, "1") == 0;
 }
 
+/* Off, or "stock" (Open MPI: pfio's io component serves the file with stock ROMIO, for
+ * comparisons; see build-glue/make-component.py). */
 static int is_disable(const char *value)
 {
     return strcasecmp(value, "disable") == 0 || strcasecmp(value, "false") == 0 ||
-           strcmp(value, "0") == 0;
+           strcmp(value, "0") == 0 || strcasecmp(value, "stock") == 0;
 }
 
 /* The value of `key` in the ROMIO_HINTS file (lines "key value"), as ROMIO reads it. */
@@ -90,8 +92,8 @@ const char *ADIOI_PREFETCH_Select_name(const char *filename, MPI_Info info)
             MPI_Comm_rank(MPI_COMM_WORLD, &rank);
             if (rank == 0)
                 fprintf(stderr,
-                        "pfio: file %s: hint prefetch = \"%s\": expected enable (true, 1) or "
-                        "disable (false, 0); the file is read without pfio\n",
+                        "pfio: file %s: hint prefetch = \"%s\": expected enable (true, 1), "
+                        "disable (false, 0) or stock; the file is read without pfio\n",
                         filename, value);
         }
         return filename;

@@ -418,6 +418,9 @@ static void test_hint_names(void)
     stderr_of_open(path, "prefetch", "maybe", said, sizeof said);
     if (rank == 0 && strstr(said, "hint prefetch = \"maybe\": expected enable") == NULL)
         fail(test, "prefetch=maybe: stderr said \"%s\"", said);
+    stderr_of_open(path, "prefetch", "stock", said, sizeof said); /* the benchmarks' value */
+    if (rank == 0 && strstr(said, "expected enable") != NULL)
+        fail(test, "prefetch=stock was reported: \"%s\"", said);
     stderr_of_open(path, "prefetch_collective", "enable", said, sizeof said);
     if (rank == 0 && strstr(said, "not a pfio hint") != NULL)
         fail(test, "a known hint was reported: \"%s\"", said);

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""docs/benchmarks.md's section "Computation between reads, one rank" from
+docs/results/compute-1rank/ (scripts/run-compute-1rank.sh): per target, workload and method the
+median seconds of the read alone, the busy loop alone, both together, the time inside the read
+calls, the overlap, how much longer the busy loop took beside the reads (its stretch), and the
+time to solution against stock ROMIO's."""
+import json
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "docs", "results", "compute-1rank")
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+BEGIN, END = "<!-- compute-1rank -->", "<!-- /compute-1rank -->"
+
+
+def load(target):
+    runs = {}
+    path = os.path.join(RESULTS, "runs-%s.jsonl" % target)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            key = (r["workload"], r["method"], r["compute_ms"] > 0)
+            runs.setdefault(key, []).append(r)
+    return runs
+
+
+def med(rows, field):
+    return statistics.median(r[field] for r in rows)
+
+
+def table(target, runs):
+    out = ["| workload | method | read alone s | compute alone s | both s | in reads s | "
+           "overlap | compute stretch | both / ROMIO's |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for w in ["ior-hard", "btio", "tiles", "random"]:
+        alone = runs.get((w, "compute-only", True))
+        romio = runs.get((w, "romio", True))
+        if not alone or not romio:
+            continue
+        compute = med(alone, "busy_s")
+        for m in ["romio", "pfio", "pfio-engine"]:
+            io, both = runs.get((w, m, False)), runs.get((w, m, True))
+            if not io or not both:
+                continue
+            t_io, t_both = med(io, "seconds"), med(both, "seconds")
+            overlap = (t_io + compute - t_both) / min(t_io, compute)
+            stretch = med(both, "busy_s") / compute
+            out.append("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx |" % (
+                w, m, t_io, compute, t_both, med(both, "in_calls"), overlap, stretch,
+                t_both / med(romio, "seconds")))
+    return "\n".join(out)
+
+
+def main():
+    with open(os.path.join(RESULTS, "machine.json")) as f:
+        machine = json.load(f)
+    parts = [BEGIN, "", "## Computation between reads, one rank", "",
+             "`bash scripts/run-compute-1rank.sh` (%s, %s, %d cores): one rank of `pfio-mpibench "
+             "--compute auto` on a %s file, %d rounds (medians), every run cache-evicted and every "
+             "byte verified; the computation per call is stock ROMIO's read time per call. One "
+             "rank computes on one core and leaves the other to the I/O path. *Overlap* = (read "
+             "alone + compute alone - both) / the shorter of the two (1: the shorter is hidden "
+             "entirely); *compute stretch* = the busy loop's seconds beside the reads / alone."
+             % (machine["date"], machine["cpu"], machine["cores"], machine["file_size"],
+                machine["rounds"]), ""]
+    fio = os.path.join(RESULTS, "fio-%s.txt" % machine["profile"])
+    for target in ["disk", machine["profile"]]:
+        runs = load(target)
+        if runs is None:
+            continue
+        parts.append("**%s**%s" % ("This VM's disk" if target == "disk" else
+                                   "The `%s` test bed" % target,
+                                   "" if target == "disk" or not os.path.exists(fio) else
+                                   " (" + open(fio).read().strip().splitlines()[-1] + ")"))
+        parts += ["", table(target, runs), ""]
+    parts.append(END)
+    section = "\n".join(parts)
+    with open(DOC) as f:
+        doc = f.read()
+    if BEGIN in doc:
+        doc = doc[:doc.index(BEGIN)] + section + doc[doc.index(END) + len(END):]
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + section + "\n"
+    with open(DOC, "w") as f:
+        f.write(doc)
+    print("render_compute: %s updated" % DOC)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
