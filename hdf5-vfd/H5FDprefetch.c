@@ -220,6 +220,7 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
     file->name = strdup(name);
     engine = H5FD__prefetch_engine_config(&file->config,
                                           __func__); /* a bad PFIO_* variable fails the open */
+    H5FD__prefetch_driver_settings(&file->config, engine);
     pfio_config_destroy(engine);
     if (file->name == NULL || engine == NULL) {
         if (file->name == NULL)

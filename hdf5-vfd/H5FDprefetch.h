@@ -51,14 +51,16 @@ typedef struct H5FD_prefetch_setting_t {
 typedef struct H5FD_prefetch_config_t {
     int32_t magic;     /* H5FD_PREFETCH_CONFIG_MAGIC */
     int32_t version;   /* H5FD_PREFETCH_CONFIG_VERSION */
-    int32_t predict;   /* 1 (default): predict strided raw-data reads while nothing is declared */
+    int32_t predict;   /* 1 (default): predict strided raw-data reads while nothing is declared;
+                          at 1 the key "predict" (settings, PFIO_PREDICT) decides */
     int32_t nsettings; /* settings[0 .. nsettings) are in force */
     H5FD_prefetch_setting_t settings[H5FD_PREFETCH_SETTINGS_MAX];
     /* Raw reads and declared extents of at least engine_min bytes go through pfio's engine
      * (O_DIRECT reads at queue depth into its reorder buffer, within the budget); smaller ones
      * through the page cache, advised ahead of the reader. The default,
      * H5FD_PREFETCH_ENGINE_NEVER, sends everything through the page cache: on this project's
-     * machine that was faster for every pattern (docs/hdf5-driver.md has the numbers). */
+     * machine that was faster for every pattern (docs/hdf5-driver.md has the numbers). At the
+     * default the key "engine_min" (settings, PFIO_ENGINE_MIN: a size or "never") decides. */
     uint64_t engine_min;
 } H5FD_prefetch_config_t;
 

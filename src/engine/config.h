@@ -48,6 +48,8 @@ struct Config {
   uint32_t coll_timeout = 600;              // seconds a rank waits for the others
   ReadPathKind read_path = kReadPathCache;  // how independent MPI-IO reads read
   bool print_hints = false;                 // the ROMIO driver prints the hints in force
+  bool predict = true;                      // HDF5 driver: predict strided raw-data reads
+  uint64_t engine_min = UINT64_MAX;         // HDF5 driver: reads this large via the engine
 };
 
 // Checks every field (the same checks as the string setters) and the rules between fields

@@ -153,6 +153,28 @@ ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
   return k;
 }
 
+// A size field that may also be "never" (UINT64_MAX): a threshold nothing reaches.
+ConfigKey SizeOrNeverKey(const char *name, uint64_t Config::*field, const char *meaning) {
+  ConfigKey k = Named(name, meaning);
+  k.allowed = [] { return std::string("a size (K, M, G, T: powers of 1024) or never"); };
+  k.parse = [=](const std::string &v, Config *c) {
+    uint64_t bytes = 0;
+    if (Lower(v) == "never") {
+      bytes = UINT64_MAX;
+    } else if (!ParseSize(v, name, &bytes).ok()) {
+      return false;
+    }
+    c->*field = bytes;
+    return true;
+  };
+  k.get = [=](const Config &c) {
+    return c.*field == UINT64_MAX ? std::string("never") : FormatSize(c.*field);
+  };
+  k.number = [=](const Config &c) { return c.*field; };
+  k.in_range = [](const Config &) { return true; };
+  return k;
+}
+
 ConfigKey TextKey(const char *name, std::string Config::*field,
                   std::function<std::string()> allowed,
                   std::function<bool(const std::string &)> valid, const char *meaning) {
@@ -288,6 +310,13 @@ std::vector<ConfigKey> MakeKeys() {
       "how independent MPI-IO reads read: engine or cache, as coll_path"));
   keys.push_back(BoolKey("print_hints", &Config::print_hints,
                          "the ROMIO driver prints the hints in force at open, on rank 0"));
+  keys.push_back(BoolKey("predict", &Config::predict,
+                         "the HDF5 driver predicts strided raw-data reads while nothing is "
+                         "declared"));
+  keys.push_back(SizeOrNeverKey("engine_min", &Config::engine_min,
+                                "the HDF5 driver reads raw data and declared extents of at least "
+                                "this size through the engine, smaller ones through the page "
+                                "cache; never: all through the page cache"));
   return keys;
 }
 

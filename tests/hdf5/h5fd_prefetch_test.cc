@@ -451,6 +451,50 @@ TEST_F(H5FDPrefetchTest, DeclareOnAnotherDriversFileIsRefused) {
   H5Fclose(file);
 }
 
+// engine_min and predict as keys (one settings path): set with H5FD_prefetch_config_set, a
+// declared dataset of 128 KiB chunks reads through the engine at "64K" and through the page cache
+// at "never"; a field set in the struct (a program written for 0.3) wins over the key.
+TEST_F(H5FDPrefetchTest, EngineMinAndPredictAreKeys) {
+  const DatasetSpec &d = kDatasets[2];  // c128k
+  for (const char *engine_min : {"64K", "never", "field"}) {
+    SCOPED_TRACE(engine_min);
+    H5FD_prefetch_config_t config;
+    ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
+    ASSERT_GE(H5FD_prefetch_config_set(&config, "budget", "32M"), 0) << ErrorStack();
+    ASSERT_GE(H5FD_prefetch_config_set(&config, "predict", "off"), 0) << ErrorStack();
+    if (std::string(engine_min) == "field") {
+      ASSERT_GE(H5FD_prefetch_config_set(&config, "engine_min", "64K"), 0) << ErrorStack();
+      config.engine_min = H5FD_PREFETCH_ENGINE_NEVER - 1;  // nothing is that large
+    } else {
+      ASSERT_GE(H5FD_prefetch_config_set(&config, "engine_min", engine_min), 0) << ErrorStack();
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    ASSERT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
+    hid_t file = Open(fapl);
+    hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+    ASSERT_GE(H5FD_prefetch_declare(dset, H5S_ALL), 0) << ErrorStack();
+    std::vector<Slab> slabs = Pattern("rows", d);
+    size_t bad = 0;
+    for (const Slab &s : slabs) bad += ReadAndCheck(dset, d, s);
+    EXPECT_EQ(bad, 0u);
+    H5FD_prefetch_stats_t st = Stats(dset);
+    if (std::string(engine_min) == "64K") {
+      EXPECT_GT(st.engine.reads, 0u) << "engine_min = 64K: 128 KiB chunks through the engine";
+    } else {
+      EXPECT_EQ(st.engine.reads, 0u) << "everything through the page cache";
+    }
+    EXPECT_EQ(st.predicted_extents, 0u) << "predict = off";
+    H5Dclose(dset);
+    H5Fclose(file);
+    H5Pclose(fapl);
+  }
+  H5FD_prefetch_config_t config;
+  ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
+  EXPECT_LT(Quietly([&] { return H5FD_prefetch_config_set(&config, "engine_min", "sometimes"); }),
+            0);
+  EXPECT_NE(ErrorStack().find("a size (K, M, G, T: powers of 1024) or never"), std::string::npos);
+}
+
 // A selection in a dataspace of another rank, or reaching past the dataset's extent, is refused
 // naming both (H5Dread refuses it too); before, a 2-D selection on a 1-D dataset was accepted.
 TEST_F(H5FDPrefetchTest, DeclareOfASelectionThatDoesNotFitTheDatasetIsRefused) {
