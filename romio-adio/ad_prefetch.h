@@ -30,6 +30,10 @@
 #include "pfio/pfio.h"
 #include "pfio_coll.h"
 
+/* Where reads are held (settings read_path and coll_path, as numbers: their choices' indexes):
+ * pfio's engine buffer, or the page cache. */
+enum { PREFETCH_BUFFER_ENGINE = 0, PREFETCH_BUFFER_CACHE = 1 };
+
 /* History of one file's single-extent reads: predicts sequential and strided runs. */
 typedef struct ADIOI_PREFETCH_History {
     ADIO_Offset last_offset; /* previous read, -1 before the first */
@@ -73,7 +77,7 @@ typedef struct ADIOI_PREFETCH_File {
     int coll_enabled;       /* prefetch_collective */
     int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */
     uint64_t coll_ahead;    /* prefetch_coll_ahead: bytes of later calls planned; 0: default */
-    int coll_path;          /* prefetch_coll_path: PFIO_COLL_PATH_* */
+    int coll_path;          /* prefetch_coll_path: PREFETCH_BUFFER_* */
     int coll_timeout_s;     /* prefetch_coll_timeout: bound of waits for other ranks */
     int coll_state;         /* 0 before the first collective read, 1 on, -1 off (all ranks) */
     char coll_why_off[160]; /* why collective reads take ROMIO's two-phase path */
@@ -81,7 +85,7 @@ typedef struct ADIOI_PREFETCH_File {
     char replay_path[1024]; /* prefetch_replay: a recorded plan, declared at the first call */
     pfio_coll *coll;        /* when coll_state == 1 */
     uint64_t stock_reads;   /* reads that took the stock path */
-    int read_path;          /* prefetch_read_path: independent reads, PFIO_COLL_PATH_* */
+    int read_path;          /* prefetch_read_path: independent reads, PREFETCH_BUFFER_* */
     pfio_cache *cache;      /* the page-cache path of independent reads, made at the first */
     uint64_t cache_reads;   /* independent reads served on the page-cache path */
     uint64_t cache_sieved;  /* of those, strided requests read by ROMIO's data sieving */

@@ -242,8 +242,8 @@ static void apply_collective_hints(ADIOI_PREFETCH_File *pf, MPI_Info info)
     pf->coll_lookahead = (int)number(pf, "coll_lookahead", 8);
     pf->coll_timeout_s = (int)number(pf, "coll_timeout", 600);
     pf->coll_ahead = number(pf, "coll_ahead", 0);
-    pf->coll_path = (int)number(pf, "coll_path", PFIO_COLL_PATH_CACHE);
-    pf->read_path = (int)number(pf, "read_path", PFIO_COLL_PATH_CACHE);
+    pf->coll_path = (int)number(pf, "coll_path", PREFETCH_BUFFER_CACHE);
+    pf->read_path = (int)number(pf, "read_path", PREFETCH_BUFFER_CACHE);
     pf->print_hints = (int)number(pf, "print_hints", 0);
     if (hint_get(info, "prefetch_record", value))
         snprintf(pf->record_path, sizeof pf->record_path, "%s", value);

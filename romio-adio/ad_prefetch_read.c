@@ -51,7 +51,7 @@ void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf)
 /* The page-cache path's reader, made at the first read on it; NULL on the engine path. */
 static pfio_cache *cache_path(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    if (pf->read_path != PFIO_COLL_PATH_CACHE || fd->fd_sys < 0)
+    if (pf->read_path != PREFETCH_BUFFER_CACHE || fd->fd_sys < 0)
         return NULL;
     if (pf->cache == NULL)
         pf->cache = pfio_cache_create(fd->fd_sys);

@@ -48,7 +48,7 @@ struct Rank {
     EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
     pfio_config_destroy(cfg);
     EXPECT_EQ(pfio_file_open(ctx, path.c_str(), &file), PFIO_OK) << pfio_last_error();
-    if (options.path == ReadPath::kCache) {  // as the ROMIO driver passes ROMIO's descriptor
+    if (options.buffer == BufferKind::kCache) {  // as the ROMIO driver passes ROMIO's descriptor
       cache_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
       EXPECT_GE(cache_fd, 0);
       options.cache_fd = cache_fd;
@@ -123,18 +123,18 @@ class CollectiveReaderTest : public ::testing::Test {
 
 // The tests that hold for both read paths of the aggregators (engine, page cache).
 class CollectiveReaderPathTest : public CollectiveReaderTest,
-                                 public ::testing::WithParamInterface<ReadPath> {
+                                 public ::testing::WithParamInterface<BufferKind> {
  protected:
   ReaderOptions Options() const {
     ReaderOptions o;
-    o.path = GetParam();
+    o.buffer = GetParam();
     return o;
   }
   // Nothing went through the engine on the cache path; something did on the engine path.
   static void ExpectPathUsed(Rank &rank) {
     pfio_stats st;
     ASSERT_EQ(pfio_stats_get(rank.ctx, &st, sizeof st), PFIO_OK);
-    if (GetParam() == ReadPath::kCache) {
+    if (GetParam() == BufferKind::kCache) {
       EXPECT_EQ(st.bytes_read, 0u) << "the cache path read through the engine";
     } else if (rank.reader->stats().bytes_read > 0) {
       EXPECT_GT(st.bytes_read, 0u) << "the engine path read around the engine";
@@ -143,9 +143,9 @@ class CollectiveReaderPathTest : public CollectiveReaderTest,
 };
 
 INSTANTIATE_TEST_SUITE_P(BothPaths, CollectiveReaderPathTest,
-                         ::testing::Values(ReadPath::kEngine, ReadPath::kCache),
-                         [](const ::testing::TestParamInfo<ReadPath> &info) {
-                           return info.param == ReadPath::kCache ? "Cache" : "Engine";
+                         ::testing::Values(BufferKind::kEngine, BufferKind::kCache),
+                         [](const ::testing::TestParamInfo<BufferKind> &info) {
+                           return info.param == BufferKind::kCache ? "Cache" : "Engine";
                          });
 
 TEST_P(CollectiveReaderPathTest, InterleavedCallsArePredictedAndEveryByteArrives) {
@@ -169,7 +169,7 @@ TEST_P(CollectiveReaderPathTest, InterleavedCallsArePredictedAndEveryByteArrives
 // readahead) plans no calls ahead: they would be this call moved, and advise nothing. Sparse
 // calls are planned ahead on both paths, dense ones on the engine path.
 TEST_P(CollectiveReaderPathTest, OnTheCachePathOnlySparseCallsArePlannedAhead) {
-  const bool cache = GetParam() == ReadPath::kCache;
+  const bool cache = GetParam() == BufferKind::kCache;
   RunRanks(4, path_, Options(), [&](Rank &rank, int r) {
     for (uint64_t call = 0; call < 4; ++call) ReadAndCheck(rank, Interleaved(r, 4, call, 24));
     const ReaderStats &s = rank.reader->stats();
@@ -197,7 +197,7 @@ TEST_F(CollectiveReaderTest, OnTheCachePathOwnBytesAreReadInOneBatchAndShippedOn
   // rounds. Calls 2-3: 8 KiB blocks interleaved over the ranks, shipped between them: one batch
   // per round that has bytes for the aggregator to read. Every byte checked either way.
   ReaderOptions o;
-  o.path = ReadPath::kCache;
+  o.buffer = BufferKind::kCache;
   o.round_bytes = 64 << 10;
   o.unit = 64 << 10;
   o.lookahead_calls = 0;

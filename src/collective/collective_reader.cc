@@ -74,7 +74,7 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
     return "collective round of " + std::to_string(options.round_bytes) +
            " bytes (expected 1 byte to 1 GiB)";
-  if (options.path == ReadPath::kCache && options.cache_fd < 0)
+  if (options.buffer == BufferKind::kCache && options.cache_fd < 0)
     return "the cache read path needs a descriptor of the file (cache_fd " +
            std::to_string(options.cache_fd) + ", expected >= 0)";
   std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
@@ -116,7 +116,8 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
-  if (options_.path == ReadPath::kCache) cache_ = std::make_unique<CacheReader>(options_.cache_fd);
+  if (options_.buffer == BufferKind::kCache)
+    cache_ = std::make_unique<CacheReader>(options_.cache_fd);
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {

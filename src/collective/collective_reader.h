@@ -43,9 +43,9 @@
 
 namespace pfio::collective {
 
-// How aggregators read: through the pfio engine (O_DIRECT, prefetched into the budget), or
-// through the page cache with the plan advised ahead (cache_reader.h).
-enum class ReadPath { kEngine, kCache };
+// Where aggregators' reads are held: the pfio engine's buffer (O_DIRECT, prefetched into the
+// budget), or the page cache with the plan advised ahead (cache_reader.h).
+enum class BufferKind { kEngine, kCache };
 
 struct ReaderOptions {
   uint64_t round_bytes = 16ull << 20;  // ROMIO's cb_buffer_size
@@ -61,7 +61,7 @@ struct ReaderOptions {
   // is an aggregator (call_schedule.h); 0: off. Measured (cache path, 1 GiB file, 47,008-byte
   // interleaved blocks): 4 ranks 1,374 -> 1,888 MiB/s, 2 ranks 0.87x -> 1.02x OMPIO.
   uint64_t own_extent = 32 << 10;
-  ReadPath path = ReadPath::kEngine;
+  BufferKind buffer = BufferKind::kEngine;
   int cache_fd = -1;        // kCache: a buffered descriptor of the file (not owned)
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)

@@ -23,6 +23,14 @@ enum pfio_policy {
   PFIO_POLICY_FORESTALL = 2       // issue when (queued + i) F' >= distance, or within H (§5)
 };
 
+// Where prefetched bytes are held (the front ends' settings read_path and coll_path): pfio's own
+// reorder buffer, filled by O_DIRECT reads, or the kernel's page cache, filled by advice and
+// buffered reads.
+enum pfio_buffer_kind {
+  PFIO_BUFFER_ENGINE = 0,  // the engine's reorder buffer
+  PFIO_BUFFER_CACHE = 1    // the page cache
+};
+
 enum pfio_stage {
   PFIO_STAGE_AUTO = 0,       // the backend's device cache where it has one (sim), else none
   PFIO_STAGE_NONE = 1,       // never stage

@@ -12,11 +12,6 @@
 
 namespace pfio {
 
-// How a front end reads a file (hints prefetch_read_path, prefetch_coll_path): through pfio's
-// engine (O_DIRECT into its reorder buffer) or through the kernel's page cache, advised ahead.
-// The values are the collective layer's PFIO_COLL_PATH_* (src/collective/pfio_coll.h).
-enum ReadPathKind : int { kReadPathEngine = 0, kReadPathCache = 1 };
-
 struct Config {
   uint64_t budget = 0;  // bytes the rank may use; 0 = auto (MemAvailable, cgroup limit)
   pfio_backend backend = PFIO_BACKEND_AUTO;
@@ -41,15 +36,15 @@ struct Config {
   pfio_stage stage = PFIO_STAGE_AUTO;
   // Front ends' settings (the engine itself does not read them): one parser, default and
   // message for every front end, as keys like the rest.
-  bool collective = true;                   // MPI collective reads through pfio's layer
-  uint32_t coll_lookahead = 8;              // collective calls predicted ahead (0: none)
-  uint64_t coll_ahead = 0;                  // bytes of later calls planned; 0: automatic
-  ReadPathKind coll_path = kReadPathCache;  // how aggregators read
-  uint32_t coll_timeout = 600;              // seconds a rank waits for the others
-  ReadPathKind read_path = kReadPathCache;  // how independent MPI-IO reads read
-  bool print_hints = false;                 // the ROMIO driver prints the hints in force
-  bool predict = true;                      // HDF5 driver: predict strided raw-data reads
-  uint64_t engine_min = UINT64_MAX;         // HDF5 driver: reads this large via the engine
+  bool collective = true;                          // MPI collective reads through pfio's layer
+  uint32_t coll_lookahead = 8;                     // collective calls predicted ahead (0: none)
+  uint64_t coll_ahead = 0;                         // bytes of later calls planned; 0: automatic
+  pfio_buffer_kind coll_path = PFIO_BUFFER_CACHE;  // how aggregators read
+  uint32_t coll_timeout = 600;                     // seconds a rank waits for the others
+  pfio_buffer_kind read_path = PFIO_BUFFER_CACHE;  // how independent MPI-IO reads read
+  bool print_hints = false;                        // the ROMIO driver prints the hints in force
+  bool predict = true;                             // HDF5 driver: predict strided raw-data reads
+  uint64_t engine_min = UINT64_MAX;                // HDF5 driver: reads this large via the engine
 };
 
 // Checks every field (the same checks as the string setters) and the rules between fields

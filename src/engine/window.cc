@@ -88,8 +88,8 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
   return true;
 }
 
-FileRanges Window::NewRanges::Sorted() const {
-  FileRanges out;
+RangesByFile Window::NewRanges::Sorted() const {
+  RangesByFile out;
   for (const auto &[file, pages] : by_file) out.emplace(file, pages.Ranges());
   return out;
 }

@@ -42,7 +42,7 @@ class Window {
     uint64_t ranges = 0;    // merged new ranges (each at least one piece)
     std::unordered_set<const Piece *> shared;
     // The pending pages as merged byte ranges per file, for MapPieces.
-    FileRanges Sorted() const;
+    RangesByFile Sorted() const;
   };
 
   Window(const FileTable *files, ReorderBuffer *buffer) : files_(files), buffer_(buffer) {}

@@ -4,7 +4,7 @@
 
 namespace pfio {
 
-void MapPieces(const FileRanges &ranges, const Layout *layout, uint64_t max_request,
+void MapPieces(const RangesByFile &ranges, const Layout *layout, uint64_t max_request,
                const std::function<uint64_t(int32_t)> &file_size, ReorderBuffer *buffer,
                std::vector<Piece *> *fresh) {
   std::vector<Placement> placements;

@@ -16,11 +16,11 @@
 namespace pfio {
 
 // Byte ranges [begin, end) per file: page aligned, merged, sorted.
-using FileRanges = std::unordered_map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>>;
+using RangesByFile = std::unordered_map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>>;
 
 // layout: null for one target. file_size: the size of a file id. New pieces are appended to
 // *fresh, in each file's offset order.
-void MapPieces(const FileRanges &ranges, const Layout *layout, uint64_t max_request,
+void MapPieces(const RangesByFile &ranges, const Layout *layout, uint64_t max_request,
                const std::function<uint64_t(int32_t)> &file_size, ReorderBuffer *buffer,
                std::vector<Piece *> *fresh);
 
