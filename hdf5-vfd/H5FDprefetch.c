@@ -166,7 +166,7 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
 {
     H5FD_prefetch_t *file = NULL;
     const H5FD_prefetch_config_t *config;
-    pfio_config *engine;
+    int settled;
     struct stat sb;
     int o_flags = (H5F_ACC_RDWR & flags) ? O_RDWR : O_RDONLY;
     if (H5F_ACC_TRUNC & flags)
@@ -218,11 +218,8 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
     file->pfio_size = file->eof;
     file->read_only = !(H5F_ACC_RDWR & flags);
     file->name = strdup(name);
-    engine = H5FD__prefetch_engine_config(&file->config,
-                                          __func__); /* a bad PFIO_* variable fails the open */
-    H5FD__prefetch_driver_settings(&file->config, engine);
-    pfio_config_destroy(engine);
-    if (file->name == NULL || engine == NULL) {
+    settled = H5FD__prefetch_settle_config(&file->config, __func__); /* a bad PFIO_* fails */
+    if (file->name == NULL || settled < 0) {
         if (file->name == NULL)
             H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for the name %s",
                                  name);

@@ -60,16 +60,19 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
 /* The driver's own settings, keys "predict" and "engine_min" of pfio's config (config settings,
  * PFIO_PREDICT, PFIO_ENGINE_MIN): they apply where the struct's fields of the same names are at
  * their defaults (fields set by a program written for 0.3 win). */
-void H5FD__prefetch_driver_settings(H5FD_prefetch_config_t *config, const pfio_config *engine)
+int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, const char *func)
 {
     uint64_t v = 0;
+    pfio_config *engine = H5FD__prefetch_engine_config(config, func);
     if (engine == NULL)
-        return;
+        return -1;
     if (config->predict == 1 && pfio_config_get_number(engine, "predict", &v) == PFIO_OK)
         config->predict = (int32_t)v;
     if (config->engine_min == H5FD_PREFETCH_ENGINE_NEVER &&
         pfio_config_get_number(engine, "engine_min", &v) == PFIO_OK)
         config->engine_min = v;
+    pfio_config_destroy(engine);
+    return 0;
 }
 
 /* Whether `config` is one this release understands; pushes an error naming the field if not. */

@@ -161,8 +161,9 @@ void H5FD__prefetch_error(const char *func, hid_t major, hid_t minor, const char
 /* pfio's config for a file: the PFIO_* environment, then `config`'s settings, validated; NULL
  * after pushing an error that names the first setting pfio refuses (H5FDprefetch_config.c). */
 pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, const char *func);
-/* predict and engine_min from the keys of `engine` where *config's fields are at their defaults. */
-void H5FD__prefetch_driver_settings(H5FD_prefetch_config_t *config, const pfio_config *engine);
+/* An open file's config settled: pfio's config built as above (-1 after pushing its error), and
+ * predict and engine_min taken from its keys where *config's fields are at their defaults. */
+int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, const char *func);
 
 /* Closes the ids given (a file, property list, dataspace or datatype; negative ones skipped),
  * keeping the error stack as it was when `failed` (every HDF5 call clears it). */

@@ -138,6 +138,9 @@ void ADIOI_PREFETCH_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatyp
                                  int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
                                  int *error_code);
 void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf);
+/* The bytes a read status counts (0 when it cannot say): what a nonblocking read completes
+ * with. */
+MPI_Offset ADIOI_PREFETCH_Status_bytes(ADIO_Status *status);
 /* The byte count a read status reports (where this ROMIO can set one). */
 void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes);
 

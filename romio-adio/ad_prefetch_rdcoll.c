@@ -352,10 +352,7 @@ void ADIOI_PREFETCH_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Dat
 #endif
     ADIOI_PREFETCH_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
                                    error_code);
-    if (*error_code == MPI_SUCCESS) {
-        int got = 0;
-        MPI_Get_count(&status, MPI_BYTE, &got);
-        nbytes = got;
-    }
+    if (*error_code == MPI_SUCCESS)
+        nbytes = ADIOI_PREFETCH_Status_bytes(&status);
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
 }

@@ -443,7 +443,7 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
 /* The bytes a read's status reports. ROMIO's fake nonblocking reads report count × size (Open
  * MPI's 3.2.1: too many past EOF) or MPI_Get_count × size (MPICH: MPI_UNDEFINED × size, a
  * negative count that aborts MPI_Wait, when the read ends inside a datatype). */
-static MPI_Offset status_bytes(ADIO_Status *status)
+MPI_Offset ADIOI_PREFETCH_Status_bytes(ADIO_Status *status)
 {
     MPI_Count bytes = 0;
     if (MPI_Get_elements_x(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes < 0)
@@ -463,7 +463,7 @@ static void read_now(blocking_read read, ADIO_File fd, void *buf, int count, MPI
     ADIOI_PREFETCH_Set_status(&status, MPI_BYTE, 0);
     read(fd, buf, count, datatype, file_ptr_type, offset, &status, error_code);
     if (*error_code == MPI_SUCCESS)
-        nbytes = status_bytes(&status);
+        nbytes = ADIOI_PREFETCH_Status_bytes(&status);
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
 }
 

@@ -232,11 +232,16 @@ Status Context::CloseFile(int32_t id) {
 Status Context::RefreshFile(int32_t id) {
   Lock lock(mu_);
   Status s = files_.Check(id, "file");
-  if (s.ok()) s = DropFileLocked(lock, id, "refreshing");
+  return s.ok() ? RefreshLocked(lock, id, "refreshing") : s;
+}
+
+Status Context::RefreshLocked(Lock &lock, int32_t id, const char *doing) {
+  Status s = DropFileLocked(lock, id, doing);
   uint64_t size = 0;
   if (s.ok()) s = backend_->CurrentSize(files_.handle(id), &size);
   if (!s.ok()) return s;
   files_.SetSize(id, size);
+  // Taken after the drop: a change from now on moves the times past this version's.
   FileVersion version;
   if (backend_->Version(files_.handle(id), &version).ok()) files_.SetVersion(id, version);
   files_.ClearChanged(id);

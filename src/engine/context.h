@@ -103,6 +103,9 @@ class Context : private ReadPath::Host {
   Status CheckPlanSize(size_t added) const;
   pfio_stats SnapshotLocked() const;
   Status DropFileLocked(Lock &lock, int32_t id, const char *doing);
+  // RefreshFile and CheckFile with the lock held: the file's prefetched bytes and plan dropped
+  // (as DropFileLocked), its size and version read again.
+  Status RefreshLocked(Lock &lock, int32_t id, const char *doing);
 
   // ReadPath::Host (lock held).
   void Refill(bool force) override;

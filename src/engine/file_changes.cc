@@ -14,16 +14,7 @@ Status Context::CheckFile(int32_t id, bool *changed) {
   if (!files_.changed(id) && files_.version(id).Vouches(now)) return Status::Ok();
   *changed = true;
   ++stats_.files_changed;
-  s = DropFileLocked(lock, id, "checking");
-  uint64_t size = 0;
-  if (s.ok()) s = backend_->CurrentSize(files_.handle(id), &size);
-  if (!s.ok()) return s;
-  files_.SetSize(id, size);
-  // Taken after the drop: a change from now on moves the times past this version's.
-  if (backend_->Version(files_.handle(id), &now).ok()) files_.SetVersion(id, now);
-  files_.ClearChanged(id);
-  Refill(false);
-  return Status::Ok();
+  return RefreshLocked(lock, id, "checking");
 }
 
 Status Context::RevalidateIfDue(Lock &lock) {
