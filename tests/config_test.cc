@@ -102,6 +102,7 @@ const std::vector<KeyCase> &Cases() {
       {"stage",
        {{"auto", "auto"}, {"none", "none"}, {"poke", "poke"}, {"pagecache", "pagecache"}},
        {"6", "disk", ""}},
+      {"buffer", {{"engine", "engine"}, {"cache", "cache"}}, {"page", "2", ""}},
       {"collective", {{"enable", "1"}, {"disable", "0"}}, {"maybe", "2"}},
       {"coll_lookahead", {{"0", "0"}, {"8", "8"}, {"64", "64"}}, {"65", "-1", "x"}},
       {"coll_ahead",

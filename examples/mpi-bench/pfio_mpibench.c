@@ -22,6 +22,8 @@
  *   pfio-noplan  the driver with look-ahead across calls off (hint prefetch_coll_lookahead=0)
  *   pfio-engine  the driver reading through pfio's engine (O_DIRECT into the budget) instead of
  *                the page cache (hints prefetch_coll_path=engine, prefetch_read_path=engine)
+ *   pfio-engine-cache  the same engine paths with the engine's page-cache buffer kind (hint
+ *                prefetch_buffer=cache): its window, scheduler and budget advise the page cache
  *   romio-again  stock ROMIO once more in every round, as a method of its own: romio-again /
  *                romio is what one invocation's run-to-run spread makes of two identical
  *                methods (an A/A comparison), the yardstick for small differences from stock
@@ -71,7 +73,7 @@
 #define BLOCK 47008
 #define PER_CALL 100
 #define MAX_RUNS 4096
-#define NMETHODS 7 /* ompio romio pfio pfio-noplan pfio-engine romio-again seq */
+#define NMETHODS 8 /* ompio romio pfio pfio-noplan pfio-engine pfio-engine-cache romio-again seq */
 
 static int rank, nprocs;
 
@@ -97,7 +99,7 @@ static void usage(void) {
     printf(
         "usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES (1G)]\n"
         "         [--workloads ior-hard,random,btio,tiles,restart] [--rounds R (3)]\n"
-        "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq]\n"
+        "         [--methods ompio,romio,pfio,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq]\n"
         "         [--budget BYTES]\n"
         "         [--calls collective|independent] [--compute MS|auto]\n"
         "         [--json PATH] [--keep] [--prepare]\n"
@@ -523,10 +525,11 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
     snprintf(name, sizeof name, "prefetch:%s", o->file);
     if (o->budget) MPI_Info_set(info, "prefetch_budget", o->budget);
     if (strcmp(method, "pfio-noplan") == 0) MPI_Info_set(info, "prefetch_coll_lookahead", "0");
-    if (strcmp(method, "pfio-engine") == 0) {
+    if (strncmp(method, "pfio-engine", 11) == 0) {
       MPI_Info_set(info, "prefetch_coll_path", "engine");
       MPI_Info_set(info, "prefetch_read_path", "engine");
     }
+    if (strcmp(method, "pfio-engine-cache") == 0) MPI_Info_set(info, "prefetch_buffer", "cache");
   } else if (is_romio(method) && is_openmpi()) {
     MPI_Info_set(info, "prefetch", "stock");
   }
@@ -939,7 +942,7 @@ static double compute_for(const Options *o, const Run *runs, int n, const Worklo
 
 int main(int argc, char **argv) {
   const char *const all_methods[] = {"ompio",       "romio",       "pfio", "pfio-noplan",
-                                     "pfio-engine", "romio-again", "seq"};
+                                     "pfio-engine", "pfio-engine-cache", "romio-again", "seq"};
   const char *const all_workloads[] = {"ior-hard", "random", "btio", "tiles", "restart"};
   const char *methods[NMETHODS];
   char why[256], version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -957,7 +960,7 @@ int main(int argc, char **argv) {
   for (i = 0; i < NMETHODS; ++i)
     if (listed(o.methods, all_methods[i])) methods[nmethods++] = all_methods[i];
   if (nmethods == 0)
-    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq; "
+    die("--methods: expected some of ompio,romio,pfio,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq; "
         "got ",
         o.methods);
   for (w = 0; w < 5; ++w)

@@ -80,7 +80,22 @@ bool ReorderBuffer::Allocate(Piece *p) {
   return true;
 }
 
+bool ReorderBuffer::Charge(Piece *p) {
+  if (in_use() + p->length > capacity()) return false;
+  cached_bytes_ += p->length;
+  p->cached = true;
+  return true;
+}
+
+void ReorderBuffer::Uncharge(Piece *p, bool release) {
+  if (!p->cached) return;
+  cached_bytes_ -= p->length;
+  p->cached = false;
+  if (release && release_cached_) release_cached_(*p);
+}
+
 void ReorderBuffer::FreePages(Piece *p) {
+  Uncharge(p, /*release=*/false);  // never advised
   for (char *page : p->pages) pool_->FreePage(page);
   p->pages.clear();
 }
@@ -147,6 +162,7 @@ Piece *ReorderBuffer::FurthestResident() const {
 
 void ReorderBuffer::Evict(Piece *p, bool release) {
   Touched(p);
+  Uncharge(p, /*release=*/true);  // what leaves the budget leaves the page cache too
   if (release) {
     pool_->ReleasePages(p->pages.data(), p->pages.size());
     p->pages.clear();
@@ -159,7 +175,8 @@ void ReorderBuffer::Evict(Piece *p, bool release) {
 uint64_t ReorderBuffer::Destroy(Piece *p) {
   Touched(p);
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
-  p->index->Erase(p->offset / kPage, p->length / kPage);  // a file's index stays until the end
+  p->index->Erase(p->offset / kPage, p->length / kPage);       // a file's index stays until the end
+  Uncharge(p, /*release=*/p->state != Piece::State::kQueued);  // advised, or its advice failed
   for (char *page : p->pages) pool_->FreePage(page);
   --count_;
   // Kept for the next Create, as new (its page list keeps any heap storage it grew); no more

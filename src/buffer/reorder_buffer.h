@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -40,6 +41,7 @@ struct Piece {
   uint32_t bus = 0;
   uint64_t target_offset = 0;
   SmallVector<char *, 4> pages;  // length / kPage pages once allocated, else empty
+  bool cached = false;  // held in the kernel's page cache (Charge), not in pages of the pool
   uint32_t refs = 0;
   State state = State::kQueued;
   int error = 0;  // errno when kFailed (0: the read came back short)
@@ -95,6 +97,15 @@ class ReorderBuffer {
 
   // Gives `p` its pages; false (and no pages) when the pool is out of capacity.
   bool Allocate(Piece *p);
+  // The page-cache buffer kind: `p` is held in the kernel's page cache, not in pages of the pool,
+  // and its length counts against the same capacity (in_use) until it is evicted, its read is
+  // not issued after all (FreePages), or it is destroyed; false when the capacity is used up.
+  // Evicting or destroying such a piece calls the release function set here (the context drops
+  // the range from the page cache: Mowry's release of what the plan will not read again).
+  bool Charge(Piece *p);
+  void SetCacheRelease(std::function<void(const Piece &)> release) {
+    release_cached_ = std::move(release);
+  }
 
   // Returns the pages of a piece whose read was not issued after all.
   void FreePages(Piece *p);
@@ -119,7 +130,8 @@ class ReorderBuffer {
   // With `release` the pages go back to the kernel at once (a cut), else to the pool.
   void Evict(Piece *p, bool release = false);
 
-  uint64_t in_use() const { return pool_->in_use(); }
+  // Pool pages in use and bytes charged for pieces held in the page cache.
+  uint64_t in_use() const { return pool_->in_use() + cached_bytes_; }
   uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
   // Heap bytes of the files' page indexes.
@@ -128,6 +140,8 @@ class ReorderBuffer {
 
  private:
   uint64_t Destroy(Piece *p);
+  // A cached piece gives back its charge; `release` also drops its range from the page cache.
+  void Uncharge(Piece *p, bool release);
 
   std::unique_ptr<BufferPool> pool_;
   std::unordered_map<int32_t, PieceIndex> by_file_;
@@ -136,6 +150,8 @@ class ReorderBuffer {
   std::vector<Piece *> spare_;  // destroyed pieces, reused by Create (no malloc per piece)
   bool track_resident_ = false;
   size_t count_ = 0;
+  uint64_t cached_bytes_ = 0;
+  std::function<void(const Piece &)> release_cached_;
 };
 
 }  // namespace pfio

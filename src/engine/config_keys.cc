@@ -288,6 +288,11 @@ std::vector<ConfigKey> MakeKeys() {
       "stage", &Config::stage, {"auto", "none", "poke", "pagecache", "ladvise", "device"},
       [](int) { return true; }, nullptr,
       "how the next block of a target is staged (LoadIntoDiskBuffer)"));
+  keys.push_back(ChoiceKey(
+      "buffer", &Config::buffer, {"engine", "cache"}, [](int) { return true; }, nullptr,
+      "where prefetched bytes of the files opened from now on are held: engine (pfio's reorder "
+      "buffer, filled by O_DIRECT reads) or cache (the kernel's page cache, advised ahead and "
+      "released once read; the budget bounds both)"));
   // Front ends' settings (hints prefetch_<key> of the ROMIO driver).
   keys.push_back(BoolKey("collective", &Config::collective,
                          "MPI collective reads through pfio's collective layer (off: ROMIO's "

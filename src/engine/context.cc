@@ -9,6 +9,7 @@
 #include "common/page.h"
 #include "engine/config.h"
 #include "io/file_open.h"
+#include "io/page_cache_backend.h"
 #include "io/sync_backend.h"
 #include "layout/lustre_layout.h"
 #include "layout/striped_layout.h"
@@ -31,6 +32,15 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
   if (!backend) {
     s = MakeBackend(config.backend, config.queue_depth, &backend);
     if (!s.ok()) return s;
+  }
+  if (backend->virtual_clock() == nullptr) {
+    // The page-cache buffer kind beside the backend's own reads.
+    backend = std::make_unique<PageCacheBackend>(std::move(backend));
+  } else if (config.buffer == PFIO_BUFFER_CACHE) {
+    return Status::Invalid(
+        Format("buffer = cache: backend %s simulates disks, it has no page "
+               "cache; expected buffer = engine",
+               backend->name()));
   }
   if (config.stage == PFIO_STAGE_DEVICE && backend->device().AutoStage() != PFIO_STAGE_DEVICE) {
     return Status::Invalid(
@@ -71,6 +81,7 @@ Context::Context(const Config &config, std::unique_ptr<Backend> backend,
                  std::unique_ptr<ReorderBuffer> buffer, uint64_t limit)
     : cfg_(config),
       backend_(std::move(backend)),
+      cache_backend_(dynamic_cast<PageCacheBackend *>(backend_.get())),
       clock_(backend_->virtual_clock()),
       buffer_(std::move(buffer)),
       memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
@@ -79,6 +90,11 @@ Context::Context(const Config &config, std::unique_ptr<Backend> backend,
       read_path_(&cfg_, &files_, &window_, buffer_.get(), backend_.get(), &stats_, this),
       stager_(config.stage, backend_->device().AutoStage(), config.target_stages) {
   stats_path_ = cfg_.stats_path;
+  // Pieces held in the page cache leave it when they leave the budget (called with mu_ held).
+  buffer_->SetCacheRelease([this](const Piece &p) {
+    if (cache_backend_ != nullptr && files_.IsOpen(p.file))
+      cache_backend_->Release(files_.handle(p.file), p.offset, p.length);
+  });
   std::unique_ptr<StripedLayout> striped;
   if (!cfg_.layout.empty()) {
     if (cfg_.layout == kLustreLayout) {
@@ -168,7 +184,9 @@ void Context::UseLayout(std::unique_ptr<Layout> layout) {
 
 Status Context::OpenFile(const std::string &path, int32_t *id) {
   FileHandle h;
-  Status s = backend_->Open(path, &h);
+  Status s = cfg_.buffer == PFIO_BUFFER_CACHE && cache_backend_ != nullptr
+                 ? cache_backend_->OpenCached(path, &h)
+                 : backend_->Open(path, &h);
   if (!s.ok()) return s;
   if (lustre_layout_pending_) {
     // layout = lustre: the first file's striping is the context's (nothing is queued yet).

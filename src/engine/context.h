@@ -50,6 +50,8 @@
 
 namespace pfio {
 
+class PageCacheBackend;
+
 class Context : private ReadPath::Host {
  public:
   // backend / signals may be null: then they come from the config and from /proc.
@@ -150,7 +152,8 @@ class Context : private ReadPath::Host {
   const Config cfg_;
   std::string stats_path_;
   std::unique_ptr<Backend> backend_;
-  VirtualClock *clock_ = nullptr;  // the simulator's; null: steady time
+  PageCacheBackend *cache_backend_ = nullptr;  // backend_ itself on real devices; null on sim
+  VirtualClock *clock_ = nullptr;              // the simulator's; null: steady time
   std::unique_ptr<ReorderBuffer> buffer_;
   char *discard_ = nullptr;  // where infill gap bytes land
   RequestShape shape_;

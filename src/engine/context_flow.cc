@@ -113,8 +113,9 @@ uint64_t Context::Held() const {
 }
 
 bool Context::AllocatePieces(PendingRead *pr) {
+  const bool cached = pr->req.file->buffer == PFIO_BUFFER_CACHE;
   for (size_t i = 0; i < pr->pieces.size(); ++i) {
-    if (!buffer_->Allocate(pr->pieces[i])) {
+    if (!(cached ? buffer_->Charge(pr->pieces[i]) : buffer_->Allocate(pr->pieces[i]))) {
       for (size_t j = 0; j < i; ++j) buffer_->FreePages(pr->pieces[j]);  // all or nothing
       return false;
     }
@@ -221,7 +222,7 @@ void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCal
   };
   auto issued = [&](PendingRead *pr) {
     stager_.OnIssue(pr, scheduler_.queue(), stage);
-    FillIov(pr, shape_);
+    if (pr->req.file->buffer != PFIO_BUFFER_CACHE) FillIov(pr, shape_);  // else advice only
     for (Piece *p : pr->pieces) buffer_->Issued(p);
     bytes_landing_ += pr->piece_bytes;
     files_.ReadIssued(pr->file);

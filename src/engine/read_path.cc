@@ -112,7 +112,12 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
     if (!s.ok()) return s;
     const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
     if (p->state == Piece::State::kReady) {
-      p->CopyOut(lo, hi, dst + (lo - pos));
+      if (p->cached) {
+        s = ReadCached(lock, id, dst + (lo - pos), lo, hi - lo);
+        if (!s.ok()) return s;
+      } else {
+        p->CopyOut(lo, hi, dst + (lo - pos));
+      }
       buffer_->Served(p);
       continue;
     }
@@ -175,6 +180,16 @@ Status ReadPath::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uin
   Status s = backend_->ReadDirect(h, dst, pos, n, got);
   lock.lock();
   if (s.ok()) stats_->bytes_read += *got;
+  return s;
+}
+
+Status ReadPath::ReadCached(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n) {
+  const FileHandle &h = files_->handle(id);
+  uint64_t got = 0;
+  lock.unlock();  // the piece stays referenced by the plan's front entry meanwhile
+  Status s = backend_->ReadDirect(h, dst, pos, n, &got);
+  lock.lock();
+  if (s.ok() && got != n) return ShortFile(id, pos, got, n);
   return s;
 }
 

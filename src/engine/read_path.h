@@ -75,6 +75,9 @@ class ReadPath {
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
   Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
+  // Bytes of a piece held in the page cache: read from the file (its advised pages), the lock
+  // released; short is an error (the file shrank).
+  Status ReadCached(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n);
   // A direct read of bytes inside the file as opened: short is an error (the file shrank).
   Status ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n);
   // A direct read came back short: the file shrank. Marks it changed (the context revalidates

@@ -33,6 +33,9 @@ struct FileHandle {
   bool o_direct = false;
   bool on_lustre = false;  // Lustre's advice ioctl (stage = ladvise) is issued only then
   bool remote = false;     // on network or user-space storage (OnRemoteStorage): another clock
+  // Where its prefetched bytes are held: the reorder buffer (read with the backend's reads) or
+  // the page cache (advised; io/page_cache_backend.h).
+  pfio_buffer_kind buffer = PFIO_BUFFER_ENGINE;
 };
 
 // What says whether a file changed on disk: its size and its modification and status-change

@@ -1,0 +1,155 @@
+#include "io/page_cache_backend.h"
+
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/fs_type.h"
+#include "io/file_open.h"
+#include "io/sync_backend.h"
+
+namespace pfio {
+
+PageCacheBackend::PageCacheBackend(std::unique_ptr<Backend> target)
+    : BackendWrapper(std::move(target)) {
+  event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  const int inner = BackendWrapper::completion_fd();
+  if (inner >= 0) {
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    if (epoll_fd_ >= 0 && (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, inner, &ev) != 0 ||
+                           epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, event_fd_, &ev) != 0)) {
+      close(epoll_fd_);  // then only the wrapped backend's completions wake a poll: see Reap
+      epoll_fd_ = -1;
+    }
+  }
+}
+
+PageCacheBackend::~PageCacheBackend() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+  if (event_fd_ >= 0) close(event_fd_);
+}
+
+Status PageCacheBackend::OpenCached(const std::string &path, FileHandle *out) {
+  if (epoll_fd_ < 0 && BackendWrapper::completion_fd() >= 0) {
+    return Status::Io(Format("opening %s in the page cache: no epoll set for backend %s (%s)",
+                             path.c_str(), name(), std::strerror(errno)));
+  }
+  std::string unused;
+  FileHandle f;
+  Status s = OpenFileHandle(path, /*want_direct=*/false, &f, &unused);
+  if (!s.ok()) return s;
+  const std::string own = "/proc/self/fd/" + std::to_string(f.buffered_fd);
+  int advice_fd = open(own.c_str(), O_RDONLY | O_CLOEXEC);
+  if (advice_fd < 0) advice_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (advice_fd < 0) {
+    const int e = errno;
+    CloseFileHandle(&f);
+    return Status::Io(
+        Format("opening %s a second time (for page cache advice) failed: %s "
+               "(errno %d)",
+               path.c_str(), std::strerror(e), e));
+  }
+  f.direct_fd = advice_fd;
+  f.o_direct = false;
+  f.buffer = PFIO_BUFFER_CACHE;
+  f.remote = OnRemoteStorage(f.buffered_fd);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!thread_.joinable()) thread_ = std::thread([this] { Advise(); });
+  }
+  advising_.store(true, std::memory_order_release);
+  *out = f;
+  return Status::Ok();
+}
+
+void PageCacheBackend::Close(FileHandle *file) {
+  if (Cached(*file))
+    CloseFileHandle(file);
+  else
+    BackendWrapper::Close(file);
+}
+
+void PageCacheBackend::Release(const FileHandle &file, uint64_t offset, uint64_t length) {
+  (void)posix_fadvise(file.buffered_fd, static_cast<off_t>(offset), static_cast<off_t>(length),
+                      POSIX_FADV_DONTNEED);
+}
+
+uint64_t PageCacheBackend::advice_failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failed_;
+}
+
+Status PageCacheBackend::Submit(IoRequest *req) {
+  if (!Cached(*req->file)) return BackendWrapper::Submit(req);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queued_.push_back(req);
+  }
+  wake_.notify_one();
+  return Status::Ok();
+}
+
+void PageCacheBackend::Reap(std::vector<IoRequest *> *done) {
+  BackendWrapper::Reap(done);
+  if (!advising_.load(std::memory_order_acquire)) return;  // no file of the page-cache kind yet
+  uint64_t count;
+  ssize_t r = read(event_fd_, &count, sizeof count);  // re-armed by the next completion
+  (void)r;
+  std::lock_guard<std::mutex> lock(mu_);
+  done->insert(done->end(), finished_.begin(), finished_.end());
+  finished_.clear();
+}
+
+void PageCacheBackend::Advise() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || !queued_.empty(); });
+    if (queued_.empty()) return;  // stopping (a context waits for its reads before that)
+    IoRequest *req = queued_.front();
+    queued_.pop_front();
+    lock.unlock();
+    const int rc = posix_fadvise(req->file->direct_fd, static_cast<off_t>(req->offset),
+                                 static_cast<off_t>(req->length), POSIX_FADV_WILLNEED);
+    req->result = static_cast<int64_t>(req->length);
+    lock.lock();
+    if (rc != 0) ++failed_;
+    finished_.push_back(req);
+    SignalEventFd(event_fd_);
+  }
+}
+
+Status PageCacheBackend::ReadDirect(const FileHandle &file, void *buf, uint64_t offset,
+                                    uint64_t length, uint64_t *nread) {
+  if (Cached(file)) return Backend::ReadDirect(file, buf, offset, length, nread);
+  return BackendWrapper::ReadDirect(file, buf, offset, length, nread);
+}
+
+Status PageCacheBackend::CurrentSize(const FileHandle &file, uint64_t *size) {
+  if (Cached(file)) return Backend::CurrentSize(file, size);
+  return BackendWrapper::CurrentSize(file, size);
+}
+
+Status PageCacheBackend::Version(const FileHandle &file, FileVersion *out) {
+  if (Cached(file)) return Backend::Version(file, out);
+  return BackendWrapper::Version(file, out);
+}
+
+Status PageCacheBackend::Stage(const FileHandle &file, uint64_t offset, uint64_t length,
+                               pfio_stage kind) {
+  if (Cached(file)) return Status::Ok();
+  return BackendWrapper::Stage(file, offset, length, kind);
+}
+
+}  // namespace pfio

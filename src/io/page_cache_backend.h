@@ -1,0 +1,77 @@
+// PageCacheBackend: the engine's second buffer kind, the kernel's page cache, beside the reorder
+// buffer that the wrapped backend fills with O_DIRECT reads.
+//
+// Contract. Wraps the context's backend and forwards every call for files it opened itself.
+// OpenCached(path) opens a file of the page-cache kind (FileHandle::buffer = PFIO_BUFFER_CACHE):
+// a buffered descriptor for the application's reads (buffered_fd) and a second open file
+// description for advice (direct_fd: on a FUSE file, advice through the readers' own description
+// waited for their reads; see io/page_cache_advisor.h). For such a file:
+//   Submit    queues the request; the advice thread gives posix_fadvise(WILLNEED) for
+//             [offset, offset + length) (the kernel allocates the pages and starts their reads)
+//             and completes it with result = length: the prefetch has "landed" in the page
+//             cache, whose pages a later read waits for if their I/O is still running;
+//   ReadDirect, CurrentSize, Version: the buffered descriptor (Backend's own);
+//   Stage     nothing (advice is its own staging);
+//   Release   posix_fadvise(DONTNEED) of a range the plan no longer needs (Mowry's release), so
+//             that what pfio advised and nobody consumed is what the page cache holds for it.
+// Advice is a hint: a refused advice is counted and still completes, because the bytes are
+// always read from the file afterwards, never from anything the advice returned.
+// completion_fd() is readable when either the wrapped backend or the advice thread has
+// completions (an epoll set of both); Reap returns both. Submit and Reap from one thread, as for
+// every backend; Release and OpenCached under the caller's lock.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "io/backend_wrapper.h"
+
+namespace pfio {
+
+class PageCacheBackend : public BackendWrapper {
+ public:
+  explicit PageCacheBackend(std::unique_ptr<Backend> target);
+  ~PageCacheBackend() override;
+
+  // Opens `path` as a file of the page-cache kind; errors name the path (as Backend::Open).
+  Status OpenCached(const std::string &path, FileHandle *out);
+  // Drops the file's pages in [offset, offset + length) from the page cache.
+  void Release(const FileHandle &file, uint64_t offset, uint64_t length);
+  // Advice the kernel refused so far.
+  uint64_t advice_failed() const;
+
+  void Close(FileHandle *file) override;
+  Status Submit(IoRequest *req) override;
+  void Reap(std::vector<IoRequest *> *done) override;
+  int completion_fd() const override { return epoll_fd_ >= 0 ? epoll_fd_ : event_fd_; }
+  Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
+                    uint64_t *nread) override;
+  Status CurrentSize(const FileHandle &file, uint64_t *size) override;
+  Status Version(const FileHandle &file, FileVersion *out) override;
+  Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind) override;
+
+ private:
+  static bool Cached(const FileHandle &file) { return file.buffer == PFIO_BUFFER_CACHE; }
+  void Advise();  // the advice thread
+
+  int event_fd_ = -1;  // the advice thread's completions
+  int epoll_fd_ = -1;  // event_fd_ and the wrapped backend's completion descriptor
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<IoRequest *> queued_;
+  std::vector<IoRequest *> finished_;
+  uint64_t failed_ = 0;
+  bool stop_ = false;
+  std::thread thread_;                 // started at the first OpenCached
+  std::atomic<bool> advising_{false};  // since then
+};
+
+}  // namespace pfio

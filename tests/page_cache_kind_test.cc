@@ -1,0 +1,151 @@
+// The engine's page-cache buffer kind (buffer = cache) on real files: the plan is advised into
+// the kernel's page cache under the budget and read from there, every byte checked; the pages
+// the plan advised and nobody has read yet never exceed the budget (counted with mincore), the
+// pages read leave the cache (Mowry's release), a rewrite is read as rewritten and a shrunk file
+// is an error naming it.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api_context.h"
+#include "pfio/pfio.h"
+#include "test_util.h"
+
+namespace pfio {
+namespace {
+
+constexpr uint64_t kMiB = 1 << 20;
+constexpr uint64_t kBlock = 64 << 10;
+
+test::Settings CacheKind(uint64_t budget) {
+  return {{"buffer", "cache"},     {"budget", std::to_string(budget)},
+          {"max_request", "256K"}, {"infill_max", "0"},
+          {"timeout_ms", "20000"}, {"aimd", "off"}};
+}
+
+// `count` distinct blocks of the file in a random order (no block twice: no reuse to keep).
+std::vector<pfio_extent> DistinctBlocks(int32_t file, uint64_t file_size, size_t count,
+                                        unsigned seed) {
+  std::vector<uint64_t> blocks(file_size / kBlock);
+  std::iota(blocks.begin(), blocks.end(), 0);
+  std::shuffle(blocks.begin(), blocks.end(), std::mt19937_64(seed));
+  std::vector<pfio_extent> plan;
+  for (size_t i = 0; i < count && i < blocks.size(); ++i)
+    plan.push_back({file, 0, blocks[i] * kBlock, kBlock});
+  return plan;
+}
+
+// A pattern file evicted from the page cache, with a descriptor for looking at its pages.
+struct ColdFile {
+  ColdFile(uint64_t bytes, uint64_t seed)
+      : size(bytes), path(dir.MakeFile("f", bytes, seed)), fd(open(path.c_str(), O_RDWR)) {
+    EXPECT_GE(fd, 0);
+    test::EvictFile(fd);
+  }
+  ~ColdFile() { close(fd); }
+  uint64_t ResidentBytes() const {
+    return static_cast<uint64_t>(test::ResidentFraction(fd, 0, size) * static_cast<double>(size));
+  }
+  test::ScratchDir dir;
+  const uint64_t size;
+  const std::string path;
+  const int fd;
+};
+
+// Opens `file` in `c` and plans `count` distinct blocks of it (DistinctBlocks).
+std::vector<pfio_extent> PlanBlocks(test::Context &c, const ColdFile &file, size_t count,
+                                    unsigned seed) {
+  const std::vector<pfio_extent> plan = DistinctBlocks(c.Open(file.path), file.size, count, seed);
+  EXPECT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  return plan;
+}
+
+TEST(PageCacheKind, EveryPlanShapeReadsTheFilesBytes) {
+  ColdFile file(32 * kMiB, 7);
+  test::Context c(CacheKind(4 * kMiB));
+  const int32_t f = c.Open(file.path);
+  // Random 4 KiB reads with repeats, a strided sweep, and a long sequential run.
+  std::vector<pfio_extent> plan = test::RandomBlocks(f, file.size, 4096, 3000, 3);
+  for (uint64_t off = 0; off < 8 * kMiB; off += 96 << 10) plan.push_back({f, 0, off, 32 << 10});
+  plan.push_back({f, 0, 20 * kMiB, 6 * kMiB});
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  test::ReadAll(c, plan, 7);
+  const pfio_stats s = c.Stats();
+  EXPECT_EQ(s.reads, plan.size());
+  EXPECT_GT(s.hits, plan.size() / 2);  // served from what was advised, not missed
+  EXPECT_EQ(s.io_errors, 0u);
+  EXPECT_LE(s.memory_peak, 4 * kMiB);
+}
+
+TEST(PageCacheKind, AdvisedButUnreadPagesStayWithinTheBudget) {
+  ColdFile file(64 * kMiB, 11);
+  const uint64_t budget = 4 * kMiB;
+  test::Context c(CacheKind(budget));
+  const int32_t f = c.Open(file.path);
+  // 32 MiB of distinct blocks: without the budget (or without the release of what was read)
+  // the file's resident pages would grow to 32 MiB.
+  const std::vector<pfio_extent> plan = DistinctBlocks(f, file.size, 512, 5);
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  std::vector<char> buf(kBlock);
+  uint64_t most = 0;
+  for (const pfio_extent &e : plan) {
+    uint64_t n = 0;
+    ASSERT_EQ(pfio_read(c.ctx, f, buf.data(), e.offset, e.length, &n), PFIO_OK)
+        << pfio_last_error();
+    ASSERT_TRUE(test::HoldsPattern(buf.data(), e.offset, n, 11));
+    most = std::max(most, file.ResidentBytes());
+  }
+  // What the engine advised ahead (at most the budget) and the block just read.
+  EXPECT_LE(most, budget + kBlock);
+  EXPECT_GT(most, budget / 4);  // it did read ahead
+  const pfio_stats s = c.Stats();
+  EXPECT_EQ(s.hits, plan.size());
+  EXPECT_LE(s.memory_peak, budget);
+}
+
+TEST(PageCacheKind, PagesThePlanReadLeaveTheCache) {
+  ColdFile file(16 * kMiB, 13);
+  test::Context c(CacheKind(8 * kMiB));
+  const std::vector<pfio_extent> plan = PlanBlocks(c, file, 128, 9);
+  test::ReadAll(c, plan, 13);
+  // 8 MiB were read through the page cache; what is left is at most the last piece's pages.
+  EXPECT_LE(file.ResidentBytes(), 256u << 10);
+}
+
+TEST(PageCacheKind, ARewriteIsReadAsRewritten) {
+  ColdFile file(8 * kMiB, 17);
+  test::Context c(CacheKind(8 * kMiB));
+  const std::vector<pfio_extent> plan = PlanBlocks(c, file, 128, 2);
+  test::ReadAll(c, {plan.begin(), plan.begin() + 4}, 17);
+  // Another writer rewrites the whole file with another pattern while the rest is advised: the
+  // page cache is the file, so no check (pfio_file_check) is needed to see it.
+  std::vector<char> seed18(file.size);
+  FillPattern(seed18.data(), 0, file.size, 18);
+  ASSERT_EQ(pwrite(file.fd, seed18.data(), file.size, 0), static_cast<ssize_t>(file.size));
+  test::ReadAll(c, {plan.begin() + 4, plan.end()}, 18);
+}
+
+TEST(PageCacheKind, AShrunkFileIsAnErrorNamingIt) {
+  ColdFile file(8 * kMiB, 19);
+  test::Context c(CacheKind(8 * kMiB));
+  const int32_t f = c.Open(file.path);
+  const std::vector<pfio_extent> plan = {{f, 0, 0, kBlock}, {f, 0, 6 * kMiB, kBlock}};
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  test::ReadAll(c, {plan[0]}, 19);
+  ASSERT_EQ(ftruncate(file.fd, 4 * kMiB), 0);
+  std::vector<char> buf(kBlock);
+  uint64_t n = 0;
+  EXPECT_EQ(pfio_read(c.ctx, f, buf.data(), 6 * kMiB, kBlock, &n), PFIO_EIO);
+  EXPECT_NE(std::string(pfio_last_error()).find(file.path), std::string::npos) << pfio_last_error();
+  EXPECT_NE(std::string(pfio_last_error()).find("shorter than when opened"), std::string::npos)
+      << pfio_last_error();
+}
+
+}  // namespace
+}  // namespace pfio
