@@ -103,6 +103,7 @@ const std::vector<KeyCase> &Cases() {
        {{"auto", "auto"}, {"none", "none"}, {"poke", "poke"}, {"pagecache", "pagecache"}},
        {"6", "disk", ""}},
       {"buffer", {{"engine", "engine"}, {"cache", "cache"}}, {"page", "2", ""}},
+      {"cache_release", {{"on", "1"}, {"off", "0"}}, {"maybe", "2"}},
       {"collective", {{"enable", "1"}, {"disable", "0"}}, {"maybe", "2"}},
       {"coll_lookahead", {{"0", "0"}, {"8", "8"}, {"64", "64"}}, {"65", "-1", "x"}},
       {"coll_ahead",

@@ -1,10 +1,11 @@
 // The engine's page-cache buffer kind (buffer = cache) on real files: the plan is advised into
 // the kernel's page cache under the budget and read from there, every byte checked; the pages
-// the plan advised and nobody has read yet never exceed the budget (counted with mincore), the
-// pages read leave the cache (Mowry's release), a rewrite is read as rewritten and a shrunk file
-// is an error naming it.
+// the plan advised and nobody has read yet never exceed the budget (counted with mincore), with
+// cache_release the pages read leave the cache (Mowry's release), a rewrite is read as rewritten
+// and a shrunk file is an error naming it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,10 +24,14 @@ namespace {
 constexpr uint64_t kMiB = 1 << 20;
 constexpr uint64_t kBlock = 64 << 10;
 
-test::Settings CacheKind(uint64_t budget) {
-  return {{"buffer", "cache"},     {"budget", std::to_string(budget)},
-          {"max_request", "256K"}, {"infill_max", "0"},
-          {"timeout_ms", "20000"}, {"aimd", "off"}};
+test::Settings CacheKind(uint64_t budget, bool release = false) {
+  return {{"buffer", "cache"},
+          {"budget", std::to_string(budget)},
+          {"max_request", "256K"},
+          {"infill_max", "0"},
+          {"timeout_ms", "20000"},
+          {"aimd", "off"},
+          {"cache_release", release ? "on" : "off"}};
 }
 
 // `count` distinct blocks of the file in a random order (no block twice: no reuse to keep).
@@ -51,6 +56,19 @@ struct ColdFile {
   ~ColdFile() { close(fd); }
   uint64_t ResidentBytes() const {
     return static_cast<uint64_t>(test::ResidentFraction(fd, 0, size) * static_cast<double>(size));
+  }
+  // Resident bytes of the given extents (one mincore of the whole file).
+  uint64_t ResidentBytesOf(const pfio_extent *first, const pfio_extent *last) const {
+    void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    EXPECT_NE(map, MAP_FAILED);
+    std::vector<unsigned char> in(size / 4096);
+    EXPECT_EQ(mincore(map, size, in.data()), 0);
+    munmap(map, size);
+    uint64_t bytes = 0;
+    for (const pfio_extent *e = first; e != last; ++e)
+      for (uint64_t page = e->offset / 4096; page < (e->offset + e->length) / 4096; ++page)
+        bytes += (in[page] & 1) ? 4096 : 0;
+    return bytes;
   }
   test::ScratchDir dir;
   const uint64_t size;
@@ -83,39 +101,54 @@ TEST(PageCacheKind, EveryPlanShapeReadsTheFilesBytes) {
   EXPECT_LE(s.memory_peak, 4 * kMiB);
 }
 
-TEST(PageCacheKind, AdvisedButUnreadPagesStayWithinTheBudget) {
+// The pages advised and not read yet (mincore over the plan's blocks after the one just read)
+// never exceed the budget, with the pages read released at once or left to the kernel; with the
+// release, no page of the file beyond those and the block just read stays either.
+class BudgetBound : public ::testing::TestWithParam<bool> {};
+
+TEST_P(BudgetBound, AdvisedButUnreadPagesStayWithinTheBudget) {
+  const bool release = GetParam();
   ColdFile file(64 * kMiB, 11);
   const uint64_t budget = 4 * kMiB;
-  test::Context c(CacheKind(budget));
-  const int32_t f = c.Open(file.path);
-  // 32 MiB of distinct blocks: without the budget (or without the release of what was read)
-  // the file's resident pages would grow to 32 MiB.
-  const std::vector<pfio_extent> plan = DistinctBlocks(f, file.size, 512, 5);
-  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  test::Context c(CacheKind(budget, release));
+  // 32 MiB of distinct blocks: advice without the budget would make all of them resident.
+  const std::vector<pfio_extent> plan = PlanBlocks(c, file, 512, 5);
   std::vector<char> buf(kBlock);
-  uint64_t most = 0;
-  for (const pfio_extent &e : plan) {
+  uint64_t most_unread = 0, most = 0;
+  for (size_t i = 0; i < plan.size(); ++i) {
     uint64_t n = 0;
-    ASSERT_EQ(pfio_read(c.ctx, f, buf.data(), e.offset, e.length, &n), PFIO_OK)
+    ASSERT_EQ(pfio_read(c.ctx, plan[i].file, buf.data(), plan[i].offset, kBlock, &n), PFIO_OK)
         << pfio_last_error();
-    ASSERT_TRUE(test::HoldsPattern(buf.data(), e.offset, n, 11));
+    ASSERT_TRUE(test::HoldsPattern(buf.data(), plan[i].offset, n, 11));
+    most_unread =
+        std::max(most_unread, file.ResidentBytesOf(plan.data() + i + 1, plan.data() + plan.size()));
     most = std::max(most, file.ResidentBytes());
   }
-  // What the engine advised ahead (at most the budget) and the block just read.
-  EXPECT_LE(most, budget + kBlock);
-  EXPECT_GT(most, budget / 4);  // it did read ahead
+  EXPECT_LE(most_unread, budget);
+  EXPECT_GT(most_unread, budget / 4);  // it did read ahead
+  if (release)
+    EXPECT_LE(most, budget + kBlock);
+  else
+    EXPECT_GE(most, 30 * kMiB);  // the 32 MiB read stay for the kernel to reclaim
   const pfio_stats s = c.Stats();
   EXPECT_EQ(s.hits, plan.size());
   EXPECT_LE(s.memory_peak, budget);
 }
 
-TEST(PageCacheKind, PagesThePlanReadLeaveTheCache) {
+INSTANTIATE_TEST_SUITE_P(PageCacheKind, BudgetBound, ::testing::Bool(),
+                         [](const auto &info) { return info.param ? "Release" : "NoRelease"; });
+
+TEST(PageCacheKind, WithReleasePagesThePlanReadLeaveTheCache) {
   ColdFile file(16 * kMiB, 13);
-  test::Context c(CacheKind(8 * kMiB));
+  test::Context c(CacheKind(8 * kMiB, /*release=*/true));
   const std::vector<pfio_extent> plan = PlanBlocks(c, file, 128, 9);
   test::ReadAll(c, plan, 13);
-  // 8 MiB were read through the page cache; what is left is at most the last piece's pages.
-  EXPECT_LE(file.ResidentBytes(), 256u << 10);
+  // 8 MiB were read through the page cache; what is left waits for the next release batch (an
+  // eighth of the budget) or is the last piece's.
+  EXPECT_LE(file.ResidentBytes(), 8 * kMiB / 8 + kBlock);
+  // Closing the file releases the rest.
+  ASSERT_EQ(pfio_file_close(c.ctx, plan[0].file), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(file.ResidentBytes(), 0u);
 }
 
 TEST(PageCacheKind, ARewriteIsReadAsRewritten) {

@@ -28,6 +28,16 @@ void ForEachPiece(const std::unordered_map<int32_t, PieceIndex> &by_file, F f) {
 }
 }  // namespace
 
+namespace {
+// The bytes a release batch gathers: an eighth of the capacity, within [256 KiB, 32 MiB].
+uint64_t ReleaseBatchBytes(uint64_t capacity) {
+  return std::clamp<uint64_t>(capacity / 8, 256 << 10, 32 << 20);
+}
+}  // namespace
+
+ReorderBuffer::ReorderBuffer(std::unique_ptr<BufferPool> pool)
+    : pool_(std::move(pool)), releases_(ReleaseBatchBytes(pool_->capacity())) {}
+
 ReorderBuffer::~ReorderBuffer() {
   std::vector<Piece *> all;
   ForEachPiece(by_file_, [&](Piece *p) { all.push_back(p); });
@@ -91,7 +101,13 @@ void ReorderBuffer::Uncharge(Piece *p, bool release) {
   if (!p->cached) return;
   cached_bytes_ -= p->length;
   p->cached = false;
-  if (release && release_cached_) release_cached_(*p);
+  if (!release || !release_cached_) return;
+  releases_.Add(p->file, p->offset, p->length);
+  if (releases_.due()) FlushReleases();
+}
+
+void ReorderBuffer::FlushReleases() {
+  for (const Extent &r : releases_.Take()) release_cached_(r);
 }
 
 void ReorderBuffer::FreePages(Piece *p) {
@@ -175,8 +191,9 @@ void ReorderBuffer::Evict(Piece *p, bool release) {
 uint64_t ReorderBuffer::Destroy(Piece *p) {
   Touched(p);
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
-  p->index->Erase(p->offset / kPage, p->length / kPage);       // a file's index stays until the end
-  Uncharge(p, /*release=*/p->state != Piece::State::kQueued);  // advised, or its advice failed
+  p->index->Erase(p->offset / kPage, p->length / kPage);  // a file's index stays until the end
+  // Advised (or its advice failed), and not kept for the kernel to reclaim.
+  Uncharge(p, p->state != Piece::State::kQueued && (release_served_ || !p->served));
   for (char *page : p->pages) pool_->FreePage(page);
   --count_;
   // Kept for the next Create, as new (its page list keeps any heap storage it grew); no more

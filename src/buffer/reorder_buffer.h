@@ -18,6 +18,7 @@
 
 #include "buffer/buffer_pool.h"
 #include "buffer/piece_index.h"
+#include "buffer/release_batch.h"
 #include "common/small_vector.h"
 
 namespace pfio {
@@ -59,7 +60,7 @@ struct Piece {
 
 class ReorderBuffer {
  public:
-  explicit ReorderBuffer(std::unique_ptr<BufferPool> pool) : pool_(std::move(pool)) {}
+  explicit ReorderBuffer(std::unique_ptr<BufferPool> pool);
   ~ReorderBuffer();
 
   // Pieces of `file` overlapping [begin, end) (page aligned), ascending, appended to *out.
@@ -100,12 +101,19 @@ class ReorderBuffer {
   // The page-cache buffer kind: `p` is held in the kernel's page cache, not in pages of the pool,
   // and its length counts against the same capacity (in_use) until it is evicted, its read is
   // not issued after all (FreePages), or it is destroyed; false when the capacity is used up.
-  // Evicting or destroying such a piece calls the release function set here (the context drops
-  // the range from the page cache: Mowry's release of what the plan will not read again).
+  // Evicting or destroying such a piece hands its range to the release function set here (the
+  // context drops it from the page cache: Mowry's release of what the plan will not read
+  // again), in batches (buffer/release_batch.h) of an eighth of the capacity; until then the
+  // range still counts as in use.
   bool Charge(Piece *p);
-  void SetCacheRelease(std::function<void(const Piece &)> release) {
+  // With `served_too` false, pieces that were read from are not handed over (their pages stay
+  // for the kernel to reclaim); evicted and never-read ones always are.
+  void SetCacheRelease(std::function<void(const Extent &)> release, bool served_too) {
     release_cached_ = std::move(release);
+    release_served_ = served_too;
   }
+  // Releases what waits now (before a file closes, at shutdown).
+  void FlushReleases();
 
   // Returns the pages of a piece whose read was not issued after all.
   void FreePages(Piece *p);
@@ -131,7 +139,7 @@ class ReorderBuffer {
   void Evict(Piece *p, bool release = false);
 
   // Pool pages in use and bytes charged for pieces held in the page cache.
-  uint64_t in_use() const { return pool_->in_use() + cached_bytes_; }
+  uint64_t in_use() const { return pool_->in_use() + cached_bytes_ + releases_.bytes(); }
   uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
   // Heap bytes of the files' page indexes.
@@ -151,7 +159,9 @@ class ReorderBuffer {
   bool track_resident_ = false;
   size_t count_ = 0;
   uint64_t cached_bytes_ = 0;
-  std::function<void(const Piece &)> release_cached_;
+  ReleaseBatch releases_;
+  std::function<void(const Extent &)> release_cached_;
+  bool release_served_ = true;
 };
 
 }  // namespace pfio

@@ -35,6 +35,7 @@ struct Config {
   uint32_t lookahead_rounds = 0;
   pfio_stage stage = PFIO_STAGE_AUTO;
   pfio_buffer_kind buffer = PFIO_BUFFER_ENGINE;  // where files opened from now on are buffered
+  bool cache_release = false;  // buffer = cache: pages the plan has read leave the page cache
   // Front ends' settings (the engine itself does not read them): one parser, default and
   // message for every front end, as keys like the rest.
   bool collective = true;                          // MPI collective reads through pfio's layer

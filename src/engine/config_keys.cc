@@ -293,6 +293,9 @@ std::vector<ConfigKey> MakeKeys() {
       "where prefetched bytes of the files opened from now on are held: engine (pfio's reorder "
       "buffer, filled by O_DIRECT reads) or cache (the kernel's page cache, advised ahead and "
       "released once read; the budget bounds both)"));
+  keys.push_back(BoolKey("cache_release", &Config::cache_release,
+                         "buffer = cache: the pages the plan has read leave the page cache at "
+                         "once (DONTNEED, batched); off: the kernel reclaims them first"));
   // Front ends' settings (hints prefetch_<key> of the ROMIO driver).
   keys.push_back(BoolKey("collective", &Config::collective,
                          "MPI collective reads through pfio's collective layer (off: ROMIO's "

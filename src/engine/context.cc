@@ -91,10 +91,12 @@ Context::Context(const Config &config, std::unique_ptr<Backend> backend,
       stager_(config.stage, backend_->device().AutoStage(), config.target_stages) {
   stats_path_ = cfg_.stats_path;
   // Pieces held in the page cache leave it when they leave the budget (called with mu_ held).
-  buffer_->SetCacheRelease([this](const Piece &p) {
-    if (cache_backend_ != nullptr && files_.IsOpen(p.file))
-      cache_backend_->Release(files_.handle(p.file), p.offset, p.length);
-  });
+  buffer_->SetCacheRelease(
+      [this](const Extent &r) {
+        if (cache_backend_ != nullptr && files_.IsOpen(r.file))
+          cache_backend_->Release(files_.handle(r.file), r.offset, r.length);
+      },
+      cfg_.cache_release);
   std::unique_ptr<StripedLayout> striped;
   if (!cfg_.layout.empty()) {
     if (cfg_.layout == kLustreLayout) {
@@ -150,7 +152,10 @@ Status Context::Shutdown() {
     (void)buffer_.release();
     (void)backend_.release();
   }
-  if (backend_) files_.CloseAll(backend_.get());
+  if (backend_) {
+    if (buffer_) buffer_->FlushReleases();
+    files_.CloseAll(backend_.get());
+  }
   if (!stats_path_.empty()) {
     pfio_stats snapshot = SnapshotLocked();
     Status w = WriteStatsFile(stats_path_, snapshot, memory_.history(),
@@ -234,6 +239,7 @@ Status Context::DropFileLocked(Lock &lock, int32_t id, const char *doing) {
                "timeout_ms = %u; the file stays open",
                doing, id, files_.handle(id).path.c_str(), files_.in_flight(id), cfg_.timeout_ms));
   }
+  buffer_->FlushReleases();  // the file's pieces are gone: their pages leave while it is open
   return Status::Ok();
 }
 
