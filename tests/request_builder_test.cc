@@ -89,3 +89,37 @@ TEST_F(RequestBuilderTest, RequestsNeverExceedMaxRequest) {
 }
 
 }  // namespace pfio
+
+namespace pfio {
+
+// Files of the page-cache kind on remote storage: gaps up to kCacheJoinGapRemote go with their
+// neighbours, in requests up to cache_max_request, and count in the memory the read needs; on
+// local storage, and for the engine kind, only infill_max does.
+TEST_F(RequestBuilderTest, RemotePageCacheFilesJoinWideGapsAndChargeThem) {
+  shape_.infill_max = 8192;
+  shape_.max_request = 256 * 1024;
+  shape_.cache_max_request = 1 << 20;
+  auto tiles = [this] {  // 32 KiB of every 88 KiB, 16 tiles: 1.4 MiB
+    std::vector<Piece *> v;
+    for (uint64_t i = 0; i < 16; ++i) v.push_back(P(i * 88 * 1024, 32 * 1024));
+    return v;
+  };
+  for (const auto &[kind, remote] : {std::pair{PFIO_BUFFER_ENGINE, true},
+                                     {PFIO_BUFFER_CACHE, false},
+                                     {PFIO_BUFFER_CACHE, true}}) {
+    file_.buffer = kind;
+    file_.remote = remote;
+    TearDown();
+    reqs_ = BuildRequests(tiles(), shape_, handles_);
+    const bool joined = kind == PFIO_BUFFER_CACHE && remote;
+    SCOPED_TRACE(joined ? "joined" : "apart");
+    // Joined: 1 MiB spans hold 12 tiles (11 gaps of 56 KiB), then the other 4 (3 gaps).
+    ASSERT_EQ(reqs_.size(), joined ? 2u : 16u);
+    EXPECT_EQ(reqs_[0]->pieces.size(), joined ? 12u : 1u);
+    EXPECT_EQ(reqs_[0]->gap_bytes, joined ? 11 * 56 * 1024u : 0u);
+    EXPECT_EQ(reqs_[0]->piece_bytes, joined ? 12 * 32 * 1024u + 11 * 56 * 1024u : 32 * 1024u);
+    EXPECT_LE(reqs_[0]->req.length, shape_.cache_max_request);
+  }
+}
+
+}  // namespace pfio

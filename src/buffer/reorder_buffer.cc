@@ -90,19 +90,20 @@ bool ReorderBuffer::Allocate(Piece *p) {
   return true;
 }
 
-bool ReorderBuffer::Charge(Piece *p) {
-  if (in_use() + p->length > capacity()) return false;
-  cached_bytes_ += p->length;
+bool ReorderBuffer::Charge(Piece *p, uint64_t gap, bool over) {
+  if (!over && in_use() + p->length + gap > capacity()) return false;
+  p->charged = p->length + gap;
+  cached_bytes_ += p->charged;
   p->cached = true;
   return true;
 }
 
 void ReorderBuffer::Uncharge(Piece *p, bool release) {
   if (!p->cached) return;
-  cached_bytes_ -= p->length;
+  cached_bytes_ -= p->charged;
   p->cached = false;
   if (!release || !release_cached_) return;
-  releases_.Add(p->file, p->offset, p->length);
+  releases_.Add(p->file, p->offset, p->charged);
   if (releases_.due()) FlushReleases();
 }
 

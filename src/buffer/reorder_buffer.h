@@ -42,7 +42,8 @@ struct Piece {
   uint32_t bus = 0;
   uint64_t target_offset = 0;
   SmallVector<char *, 4> pages;  // length / kPage pages once allocated, else empty
-  bool cached = false;  // held in the kernel's page cache (Charge), not in pages of the pool
+  bool cached = false;   // held in the kernel's page cache (Charge), not in pages of the pool
+  uint64_t charged = 0;  // while cached: its length and the advised gap after it
   uint32_t refs = 0;
   State state = State::kQueued;
   int error = 0;  // errno when kFailed (0: the read came back short)
@@ -105,7 +106,10 @@ class ReorderBuffer {
   // context drops it from the page cache: Mowry's release of what the plan will not read
   // again), in batches (buffer/release_batch.h) of an eighth of the capacity; until then the
   // range still counts as in use.
-  bool Charge(Piece *p);
+  // `gap`: the advised bytes between p and the next piece of its read, charged and released
+  // with p. With `over`, the charge may exceed the capacity (a read the application waits for:
+  // the window was planned without the gaps, so what is held may be needed only after it).
+  bool Charge(Piece *p, uint64_t gap, bool over);
   // With `served_too` false, pieces that were read from are not handed over (their pages stay
   // for the kernel to reclaim); evicted and never-read ones always are.
   void SetCacheRelease(std::function<void(const Extent &)> release, bool served_too) {

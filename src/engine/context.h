@@ -171,6 +171,7 @@ class Context : private ReadPath::Host {
   pfio_stats stats_{};
   uint64_t bytes_landing_ = 0;  // pages taken by reads in flight (not yet filled)
   double last_consume_ = -1;
+  double gap_expansion_ = 1;  // charged / planned bytes of the last window's reads (cache kind)
   bool shut_down_ = false;
   bool abandoned_ = false;  // shutdown timed out with reads in flight
 

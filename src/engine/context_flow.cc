@@ -60,9 +60,13 @@ void Context::Refill(bool force) {
   }
   SampleSignals();
   const uint64_t room = memory_.prefetch_budget();
-  const uint64_t budget = cfg_.window_mode == PFIO_WINDOW_BATCH
+  // The page-cache kind's requests charge the gaps they advise (partition/request_builder.h),
+  // which the window does not see: it plans less by the last window's ratio.
+  const uint64_t budget = static_cast<uint64_t>(
+      static_cast<double>(cfg_.window_mode == PFIO_WINDOW_BATCH
                               ? room
-                              : std::max(kPage, room / 100 * cfg_.window_percent);
+                              : std::max(kPage, room / 100 * cfg_.window_percent)) /
+      gap_expansion_);
   // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
   // copying it through the reorder buffer could only add overhead. At least this much must be
   // contiguous, so short plans and short runs are still prefetched.
@@ -79,6 +83,12 @@ void Context::Refill(bool force) {
   if (fresh.empty()) return;
   std::vector<std::unique_ptr<PendingRead>> reads =
       BuildRequests(std::move(fresh), shape_, files_.handles());
+  uint64_t charged = 0, planned = 0;
+  for (const auto &pr : reads) {
+    charged += pr->piece_bytes;
+    planned += pr->piece_bytes - (pr->req.file->buffer == PFIO_BUFFER_CACHE ? pr->gap_bytes : 0);
+  }
+  gap_expansion_ = planned > 0 ? static_cast<double>(charged) / static_cast<double>(planned) : 1;
   if (!stager_.resolved()) {
     uint64_t bytes = 0;
     for (const auto &pr : reads) bytes += pr->req.length;
@@ -115,7 +125,10 @@ uint64_t Context::Held() const {
 bool Context::AllocatePieces(PendingRead *pr) {
   const bool cached = pr->req.file->buffer == PFIO_BUFFER_CACHE;
   for (size_t i = 0; i < pr->pieces.size(); ++i) {
-    if (!(cached ? buffer_->Charge(pr->pieces[i]) : buffer_->Allocate(pr->pieces[i]))) {
+    Piece *p = pr->pieces[i];
+    // The cache kind's gap after a piece is advised with it (partition/request_builder.h).
+    const uint64_t gap = i + 1 < pr->pieces.size() ? pr->pieces[i + 1]->offset - p->end() : 0;
+    if (!(cached ? buffer_->Charge(p, gap, pr->urgent) : buffer_->Allocate(p))) {
       for (size_t j = 0; j < i; ++j) buffer_->FreePages(pr->pieces[j]);  // all or nothing
       return false;
     }

@@ -21,16 +21,17 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
   std::vector<std::unique_ptr<PendingRead>> out;
   PendingRead *cur = nullptr;
   size_t cur_iovs = 0;  // worst case: one vector per page plus one per gap
+  bool cached = false;  // cur's file is of the page-cache kind
+  uint64_t join = shape.infill_max, span = shape.max_request;  // for cur's file
   for (Piece *p : pieces) {
     if (cur != nullptr) {
       const Piece *last = cur->pieces.back();
       const bool same_file = last->file == p->file && last->target == p->target;
       const uint64_t gap = same_file && p->offset >= last->end() ? p->offset - last->end() : ~0ull;
       const size_t iovs = cur_iovs + PageCount(p) + (gap > 0 ? 1 : 0);
-      if (gap <= shape.infill_max && p->end() - cur->req.offset <= shape.max_request &&
-          iovs <= kMaxIov) {
+      if (gap <= join && p->end() - cur->req.offset <= span && (cached || iovs <= kMaxIov)) {
         cur->gap_bytes += gap;
-        cur->piece_bytes += p->length;
+        cur->piece_bytes += p->length + (cached ? gap : 0);
         cur->req.length = p->end() - cur->req.offset;
         cur->pieces.push_back(p);
         cur_iovs = iovs;
@@ -45,6 +46,10 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     cur->bus = p->bus;
     cur->target_offset = p->target_offset;
     cur->req.file = handles.at(p->file);
+    cached = cur->req.file->buffer == PFIO_BUFFER_CACHE;
+    const bool remote = cached && cur->req.file->remote;
+    join = remote ? std::max(shape.infill_max, kCacheJoinGapRemote) : shape.infill_max;
+    span = remote ? std::max(shape.max_request, shape.cache_max_request) : shape.max_request;
     cur->req.offset = p->offset;
     cur->req.length = p->length;
     cur->piece_bytes = p->length;
