@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
-source scripts/lib/on-exit.sh
+source scripts/lib/disk-and-testbed.sh
 source scripts/lib/openmpi.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-4}; more=${MORE_RANKS-"1 2 8"}
 profile=${PROFILE:-pfs}; compute=${COMPUTE:-auto}
@@ -26,19 +26,9 @@ out=docs/results/testbed
 rm -rf "$out"
 mkdir -p "$out"
 "${pfio_mpirun[@]}" -np 1 "$bin" --file "$data" --size "$size" --prepare
-pfio_on_exit 'bash scripts/testbed.sh down'
-targets=(disk)
-status=0
-served=$(bash scripts/testbed.sh up "$profile" "$data") || status=$?
-if [ "$status" -eq 0 ]; then
-  bash scripts/testbed.sh check | tee "$out/fio-$profile.txt"
-  cp build/testbed/fio.json "$out/fio-$profile.json"
-  targets+=("$profile")
-elif [ "$status" -eq 3 ]; then
-  echo "run-testbed: the test bed cannot run on this machine (see above): the disk alone"
-else
-  exit "$status"
-fi
+pfio_disk_and_testbed "$out" "$profile" "$data"
+targets=("${pfio_targets[@]}")
+served=$pfio_served
 cat >"$out/machine.json" <<JSON
 {"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
  "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
