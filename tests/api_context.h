@@ -16,6 +16,9 @@
 
 namespace pfio::test {
 
+constexpr uint64_t kSeed = 42;  // the pattern of the tests' files, unless a test says otherwise
+constexpr uint64_t kMiB = 1 << 20;
+
 // A context made the way an application makes one: settings as strings through pfio_config_set.
 using Settings = std::vector<std::pair<std::string, std::string>>;
 
