@@ -165,19 +165,22 @@ TEST_P(CollectiveReaderPathTest, InterleavedCallsArePredictedAndEveryByteArrives
   });
 }
 
-// On the cache path, a call whose every byte lies in the job's dense runs (left to the kernel's
-// readahead) plans no calls ahead: they would be this call moved, and advise nothing. Sparse
-// calls are planned ahead on both paths, dense ones on the engine path.
-TEST_P(CollectiveReaderPathTest, OnTheCachePathOnlySparseCallsArePlannedAhead) {
+// A call whose every byte lies in the job's dense runs is left to the kernel's readahead and
+// plans no calls ahead (they would be this call moved, and need no prefetch): on the cache path
+// nothing is advised, on the engine path its plan entries are read directly
+// (pfio_plan_readahead: bytes_passthrough, nothing prefetched). Sparse calls are planned ahead.
+TEST_P(CollectiveReaderPathTest, OnlySparseCallsArePlannedAhead) {
   const bool cache = GetParam() == BufferKind::kCache;
   RunRanks(4, path_, Options(), [&](Rank &rank, int r) {
     for (uint64_t call = 0; call < 4; ++call) ReadAndCheck(rank, Interleaved(r, 4, call, 24));
     const ReaderStats &s = rank.reader->stats();
     EXPECT_EQ(s.predicted_hits, 2u);
-    if (cache) {
-      EXPECT_EQ(s.calls_planned_ahead, 0u) << "96 blocks side by side are dense";
-    } else if (s.bytes_read > 0) {
-      EXPECT_GT(s.calls_planned_ahead, 0u);
+    EXPECT_EQ(s.calls_planned_ahead, 0u) << "96 blocks side by side are dense";
+    pfio_stats st;
+    ASSERT_EQ(pfio_stats_get(rank.ctx, &st, sizeof st), PFIO_OK);
+    if (!cache && s.bytes_read > 0) {
+      EXPECT_EQ(st.bytes_passthrough, s.bytes_read) << "read directly, for readahead";
+      EXPECT_EQ(st.requests, 0u) << "nothing prefetched";
     }
   });
   RunRanks(4, path_, Options(), [&](Rank &rank, int r) {

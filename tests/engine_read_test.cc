@@ -111,6 +111,45 @@ TEST(EngineRead, SequentialPlanIsLeftToKernelReadahead) {
   EXPECT_EQ(s.memory_peak, 8192u);  // only the tail used the reorder buffer
 }
 
+// Plan entries inside the ranges the job reads densely (pfio_plan_readahead) are read directly,
+// for the kernel's readahead to serve, in either buffer kind; others are prefetched; count 0
+// clears the ranges; a range past the end of the file is refused naming it.
+class ReadaheadRanges : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReadaheadRanges, EntriesInsideAreReadDirectlyAndOthersPrefetched) {
+  test::ScratchDir dir;
+  const uint64_t size = 8 * kMiB;
+  std::string path = dir.MakeFile("dense", size, kSeed);
+  Settings settings = Context::Config(4 * kMiB, "pipelined", "auto");
+  settings.push_back({"buffer", GetParam()});
+  Context c(settings);
+  int32_t f = c.Open(path);
+  // 64 KiB of every 128 KiB: never a sequential run of the plan itself.
+  std::vector<pfio_extent> plan;
+  for (uint64_t off = 0; off < size; off += 128 << 10) plan.push_back({f, 0, off, 64 << 10});
+  const pfio_extent dense{f, 0, 0, 4 * kMiB};
+  ASSERT_EQ(pfio_plan_readahead(c.ctx, &dense, 1), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
+  ReadAll(c, plan);
+  pfio_stats s = c.Stats();
+  EXPECT_EQ(s.bytes_passthrough, 32u * (64 << 10));  // the 32 extents inside [0, 4 MiB)
+  EXPECT_EQ(s.hits, 32u);                            // the 32 outside were prefetched
+  EXPECT_EQ(s.misses, 0u);
+  // Cleared: the same extents again are all prefetched.
+  ASSERT_EQ(pfio_plan_readahead(c.ctx, nullptr, 0), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
+  ReadAll(c, plan);
+  EXPECT_EQ(c.Stats().bytes_passthrough, s.bytes_passthrough);
+  EXPECT_EQ(c.Stats().hits, 32u + plan.size());
+  const pfio_extent past{f, 0, size - 4096, 8192};
+  EXPECT_EQ(pfio_plan_readahead(c.ctx, &past, 1), PFIO_ERANGE);
+  EXPECT_NE(std::string(pfio_last_error()).find("extent 0"), std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_plan_readahead(c.ctx, nullptr, 1), PFIO_EINVAL);
+}
+
+INSTANTIATE_TEST_SUITE_P(BufferKinds, ReadaheadRanges, ::testing::Values("engine", "cache"));
+
 TEST(EngineRead, SyncBackendServesTheSameBytes) {
   test::ScratchDir dir;
   const uint64_t size = 4 * kMiB;

@@ -215,6 +215,14 @@ pfio_status pfio_plan_replace_after_mark(pfio_context *ctx, const pfio_extent *e
 /* The most recently read marked extent; PFIO_ESTATE when none was read yet. */
 pfio_status pfio_plan_last_mark(pfio_context *ctx, pfio_extent *mark);
 
+/* Ranges of open files that the job as a whole reads densely (every page, or nearly: all ranks
+ * of a collective call together, say), left to the kernel's readahead: plan entries planned from
+ * now on that lie inside one are not prefetched but read directly when asked for, as sequential
+ * runs of the plan are, so that the readahead those reads keep going (across processes: the page
+ * cache is shared) serves them in large requests. Replaces the ranges given before; count 0
+ * clears them. Checked as plan extents are (open file, length > 0, inside the file). */
+pfio_status pfio_plan_readahead(pfio_context *ctx, const pfio_extent *ranges, size_t count);
+
 /* Reads [offset, offset+length) of `file` into buf. Served from the reorder buffer when the read
  * follows the plan (waiting, bounded, for data in flight), else read directly. *nread is short
  * only at end of file. */

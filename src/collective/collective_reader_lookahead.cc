@@ -40,12 +40,11 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
                                  size_t me, uint64_t file_size) {
   const std::vector<pfio_extent> current = ReadOrderExtents(now, me, file_, file_size);
   std::vector<pfio_extent> plan = current;
-  // The cache path: the job's dense runs of this call and the planned ones (all ranks).
-  FileRanges dense, dense_now;
-  if (cache_) {
-    dense_now = CacheReader::DenseRuns(MergedByOffset(plans));
-    dense = dense_now;
-  }
+  // The job's dense runs of this call and the planned ones (all ranks): left to the kernel's
+  // readahead on either path (the cache path does not advise them; the engine path reads them
+  // directly: pfio_plan_readahead).
+  const FileRanges dense_now = CacheReader::DenseRuns(MergedByOffset(plans));
+  FileRanges dense = dense_now;
   uint64_t ahead = 0;
   const bool declared = !declared_.empty();
   // A predicted call is this one moved. Where every byte this aggregator reads now lies in the
@@ -53,9 +52,9 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // them advises nothing and costs CPU (btio at 8 ranks: 5.2-5.5 CPU seconds a run against
   // 2.2-2.7 without look-ahead, 327-349 MiB/s against 573-688).
   auto all_dense = [&] {
-    return cache_ && std::all_of(current.begin(), current.end(), [&](const pfio_extent &e) {
-             return CacheReader::Inside(dense_now, e.offset, e.length);
-           });
+    return std::all_of(current.begin(), current.end(), [&](const pfio_extent &e) {
+      return CacheReader::Inside(dense_now, e.offset, e.length);
+    });
   };
   // Far enough to keep the device busy across a call boundary, near enough that a prediction
   // that breaks (the end of a variable, a time step that changes) wastes little and that later
@@ -92,10 +91,8 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
         if (next.empty()) break;
         CallSchedule schedule(next, aggregation_, round_, options_.own_units, options_.own_extent);
         more = ReadOrderExtents(schedule, me, file_, file_size);
-        if (cache_) {
-          const FileRanges runs = CacheReader::DenseRuns(MergedByOffset(next));
-          dense.insert(dense.end(), runs.begin(), runs.end());
-        }
+        const FileRanges runs = CacheReader::DenseRuns(MergedByOffset(next));
+        dense.insert(dense.end(), runs.begin(), runs.end());
       }
       if (more.empty()) break;  // the prediction left the file
       ++stats_.calls_planned_ahead;
@@ -103,9 +100,16 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
       plan.insert(plan.end(), more.begin(), more.end());
     }
   }
-  if (cache_)
+  if (cache_) {
     cache_->Advise(plan, CacheReader::DenseRuns(std::move(dense)));
-  else if (pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK)
+    return;
+  }
+  std::vector<pfio_extent> readahead;
+  for (const FileRange &r : CacheReader::DenseRuns(std::move(dense)))
+    if (r.offset < file_size)
+      readahead.push_back({file_, 0, r.offset, std::min(r.length, file_size - r.offset)});
+  if (pfio_plan_readahead(ctx_, readahead.data(), readahead.size()) != PFIO_OK ||
+      pfio_plan_replace(ctx_, plan.data(), plan.size()) != PFIO_OK)
     ++stats_.plan_errors;
 }
 

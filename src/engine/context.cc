@@ -398,6 +398,14 @@ Status Context::PlanLastMark(pfio_extent *mark) {
   return Status::Ok();
 }
 
+Status Context::PlanReadahead(const pfio_extent *ranges, size_t count) {
+  Lock lock(mu_);
+  std::vector<Extent> checked;
+  Status s = files_.CheckExtents(ranges, count, &checked);
+  if (s.ok()) window_.SetReadahead(checked);
+  return s;
+}
+
 // ---- window ------------------------------------------------------------------------------------
 
 // ---- reads -------------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ class Context : private ReadPath::Host {
   Status PlanReplace(const pfio_extent *extents, size_t count);
   Status PlanReplaceAfterMark(const pfio_extent *extents, size_t count);
   Status PlanLastMark(pfio_extent *mark);
+  Status PlanReadahead(const pfio_extent *ranges, size_t count);
 
   Status Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread);
   // Reads pieces in order as Read would; stops after a short piece (end of file) or an error.

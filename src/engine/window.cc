@@ -39,9 +39,41 @@ bool Window::TakeSequentialRun(uint64_t limit, uint64_t min_run) {
   return true;
 }
 
+void Window::SetReadahead(const std::vector<Extent> &ranges) {
+  readahead_.clear();
+  for (const Extent &e : ranges) readahead_[e.file].emplace_back(e.offset, e.end());
+  for (auto &[file, v] : readahead_) {
+    std::sort(v.begin(), v.end());
+    size_t out = 0;
+    for (const auto &r : v) {
+      if (out > 0 && r.first <= v[out - 1].second)
+        v[out - 1].second = std::max(v[out - 1].second, r.second);
+      else
+        v[out++] = r;
+    }
+    v.resize(out);
+  }
+}
+
+bool Window::InReadahead(const Extent &e) const {
+  auto f = readahead_.find(e.file);
+  if (f == readahead_.end()) return false;
+  const auto &v = f->second;
+  auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(e.offset, UINT64_MAX));
+  return it != v.begin() && std::prev(it)->first <= e.offset && e.end() <= std::prev(it)->second;
+}
+
 void Window::Plan(uint64_t budget, NewRanges *pending) {
   budget_ = budget;
-  while (has_more() && Admit(end(), pending)) {
+  uint64_t passed = 0;  // bytes handed to readahead: at most a budget's worth, as runs are
+  while (has_more()) {
+    if (!readahead_.empty() && InReadahead(plan_.at(end()))) {
+      if (passed >= budget) break;
+      passed += plan_.at(end()).length;
+      entries_.push_back(Entry{{}, true});
+      continue;
+    }
+    if (!Admit(end(), pending)) break;
   }
 }
 
@@ -96,6 +128,7 @@ RangesByFile Window::NewRanges::Sorted() const {
 
 void Window::AssignRefs(uint64_t first_new) {
   for (uint64_t i = first_new; i < end(); ++i) {
+    if (entries_[i - plan_.front_index()].passthrough) continue;  // left to readahead
     const Extent &e = plan_.at(i);
     auto &refs = entries_[i - plan_.front_index()].refs;
     buffer_->Overlapping(e.file, PageAlignDown(e.offset),

@@ -68,7 +68,12 @@ class Window {
   // over), adds up to `limit` bytes of it as passthrough entries and returns true.
   bool TakeSequentialRun(uint64_t limit, uint64_t min_run);
 
+  // Ranges the job reads densely (pfio_plan_readahead): entries planned inside one are
+  // passthrough, left to the kernel's readahead. Replaces the previous ranges.
+  void SetReadahead(const std::vector<Extent> &ranges);
+
   // Admits entries from end() while they fit `budget`; their new byte ranges go to *pending.
+  // Entries inside the readahead ranges are added as passthrough, at no cost to the budget.
   // The caller creates the pieces for them, then calls AssignRefs(first new index).
   void Plan(uint64_t budget, NewRanges *pending);
   void AssignRefs(uint64_t first_new);
@@ -96,6 +101,7 @@ class Window {
 
  private:
   bool Admit(uint64_t index, NewRanges *pending);
+  bool InReadahead(const Extent &e) const;
   // Drops an entry's references; returns the bytes wasted (read, never served).
   uint64_t Drop(const PieceRefs &refs);
   uint64_t SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const;
@@ -105,6 +111,8 @@ class Window {
   AccessPlan plan_;
   std::deque<Entry> entries_;
   Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
+  // Per file, the readahead ranges [begin, end), sorted and merged.
+  std::unordered_map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>> readahead_;
   uint64_t budget_ = 0;
   // Admit's scratch space, kept so that admitting an entry allocates nothing.
   std::vector<Piece *> have_;
