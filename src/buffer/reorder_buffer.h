@@ -100,9 +100,9 @@ class ReorderBuffer {
   // Gives `p` its pages; false (and no pages) when the pool is out of capacity.
   bool Allocate(Piece *p);
   // The page-cache buffer kind: `p` is held in the kernel's page cache, not in pages of the pool,
-  // and its length counts against the same capacity (in_use) until it is evicted, its read is
-  // not issued after all (FreePages), or it is destroyed; false when the capacity is used up.
-  // Evicting or destroying such a piece hands its range to the release function set here (the
+  // and its length (with `gap`) counts against the same capacity (in_use) until it is evicted, its
+  // read is not issued after all (FreePages), or it is destroyed; false when the capacity is used
+  // up. Evicting or destroying such a piece hands its range to the release function set here (the
   // context drops it from the page cache: Mowry's release of what the plan will not read
   // again), in batches (buffer/release_batch.h) of an eighth of the capacity; until then the
   // range still counts as in use.

@@ -291,8 +291,8 @@ std::vector<ConfigKey> MakeKeys() {
   keys.push_back(ChoiceKey(
       "buffer", &Config::buffer, {"engine", "cache"}, [](int) { return true; }, nullptr,
       "where prefetched bytes of the files opened from now on are held: engine (pfio's reorder "
-      "buffer, filled by O_DIRECT reads) or cache (the kernel's page cache, advised ahead and "
-      "released once read; the budget bounds both)"));
+      "buffer, filled by O_DIRECT reads) or cache (the kernel's page cache, advised ahead; the "
+      "budget bounds the advised bytes not read yet as it bounds the reorder buffer)"));
   keys.push_back(BoolKey("cache_release", &Config::cache_release,
                          "buffer = cache: the pages the plan has read leave the page cache at "
                          "once (DONTNEED, batched); off: the kernel reclaims them first"));
