@@ -112,8 +112,8 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
     if (!s.ok()) return s;
     const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
     if (p->state == Piece::State::kReady) {
-      if (p->cached) {
-        s = ReadCached(lock, id, dst + (lo - pos), lo, hi - lo);
+      if (p->cached) {  // held in the page cache: read from the file, the lock released
+        s = ReadDirectAll(lock, id, dst + (lo - pos), lo, hi - lo, /*prefetched=*/true);
         if (!s.ok()) return s;
       } else {
         p->CopyOut(lo, hi, dst + (lo - pos));
@@ -174,28 +174,19 @@ Status ReadPath::WaitBatchLanded(Lock &lock) {
 }
 
 Status ReadPath::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
-                            uint64_t *got) {
+                            uint64_t *got, bool prefetched) {
   const FileHandle &h = files_->handle(id);
   lock.unlock();  // the I/O thread keeps landing reads meanwhile
   Status s = backend_->ReadDirect(h, dst, pos, n, got);
   lock.lock();
-  if (s.ok()) stats_->bytes_read += *got;
+  if (s.ok() && !prefetched) stats_->bytes_read += *got;
   return s;
 }
 
-Status ReadPath::ReadCached(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n) {
-  const FileHandle &h = files_->handle(id);
+Status ReadPath::ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
+                               bool prefetched) {
   uint64_t got = 0;
-  lock.unlock();  // the piece stays referenced by the plan's front entry meanwhile
-  Status s = backend_->ReadDirect(h, dst, pos, n, &got);
-  lock.lock();
-  if (s.ok() && got != n) return ShortFile(id, pos, got, n);
-  return s;
-}
-
-Status ReadPath::ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n) {
-  uint64_t got = 0;
-  Status s = ReadDirect(lock, id, dst, pos, n, &got);
+  Status s = ReadDirect(lock, id, dst, pos, n, &got, prefetched);
   if (s.ok() && got != n) return ShortFile(id, pos, got, n);
   return s;
 }

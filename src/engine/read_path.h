@@ -74,12 +74,14 @@ class ReadPath {
                  char *dst, bool *all_buffered);
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
-  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
-  // Bytes of a piece held in the page cache: read from the file (its advised pages), the lock
-  // released; short is an error (the file shrank).
-  Status ReadCached(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n);
+  // `prefetched`: the bytes of a piece held in the page cache (the page-cache buffer kind),
+  // counted when advised, not again here. The lock is released around the read; a piece being
+  // read stays referenced by the plan's front entry meanwhile.
+  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got,
+                    bool prefetched = false);
   // A direct read of bytes inside the file as opened: short is an error (the file shrank).
-  Status ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n);
+  Status ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
+                       bool prefetched = false);
   // A direct read came back short: the file shrank. Marks it changed (the context revalidates
   // it before the next read) and returns the error naming it.
   Status ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted);

@@ -93,6 +93,13 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
   return Status::Ok();
 }
 
+int OwnDescriptor(int fd) {
+  if (fd < 0) return -1;
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const int reopened = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  return reopened >= 0 ? reopened : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 void CloseFileHandle(FileHandle *f) {
   if (f->direct_fd >= 0 && f->direct_fd != f->buffered_fd) close(f->direct_fd);
   if (f->buffered_fd >= 0) close(f->buffered_fd);

@@ -24,6 +24,12 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
                       std::string *refused_reason, const DirectOpener &opener = OpenODirect);
 void CloseFileHandle(FileHandle *f);
 
+// A descriptor of fd's file on an open file description of its own: reopened read-only through
+// /proc/self/fd (the same inode, renamed or unlinked too), else a dup() when that fails (no
+// /proc, no read permission); -1 when neither works. Advice through it does not wait for reads
+// on fd's description (io/page_cache_advisor.h has the measurement).
+int OwnDescriptor(int fd);
+
 // pread until `length` bytes or end of file, retrying EINTR.
 Status PreadFully(int fd, const std::string &path, void *buf, uint64_t offset, uint64_t length,
                   uint64_t *nread);

@@ -7,20 +7,9 @@
 #include <chrono>
 #include <string>
 
+#include "io/file_open.h"
+
 namespace pfio {
-namespace {
-
-// A descriptor of fd's file on an open file description of its own: reopened read-only through
-// /proc/self/fd (the same inode, renamed or unlinked too), else a dup() when that fails (no
-// /proc, no read permission); -1 when neither works.
-int OwnDescriptor(int fd) {
-  if (fd < 0) return -1;
-  const std::string path = "/proc/self/fd/" + std::to_string(fd);
-  const int reopened = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  return reopened >= 0 ? reopened : fcntl(fd, F_DUPFD_CLOEXEC, 0);
-}
-
-}  // namespace
 
 PageCacheAdvisor::PageCacheAdvisor(int fd)
     : own_fd_(OwnDescriptor(fd)), owner_(getpid()), shared_(std::make_unique<Shared>()) {

@@ -50,9 +50,7 @@ Status PageCacheBackend::OpenCached(const std::string &path, FileHandle *out) {
   FileHandle f;
   Status s = OpenFileHandle(path, /*want_direct=*/false, &f, &unused);
   if (!s.ok()) return s;
-  const std::string own = "/proc/self/fd/" + std::to_string(f.buffered_fd);
-  int advice_fd = open(own.c_str(), O_RDONLY | O_CLOEXEC);
-  if (advice_fd < 0) advice_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int advice_fd = OwnDescriptor(f.buffered_fd);
   if (advice_fd < 0) {
     const int e = errno;
     CloseFileHandle(&f);
