@@ -25,8 +25,9 @@ class CountingBackend : public Backend, public DeviceModel {
   }
   void Reap(std::vector<IoRequest *> *) override { ++calls["Reap"]; }
   int completion_fd() const override { return 42; }
-  Status ReadDirect(const FileHandle &, void *, uint64_t, uint64_t, uint64_t *n) override {
-    ++calls["ReadDirect"];
+  Status ReadDirectV(const FileHandle &, const std::vector<iovec> &, uint64_t,
+                     uint64_t *n) override {
+    ++calls["ReadDirectV"];
     *n = 7;
     return Status::Ok();
   }
@@ -74,7 +75,7 @@ TEST(BackendWrapper, ForwardsEveryCallTheDoubleDoesNotOverride) {
   EXPECT_EQ(size, 456u);
   d.Close(&h);
   for (const char *call :
-       {"Open", "Submit", "Reap", "ReadDirect", "Stage", "CurrentSize", "Close"}) {
+       {"Open", "Submit", "Reap", "ReadDirectV", "Stage", "CurrentSize", "Close"}) {
     EXPECT_EQ(counting->calls[call], 1) << call;
   }
   EXPECT_EQ(d.device().AutoStage(), PFIO_STAGE_DEVICE);

@@ -49,11 +49,11 @@ class FaultBackend : public BackendWrapper {
       if (f > 0) (*done)[i]->result = std::min<int64_t>(f, (*done)[i]->result), ++faulted;
     }
   }
-  Status ReadDirect(const FileHandle &f, void *buf, uint64_t off, uint64_t len,
-                    uint64_t *n) override {
+  Status ReadDirectV(const FileHandle &f, const std::vector<iovec> &iov, uint64_t off,
+                     uint64_t *n) override {
     if (fail_direct)
       return Status::Io("direct read failed: Input/output error (errno 5, injected)");
-    return BackendWrapper::ReadDirect(f, buf, off, len, n);
+    return BackendWrapper::ReadDirectV(f, iov, off, n);
   }
   std::atomic<int> faulted{0};
   std::atomic<bool> fail_direct{false};

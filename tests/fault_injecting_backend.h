@@ -119,14 +119,21 @@ class FaultInjectingBackend : public BackendWrapper {
     }
   }
 
-  Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
-                    uint64_t *nread) override {
+  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+                     uint64_t *nread) override {
+    uint64_t length = 0;
+    for (const iovec &v : iov) length += v.iov_len;
     if (spec_.direct_too) {
       Fault f = PickDirect(offset, length);
       if (f == Fault::kShort && length > 1) {
         ++injected_direct;
-        Status s = BackendWrapper::ReadDirect(file, buf, offset, length / 2, nread);
-        return s;
+        std::vector<iovec> half;  // the first length / 2 bytes
+        for (uint64_t left = length / 2; left > 0 && half.size() < iov.size();) {
+          const iovec &v = iov[half.size()];
+          half.push_back({v.iov_base, static_cast<size_t>(std::min<uint64_t>(v.iov_len, left))});
+          left -= half.back().iov_len;
+        }
+        return BackendWrapper::ReadDirectV(file, half, offset, nread);
       }
       if (f != Fault::kNone) {
         ++injected_direct;
@@ -137,7 +144,7 @@ class FaultInjectingBackend : public BackendWrapper {
                    file.path.c_str(), static_cast<unsigned long long>(offset)));
       }
     }
-    return BackendWrapper::ReadDirect(file, buf, offset, length, nread);
+    return BackendWrapper::ReadDirectV(file, iov, offset, nread);
   }
 
   std::atomic<uint64_t> injected{0};         // faults on prefetch reads

@@ -8,7 +8,8 @@ namespace pfio {
 
 namespace {
 using ull = unsigned long long;
-}
+constexpr uint64_t kAlwaysFits = 16ull << 20;  // bytes of plan copy every machine holds
+}  // namespace
 
 int32_t FileTable::Add(const FileHandle &handle) {
   auto f = std::make_unique<File>();
@@ -51,8 +52,10 @@ Status FileTable::CheckExtents(const pfio_extent *extents, size_t count,
   }
   // The plan keeps a copy of every extent: a count whose copy cannot fit in this machine's
   // memory is refused before anything is allocated (or read from the caller's array).
-  const uint64_t total = ReadMeminfoBytes("/proc/meminfo", "MemTotal");
+  // (MemTotal is read only for a plan larger than any machine's memory could fail to hold.)
   const bool overflows = count > SIZE_MAX / sizeof(Extent);
+  const bool large = overflows || count * sizeof(Extent) > kAlwaysFits;
+  const uint64_t total = large ? ReadMeminfoBytes("/proc/meminfo", "MemTotal") : 0;
   if (overflows || (total && count * sizeof(Extent) > total)) {
     return Status::NoMem(Format(
         "count = %zu extents: the plan's copy would need %s bytes, more than MemTotal (%s)", count,

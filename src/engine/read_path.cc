@@ -14,16 +14,29 @@ Status ReadPath::ReadV(Lock &lock, int32_t id, const pfio_read_piece *pieces, si
   *nread = 0;
   for (size_t i = 0; i < count; ++i) {
     uint64_t got = 0;
-    Status s = Read(lock, id, pieces[i].buf, pieces[i].offset, pieces[i].length, &got);
+    Status s = ReadOne(lock, id, pieces[i].buf, pieces[i].offset, pieces[i].length, &got);
     *nread += got;
-    if (!s.ok()) return Status(s.code(), Format("piece %zu: ", i) + s.message());
+    if (!s.ok()) {
+      run_.Clear();
+      return Status(s.code(), Format("piece %zu: ", i) + s.message());
+    }
     if (got < pieces[i].length) break;  // end of file
   }
-  return Status::Ok();
+  return FlushRun(lock);
 }
 
 Status ReadPath::Read(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
                       uint64_t *nread) {
+  Status s = ReadOne(lock, id, buf, offset, length, nread);
+  if (!s.ok()) {
+    run_.Clear();
+    return s;
+  }
+  return FlushRun(lock);
+}
+
+Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
+                         uint64_t *nread) {
   *nread = 0;
   Status s = files_->Check(id, "file");
   if (!s.ok()) return s;
@@ -81,6 +94,9 @@ Status ReadPath::Read(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64
     }
     pos += n;
     if (pos == front.end()) {
+      // Before its pieces can leave: a release (cache_release) would drop pages not read yet.
+      s = FlushRun(lock);
+      if (!s.ok()) return s;
       host_->ConsumeFront(stall_since_consume_);
       stall_since_consume_ = 0;
     }
@@ -96,9 +112,8 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
                          uint64_t n, char *dst, bool *all_buffered) {
   if (entry.passthrough) {
     *all_buffered = false;
-    Status s = ReadDirectAll(lock, id, dst, pos, n);
-    if (s.ok()) stats_->bytes_passthrough += n;
-    return s;
+    stats_->bytes_passthrough += n;
+    return Defer(lock, id, dst, pos, n, /*prefetched=*/false);
   }
   const Window::PieceRefs &refs = entry.refs;
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
@@ -106,18 +121,28 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
     if (!s.ok()) return s;
   }
   const uint64_t end = pos + n;
+  const bool page_cache_kind = files_->handle(id).buffer == PFIO_BUFFER_CACHE;
   for (Piece *p : refs) {
     if (p->end() <= pos || p->offset >= end) continue;
+    const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
+    if (page_cache_kind) {
+      // Page-cache kind: the file holds the bytes whether or not their advice has been given
+      // (or failed): no wait for it to land, which would add the I/O thread's wake-up to every
+      // read the advice has not reached yet; the kernel waits for pages in flight instead.
+      // Read with the run of the file it continues (FlushRun).
+      Status s = Defer(lock, id, dst + (lo - pos), lo, hi - lo, /*prefetched=*/true);
+      if (!s.ok()) return s;
+      if (!p->settled()) {  // its advice has not landed: read regardless
+        ++stats_->stalls;
+        run_.waits = true;
+      }
+      buffer_->Served(p);
+      continue;
+    }
     Status s = WaitSettled(lock, p);
     if (!s.ok()) return s;
-    const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
     if (p->state == Piece::State::kReady) {
-      if (p->cached) {  // held in the page cache: read from the file, the lock released
-        s = ReadDirectAll(lock, id, dst + (lo - pos), lo, hi - lo, /*prefetched=*/true);
-        if (!s.ok()) return s;
-      } else {
-        p->CopyOut(lo, hi, dst + (lo - pos));
-      }
+      p->CopyOut(lo, hi, dst + (lo - pos));
       buffer_->Served(p);
       continue;
     }
@@ -174,21 +199,51 @@ Status ReadPath::WaitBatchLanded(Lock &lock) {
 }
 
 Status ReadPath::ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
-                            uint64_t *got, bool prefetched) {
+                            uint64_t *got) {
   const FileHandle &h = files_->handle(id);
   lock.unlock();  // the I/O thread keeps landing reads meanwhile
   Status s = backend_->ReadDirect(h, dst, pos, n, got);
   lock.lock();
-  if (s.ok() && !prefetched) stats_->bytes_read += *got;
+  if (s.ok()) stats_->bytes_read += *got;
   return s;
 }
 
-Status ReadPath::ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
-                               bool prefetched) {
+Status ReadPath::ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n) {
   uint64_t got = 0;
-  Status s = ReadDirect(lock, id, dst, pos, n, &got, prefetched);
+  Status s = ReadDirect(lock, id, dst, pos, n, &got);
   if (s.ok() && got != n) return ShortFile(id, pos, got, n);
   return s;
+}
+
+Status ReadPath::Defer(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
+                       bool prefetched) {
+  if (!run_.Continues(id, pos, prefetched)) {
+    Status s = FlushRun(lock);
+    if (!s.ok()) return s;
+    run_.Start(id, pos, prefetched);
+  }
+  run_.Add(dst, n);
+  return Status::Ok();
+}
+
+Status ReadPath::FlushRun(Lock &lock) {
+  if (run_.empty()) return Status::Ok();
+  const FileRun run = std::move(run_);
+  run_.Clear();
+  const FileHandle &h = files_->handle(run.file);
+  uint64_t got = 0;
+  const double t0 = host_->Now();
+  lock.unlock();  // the I/O thread keeps landing reads meanwhile
+  Status s = backend_->ReadDirectV(h, run.iov, run.offset, &got);
+  lock.lock();
+  if (run.waits) {  // waits in the kernel for advice in flight: the stall of this kind
+    stats_->stall_seconds += host_->Now() - t0;
+    stall_since_consume_ += host_->Now() - t0;
+  }
+  if (!s.ok()) return s;
+  if (!run.prefetched) stats_->bytes_read += got;
+  if (got != run.length) return ShortFile(run.file, run.offset, got, run.length);
+  return Status::Ok();
 }
 
 Status ReadPath::ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted) {

@@ -3,7 +3,10 @@
 // first); a read elsewhere first looks a little ahead in the plan (resync), else is served
 // directly from the file, as are the bytes of a failed or short prefetch, extents larger than
 // the whole budget and sequential runs left to the kernel's readahead. Never returns bytes it
-// did not read: a short file or a failed direct read is an error naming the file.
+// did not read: a short file or a failed direct read is an error naming the file. Bytes read
+// from the file itself for the page-cache kind and for passthrough runs are gathered while they
+// continue each other in the file and read together (one preadv, engine/file_run.h) before the
+// call returns.
 //
 // Guarded by the context's mutex: `lock` holds it on entry and on return; it is released only
 // around direct reads (the I/O thread keeps landing reads meanwhile) and inside waits.
@@ -17,6 +20,7 @@
 #include "buffer/reorder_buffer.h"
 #include "common/status.h"
 #include "engine/config.h"
+#include "engine/file_run.h"
 #include "engine/file_table.h"
 #include "engine/window.h"
 #include "io/backend.h"
@@ -70,18 +74,22 @@ class ReadPath {
   Status Unignore();
 
  private:
+  // One read of Read/ReadV, leaving the last run of the file to read in run_.
+  Status ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
+                 uint64_t *nread);
+  // Bytes [pos, pos + n) of the file into dst with the run they continue, or a new one (the
+  // last run read first).
+  Status Defer(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, bool prefetched);
+  // Reads run_ (lock released); short is an error (the file shrank).
+  Status FlushRun(Lock &lock);
   Status CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos, uint64_t n,
                  char *dst, bool *all_buffered);
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
-  // `prefetched`: the bytes of a piece held in the page cache (the page-cache buffer kind),
-  // counted when advised, not again here. The lock is released around the read; a piece being
-  // read stays referenced by the plan's front entry meanwhile.
-  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got,
-                    bool prefetched = false);
+  // The lock is released around the read.
+  Status ReadDirect(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, uint64_t *got);
   // A direct read of bytes inside the file as opened: short is an error (the file shrank).
-  Status ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
-                       bool prefetched = false);
+  Status ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n);
   // A direct read came back short: the file shrank. Marks it changed (the context revalidates
   // it before the next read) and returns the error naming it.
   Status ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted);
@@ -93,6 +101,7 @@ class ReadPath {
   Backend *backend_;
   pfio_stats *stats_;
   Host *host_;
+  FileRun run_;
   int ignore_depth_ = 0;
   double stall_since_consume_ = 0;  // seconds waited for prefetches since the last consume
 };

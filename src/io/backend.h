@@ -90,9 +90,16 @@ class Backend {
 
   virtual int completion_fd() const = 0;
 
-  // Reads [offset, offset+length) synchronously; *nread is short only at end of file.
-  virtual Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
-                            uint64_t *nread);
+  // Reads [offset, offset + the buffers' length) into `iov` in order, synchronously; *nread is
+  // short only at end of file. Real backends: one preadv on the buffered descriptor (its kernel
+  // readahead sees one read), retried until done.
+  virtual Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+                             uint64_t *nread);
+  // The same into one buffer.
+  Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
+                    uint64_t *nread) {
+    return ReadDirectV(file, {iovec{buf, static_cast<size_t>(length)}}, offset, nread);
+  }
 
   // Staging (Barve's LoadIntoDiskBuffer): asks the storage to bring [offset, offset+length)
   // close to the host without transferring it, so that its read, issued later, is short.

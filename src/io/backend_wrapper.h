@@ -23,9 +23,9 @@ class BackendWrapper : public Backend {
   Status Submit(IoRequest *req) override { return target_->Submit(req); }
   void Reap(std::vector<IoRequest *> *done) override { target_->Reap(done); }
   int completion_fd() const override { return target_->completion_fd(); }
-  Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
-                    uint64_t *nread) override {
-    return target_->ReadDirect(file, buf, offset, length, nread);
+  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+                     uint64_t *nread) override {
+    return target_->ReadDirectV(file, iov, offset, nread);
   }
   Status CurrentSize(const FileHandle &file, uint64_t *size) override {
     return target_->CurrentSize(file, size);

@@ -106,27 +106,6 @@ void CloseFileHandle(FileHandle *f) {
   f->direct_fd = f->buffered_fd = -1;
 }
 
-Status PreadFully(int fd, const std::string &path, void *buf, uint64_t offset, uint64_t length,
-                  uint64_t *nread) {
-  uint64_t done = 0;
-  while (done < length) {
-    ssize_t n = pread(fd, static_cast<char *>(buf) + done, length - done,
-                      static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      return Status::Io(Format("reading %s at offset %llu (%llu bytes) failed: %s (errno %d)",
-                               path.c_str(), static_cast<unsigned long long>(offset + done),
-                               static_cast<unsigned long long>(length - done), std::strerror(e),
-                               e));
-    }
-    if (n == 0) break;
-    done += static_cast<uint64_t>(n);
-  }
-  *nread = done;
-  return Status::Ok();
-}
-
 int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov) {
   std::vector<iovec> rest = iov;
   size_t first = 0;
@@ -151,9 +130,21 @@ int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov) {
   return total;
 }
 
-Status Backend::ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
-                           uint64_t *nread) {
-  return PreadFully(file.buffered_fd, file.path, buf, offset, length, nread);
+Status Backend::ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+                            uint64_t *nread) {
+  const int64_t n = PreadvFully(file.buffered_fd, offset, iov);
+  if (n < 0) {
+    uint64_t length = 0;
+    for (const iovec &v : iov) length += v.iov_len;
+    return Status::Io(
+        Format("reading %s at offset %llu (%llu bytes in %zu buffers) failed: %s "
+               "(errno %d)",
+               file.path.c_str(), static_cast<unsigned long long>(offset),
+               static_cast<unsigned long long>(length), iov.size(),
+               std::strerror(static_cast<int>(-n)), static_cast<int>(-n)));
+  }
+  *nread = static_cast<uint64_t>(n);
+  return Status::Ok();
 }
 
 Status Backend::CurrentSize(const FileHandle &file, uint64_t *size) {

@@ -30,10 +30,6 @@ void CloseFileHandle(FileHandle *f);
 // on fd's description (io/page_cache_advisor.h has the measurement).
 int OwnDescriptor(int fd);
 
-// pread until `length` bytes or end of file, retrying EINTR.
-Status PreadFully(int fd, const std::string &path, void *buf, uint64_t offset, uint64_t length,
-                  uint64_t *nread);
-
 // preadv until every iovec is full or end of file; returns bytes or -errno.
 int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov);
 

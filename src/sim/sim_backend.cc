@@ -111,7 +111,7 @@ void SimBackend::Land(const DiskCompletion &c) {
   }
   if (--p.parts > 0) return;
   if (p.req == nullptr) {
-    p.done = true;  // a direct read: ReadDirect collects it
+    p.done = true;  // a direct read: ReadBuffer collects it
     return;
   }
   IoRequest *req = p.req;
@@ -139,7 +139,20 @@ void SimBackend::Reap(std::vector<IoRequest *> *done) {
   done_.clear();
 }
 
-Status SimBackend::ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
+Status SimBackend::ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov,
+                               uint64_t offset, uint64_t *nread) {
+  *nread = 0;
+  for (const iovec &v : iov) {
+    uint64_t got = 0;
+    Status s = ReadBuffer(file, v.iov_base, offset + *nread, v.iov_len, &got);
+    if (!s.ok()) return s;
+    *nread += got;
+    if (got < v.iov_len) break;  // end of file
+  }
+  return Status::Ok();
+}
+
+Status SimBackend::ReadBuffer(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
                               uint64_t *nread) {
   *nread = 0;
   const uint64_t n = offset >= file.size ? 0 : std::min(length, file.size - offset);

@@ -58,8 +58,9 @@ class SimBackend : public Backend, public DeviceModel, public VirtualClock {
   Status Submit(IoRequest *req) override;
   void Reap(std::vector<IoRequest *> *done) override;
   int completion_fd() const override { return event_fd_; }
-  Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
-                    uint64_t *nread) override;
+  // Buffer by buffer, each a read of the simulated disks (ReadBuffer).
+  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+                     uint64_t *nread) override;
 
   Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind) override;
   // Virtual files never change size.
@@ -91,6 +92,9 @@ class SimBackend : public Backend, public DeviceModel, public VirtualClock {
   const SimBackendStats &stats() const { return stats_; }
 
  private:
+  // One buffer's read in virtual time: the clock runs until it lands.
+  Status ReadBuffer(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
+                    uint64_t *nread);
   struct Pending {
     IoRequest *req = nullptr;  // null for a direct read
     uint32_t parts = 0;
