@@ -109,12 +109,10 @@ typedef struct pfio_stats {
   uint64_t hits;              /* reads served entirely from the reorder buffer */
   uint64_t passthrough_reads; /* reads of sequential runs, served through the page cache */
   uint64_t misses;            /* reads (or parts) served directly: outside the plan or failed */
-  uint64_t stalls;            /* reads that waited for a prefetch still in flight (page-cache
-                               * kind: pieces read before their advice had landed) */
+  uint64_t stalls;            /* reads that waited for a prefetch still in flight */
   double stall_seconds;       /* total time spent in those waits */
   uint64_t bytes_served;      /* bytes returned to the application */
-  uint64_t bytes_read;        /* bytes read from the file, prefetch and direct (page-cache
-                               * kind: advised once the advice lands, and direct) */
+  uint64_t bytes_read;        /* bytes read from the file, prefetch and direct */
   uint64_t bytes_wasted;      /* bytes read but never served (infill gaps, dropped data) */
   uint64_t bytes_passthrough; /* bytes of sequential plan runs left to the kernel's readahead */
   uint64_t requests;          /* prefetch reads issued to the backend */
@@ -193,11 +191,6 @@ pfio_status pfio_file_check(pfio_context *ctx, int32_t file, int *changed);
 
 /* Size in bytes of an open file (as seen at open, or at the last pfio_file_refresh). */
 pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size);
-
-/* The buffer kind the file was opened with (setting `buffer`): *page_cache = 1 when its plan is
- * advised into the kernel's page cache and read from there, 0 when it is read into pfio's own
- * reorder buffer (O_DIRECT where the file system allows it). */
-pfio_status pfio_file_buffer(pfio_context *ctx, int32_t file, int *page_cache);
 
 /* Appends extents to the end of the plan. Every extent is checked first (open file, length > 0,
  * inside the file); on error nothing is appended. Extents may repeat, overlap and be unsorted:
