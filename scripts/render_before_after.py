@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""docs/benchmarks.md's section "Before and after" from docs/results/before-after/
+(scripts/run-before-after.sh): per target and workload the median MiB/s of the default path
+(`pfio`) on the commit before and after a change, with stock ROMIO and its A/A on each side, and
+after/before beside the A/A spread of the two sides.
+
+usage: render_before_after.py RESULTS_DIR DOC   (rewrites the lines between the markers)
+"""
+import json
+import os
+import statistics
+import sys
+
+BEGIN, END = "<!-- before-after -->", "<!-- /before-after -->"
+WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
+
+
+def load_runs(folder, target, side):
+    path = os.path.join(folder, f"runs-{target}-{side}.jsonl")
+    if not os.path.exists(path):
+        return None
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def median(runs, workload, method):
+    v = [r["mib_s"] for r in runs if r["workload"] == workload and r["method"] == method]
+    return (statistics.median(v), len(v)) if v else (None, 0)
+
+
+def table(before, after):
+    out = ["| workload | ROMIO before | pfio before | ROMIO after | pfio after | "
+           "pfio after / before | ROMIO after / before | A/A before | A/A after | runs |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for w in WORKLOADS:
+        rb, _ = median(before, w, "romio")
+        pb, nb = median(before, w, "pfio")
+        ra, _ = median(after, w, "romio")
+        pa, na = median(after, w, "pfio")
+        ab, _ = median(before, w, "romio-again")
+        aa, _ = median(after, w, "romio-again")
+        if None in (rb, pb, ra, pa, ab, aa):
+            continue
+        out.append(f"| {w} | {rb:.0f} | {pb:.0f} | {ra:.0f} | {pa:.0f} | {pa / pb:.2f} | "
+                   f"{ra / rb:.2f} | {ab / rb:.2f} | {aa / ra:.2f} | {nb}+{na} |")
+    return out
+
+
+def main():
+    folder, doc = sys.argv[1], sys.argv[2]
+    m = json.load(open(os.path.join(folder, "machine.json")))
+    body = [BEGIN, "", "## Before and after: the default paths across a change", "",
+            f"`bash scripts/run-before-after.sh {m['before']}` (at {m['after']}): `pfio-mpibench` "
+            f"under Open MPI with {m['ranks']} ranks on one {m['file_size']} self-verifying file "
+            f"({m['cpu']}, {m['cores']} cores, {m['mem_gib']} GiB, Linux {m['kernel']}; disk "
+            f"{m['disk']}), the commit before ({m['before']}) and after ({m['after']}) in "
+            f"alternated invocations of {m['rounds']} rounds each, methods `romio`, `pfio` (the "
+            "default) and `romio-again` alternating within each, every run started with the file "
+            "evicted from the page cache, every byte checked; medians of MiB/s over all rounds of "
+            "a side, the slowest rank's time from open to the last byte checked. `ROMIO after / "
+            "before` and the A/A columns (`romio-again / romio` per side) show how far apart the "
+            "machine puts identical code; `pfio after / before` is the change's effect."]
+    targets = sorted({f[5:].rsplit("-", 1)[0] for f in os.listdir(folder)
+                      if f.startswith("runs-") and f.endswith(".jsonl")},
+                     key=lambda t: (t != "disk", t))
+    for target in targets:
+        before, after = load_runs(folder, target, "before"), load_runs(folder, target, "after")
+        if not before or not after:
+            continue
+        title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
+        fio = os.path.join(folder, f"fio-{target}.txt")
+        if os.path.exists(fio):
+            title += " (" + " ".join(open(fio).read().split()) + ")"
+        body += ["", f"**{title}**", ""] + table(before, after)
+    body += ["", END]
+    text = open(doc).read()
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+    else:
+        head, tail = text.rstrip("\n") + "\n\n", "\n"
+    open(doc, "w").write(head + "\n".join(body) + tail)
+
+
+main()
