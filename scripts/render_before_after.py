@@ -11,6 +11,8 @@ import os
 import statistics
 import sys
 
+from render_common import replace_section
+
 BEGIN, END = "<!-- before-after -->", "<!-- /before-after -->"
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 
@@ -72,13 +74,7 @@ def main():
             title += " (" + " ".join(open(fio).read().split()) + ")"
         body += ["", f"**{title}**", ""] + table(before, after)
     body += ["", END]
-    text = open(doc).read()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-    else:
-        head, tail = text.rstrip("\n") + "\n\n", "\n"
-    open(doc, "w").write(head + "\n".join(body) + tail)
+    replace_section(doc, BEGIN, END, body)
 
 
 main()

@@ -11,6 +11,8 @@ import os
 import statistics
 import sys
 
+from render_common import replace_section
+
 BEGIN, END = "<!-- buffer-kinds -->", "<!-- /buffer-kinds -->"
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 METHODS = ["romio", "pfio", "pfio-engine", "pfio-engine-cache", "romio-again"]
@@ -66,13 +68,7 @@ def main():
             title += " (" + " ".join(open(fio).read().split()) + ")"
         body += ["", f"**{title}**", ""] + table(runs)
     body += ["", END]
-    text = open(doc).read()
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-    else:
-        head, tail = text.rstrip("\n") + "\n\n", "\n"
-    open(doc, "w").write(head + "\n".join(body) + tail)
+    replace_section(doc, BEGIN, END, body)
 
 
 main()

@@ -13,6 +13,18 @@ MiB = 1024 * 1024
 GiB = 1024 * MiB
 
 
+def replace_section(doc, begin, end, body):
+    """Rewrites the lines of `doc` between the markers `begin` and `end` (both kept, in `body`'s
+    first and last line) with `body`; appends it when the markers are not there yet."""
+    text = open(doc).read()
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1]
+    else:
+        head, tail = text.rstrip("\n") + "\n\n", "\n"
+    open(doc, "w").write(head + "\n".join(body) + tail)
+
+
 def load(path):
     with open(path) as f:
         return json.load(f)

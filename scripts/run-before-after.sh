@@ -15,6 +15,7 @@ bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
 source scripts/lib/openmpi.sh
 source scripts/lib/disk-and-testbed.sh
+source scripts/lib/machine-json.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-4}; pairs=${PAIRS:-2}
 testbed_pairs=${TESTBED_PAIRS:-1}; profile=${PROFILE:-pfs}
 before_sha=$(git rev-parse --short "$rev")
@@ -38,10 +39,7 @@ data=$PWD/build/pfio-mpibench-$size.data
   --prepare
 pfio_disk_and_testbed "$out" "$profile" "$data"
 cat >"$out/machine.json" <<JSON
-{"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
- "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
- "kernel": "$(uname -r)", "file_size": "$size", "rounds": $rounds, "ranks": $ranks,
- "disk": "$(df --output=source "$data" | tail -1) $(df --output=fstype "$data" | tail -1)",
+{$(pfio_machine_fields "$data"), "file_size": "$size", "rounds": $rounds, "ranks": $ranks,
  "before": "$before_sha", "after": "$after_sha"}
 JSON
 for target in "${pfio_targets[@]}"; do

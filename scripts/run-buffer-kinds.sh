@@ -14,6 +14,7 @@ bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
 source scripts/lib/openmpi.sh
 source scripts/lib/disk-and-testbed.sh
+source scripts/lib/machine-json.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-4}; profile=${PROFILE:-pfs}
 bin=build/examples/mpi-bench/pfio-mpibench
 data=$PWD/build/pfio-mpibench-$size.data
@@ -23,10 +24,7 @@ mkdir -p "$out"
 "${pfio_mpirun[@]}" -np 1 "$bin" --file "$data" --size "$size" --prepare
 pfio_disk_and_testbed "$out" "$profile" "$data"
 cat >"$out/machine.json" <<JSON
-{"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
- "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
- "kernel": "$(uname -r)", "file_size": "$size", "rounds": $rounds, "ranks": $ranks,
- "disk": "$(df --output=source "$data" | tail -1) $(df --output=fstype "$data" | tail -1)",
+{$(pfio_machine_fields "$data"), "file_size": "$size", "rounds": $rounds, "ranks": $ranks,
  "openmpi": "$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null)"}
 JSON
 for target in "${pfio_targets[@]}"; do
