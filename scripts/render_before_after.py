@@ -11,7 +11,7 @@ import os
 import statistics
 import sys
 
-from render_common import replace_section
+from render_common import machine, replace_section
 
 BEGIN, END = "<!-- before-after -->", "<!-- /before-after -->"
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
@@ -53,8 +53,7 @@ def main():
     body = [BEGIN, "", "## Before and after: the default paths across a change", "",
             f"`bash scripts/run-before-after.sh {m['before']}` (at {m['after']}): `pfio-mpibench` "
             f"under Open MPI with {m['ranks']} ranks on one {m['file_size']} self-verifying file "
-            f"({m['cpu']}, {m['cores']} cores, {m['mem_gib']} GiB, Linux {m['kernel']}; disk "
-            f"{m['disk']}), the commit before ({m['before']}) and after ({m['after']}) in "
+            f"({machine(m)}), the commit before ({m['before']}) and after ({m['after']}) in "
             f"alternated invocations of {m['rounds']} rounds each, methods `romio`, `pfio` (the "
             "default) and `romio-again` alternating within each, every run started with the file "
             "evicted from the page cache, every byte checked; medians of MiB/s over all rounds of "

@@ -11,7 +11,7 @@ import os
 import statistics
 import sys
 
-from render_common import replace_section
+from render_common import machine, replace_section
 
 BEGIN, END = "<!-- buffer-kinds -->", "<!-- /buffer-kinds -->"
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
@@ -49,8 +49,8 @@ def main():
     m = json.load(open(os.path.join(folder, "machine.json")))
     body = [BEGIN, "", "## Buffer kinds: the engine with the page cache", "",
             f"`bash scripts/run-buffer-kinds.sh`: `pfio-mpibench` under Open MPI with {m['ranks']} "
-            f"ranks on one {m['file_size']} self-verifying file ({m['cpu']}, {m['cores']} cores, "
-            f"{m['mem_gib']} GiB, Linux {m['kernel']}; disk {m['disk']}), {m['rounds']} rounds with "
+            f"ranks on one {m['file_size']} self-verifying file ({machine(m)}), {m['rounds']} "
+            "rounds with "
             "the methods alternating, every run started with the file evicted from the page cache, "
             "every byte checked; medians of MiB/s, the slowest rank's time from open to the last "
             "byte checked. `pfio` is the default (the collective layer's and the driver's own "

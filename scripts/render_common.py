@@ -13,6 +13,12 @@ MiB = 1024 * 1024
 GiB = 1024 * MiB
 
 
+def machine(m):
+    """The machine of a machine.json written with scripts/lib/machine-json.sh's fields."""
+    return (f"{m['cpu']}, {m['cores']} cores, {m['mem_gib']} GiB, Linux {m['kernel']}; "
+            f"disk {m['disk']}")
+
+
 def replace_section(doc, begin, end, body):
     """Rewrites the lines of `doc` between the markers `begin` and `end` (both kept, in `body`'s
     first and last line) with `body`; appends it when the markers are not there yet."""
