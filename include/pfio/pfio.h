@@ -109,10 +109,12 @@ typedef struct pfio_stats {
   uint64_t hits;              /* reads served entirely from the reorder buffer */
   uint64_t passthrough_reads; /* reads of sequential runs, served through the page cache */
   uint64_t misses;            /* reads (or parts) served directly: outside the plan or failed */
-  uint64_t stalls;            /* reads that waited for a prefetch still in flight */
+  uint64_t stalls;            /* reads that waited for a prefetch still in flight (page-cache
+                               * kind: pieces read before their advice had landed) */
   double stall_seconds;       /* total time spent in those waits */
   uint64_t bytes_served;      /* bytes returned to the application */
-  uint64_t bytes_read;        /* bytes read from the file, prefetch and direct */
+  uint64_t bytes_read;        /* bytes read from the file, prefetch and direct (page-cache
+                               * kind: advised bytes once the advice lands, and direct) */
   uint64_t bytes_wasted;      /* bytes read but never served (infill gaps, dropped data) */
   uint64_t bytes_passthrough; /* bytes of sequential plan runs left to the kernel's readahead */
   uint64_t requests;          /* prefetch reads issued to the backend */
