@@ -12,31 +12,26 @@ using ull = unsigned long long;
 Status ReadPath::ReadV(Lock &lock, int32_t id, const pfio_read_piece *pieces, size_t count,
                        uint64_t *nread) {
   *nread = 0;
+  FileRun run;
   for (size_t i = 0; i < count; ++i) {
     uint64_t got = 0;
-    Status s = ReadOne(lock, id, pieces[i].buf, pieces[i].offset, pieces[i].length, &got);
+    Status s = ReadOne(lock, id, pieces[i].buf, pieces[i].offset, pieces[i].length, &got, &run);
     *nread += got;
-    if (!s.ok()) {
-      run_.Clear();
-      return Status(s.code(), Format("piece %zu: ", i) + s.message());
-    }
+    if (!s.ok()) return Status(s.code(), Format("piece %zu: ", i) + s.message());
     if (got < pieces[i].length) break;  // end of file
   }
-  return FlushRun(lock);
+  return FlushRun(lock, &run);
 }
 
 Status ReadPath::Read(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
                       uint64_t *nread) {
-  Status s = ReadOne(lock, id, buf, offset, length, nread);
-  if (!s.ok()) {
-    run_.Clear();
-    return s;
-  }
-  return FlushRun(lock);
+  FileRun run;
+  Status s = ReadOne(lock, id, buf, offset, length, nread, &run);
+  return s.ok() ? FlushRun(lock, &run) : s;
 }
 
 Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
-                         uint64_t *nread) {
+                         uint64_t *nread, FileRun *run) {
   *nread = 0;
   Status s = files_->Check(id, "file");
   if (!s.ok()) return s;
@@ -89,13 +84,13 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
       s = ReadDirectAll(lock, id, dst + (pos - offset), pos, n);
       if (!s.ok()) return s;
     } else {
-      s = CopyOut(lock, window_->front(), id, pos, n, dst + (pos - offset), &all_buffered);
+      s = CopyOut(lock, window_->front(), id, pos, n, dst + (pos - offset), &all_buffered, run);
       if (!s.ok()) return s;
     }
     pos += n;
     if (pos == front.end()) {
       // Before its pieces can leave: a release (cache_release) would drop pages not read yet.
-      s = FlushRun(lock);
+      s = FlushRun(lock, run);
       if (!s.ok()) return s;
       host_->ConsumeFront(stall_since_consume_);
       stall_since_consume_ = 0;
@@ -109,11 +104,11 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
 }
 
 Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos,
-                         uint64_t n, char *dst, bool *all_buffered) {
+                         uint64_t n, char *dst, bool *all_buffered, FileRun *run) {
   if (entry.passthrough) {
     *all_buffered = false;
     stats_->bytes_passthrough += n;
-    return Defer(lock, id, dst, pos, n, /*prefetched=*/false);
+    return Defer(lock, id, dst, pos, n, /*prefetched=*/false, run);
   }
   const Window::PieceRefs &refs = entry.refs;
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
@@ -130,11 +125,11 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
       // (or failed): no wait for it to land, which would add the I/O thread's wake-up to every
       // read the advice has not reached yet; the kernel waits for pages in flight instead.
       // Read with the run of the file it continues (FlushRun).
-      Status s = Defer(lock, id, dst + (lo - pos), lo, hi - lo, /*prefetched=*/true);
+      Status s = Defer(lock, id, dst + (lo - pos), lo, hi - lo, /*prefetched=*/true, run);
       if (!s.ok()) return s;
       if (!p->settled()) {  // its advice has not landed: read regardless
         ++stats_->stalls;
-        run_.waits = true;
+        run->waits = true;
       }
       buffer_->Served(p);
       continue;
@@ -215,35 +210,33 @@ Status ReadPath::ReadDirectAll(Lock &lock, int32_t id, char *dst, uint64_t pos, 
   return s;
 }
 
-Status ReadPath::Defer(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n,
-                       bool prefetched) {
-  if (!run_.Continues(id, pos, prefetched)) {
-    Status s = FlushRun(lock);
+Status ReadPath::Defer(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, bool prefetched,
+                       FileRun *run) {
+  if (!run->Continues(id, pos, prefetched)) {
+    Status s = FlushRun(lock, run);
     if (!s.ok()) return s;
-    run_.Start(id, pos, prefetched);
+    run->Start(id, pos, prefetched);
   }
-  run_.Add(dst, n);
+  run->Add(dst, n);
   return Status::Ok();
 }
 
-Status ReadPath::FlushRun(Lock &lock) {
-  if (run_.empty()) return Status::Ok();
-  const FileRun run = std::move(run_);
-  run_.Clear();
-  const FileHandle &h = files_->handle(run.file);
+Status ReadPath::FlushRun(Lock &lock, FileRun *run) {
+  if (run->empty()) return Status::Ok();
+  const FileHandle &h = files_->handle(run->file);
   uint64_t got = 0;
   const double t0 = host_->Now();
   lock.unlock();  // the I/O thread keeps landing reads meanwhile
-  Status s = backend_->ReadDirectV(h, run.iov, run.offset, &got);
+  Status s = backend_->ReadDirectV(h, run->iov, run->offset, &got);
   lock.lock();
-  if (run.waits) {  // waits in the kernel for advice in flight: the stall of this kind
+  if (run->waits) {  // waits in the kernel for advice in flight: the stall of this kind
     stats_->stall_seconds += host_->Now() - t0;
     stall_since_consume_ += host_->Now() - t0;
   }
-  if (!s.ok()) return s;
-  if (!run.prefetched) stats_->bytes_read += got;
-  if (got != run.length) return ShortFile(run.file, run.offset, got, run.length);
-  return Status::Ok();
+  if (s.ok() && !run->prefetched) stats_->bytes_read += got;
+  if (s.ok() && got != run->length) s = ShortFile(run->file, run->offset, got, run->length);
+  run->Clear();
+  return s;
 }
 
 Status ReadPath::ShortFile(int32_t id, uint64_t pos, uint64_t got, uint64_t wanted) {

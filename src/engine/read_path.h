@@ -74,16 +74,19 @@ class ReadPath {
   Status Unignore();
 
  private:
-  // One read of Read/ReadV, leaving the last run of the file to read in run_.
+  // One read of Read/ReadV, leaving the last run of the file it read from to *run. A run is the
+  // call's own (a local of Read/ReadV): another thread's call may go on while this one has the
+  // lock released, and must neither join nor drop it.
   Status ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
-                 uint64_t *nread);
+                 uint64_t *nread, FileRun *run);
   // Bytes [pos, pos + n) of the file into dst with the run they continue, or a new one (the
   // last run read first).
-  Status Defer(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, bool prefetched);
-  // Reads run_ (lock released); short is an error (the file shrank).
-  Status FlushRun(Lock &lock);
+  Status Defer(Lock &lock, int32_t id, char *dst, uint64_t pos, uint64_t n, bool prefetched,
+               FileRun *run);
+  // Reads *run (lock released) and empties it; short is an error (the file shrank).
+  Status FlushRun(Lock &lock, FileRun *run);
   Status CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos, uint64_t n,
-                 char *dst, bool *all_buffered);
+                 char *dst, bool *all_buffered, FileRun *run);
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
   // The lock is released around the read.
@@ -101,7 +104,6 @@ class ReadPath {
   Backend *backend_;
   pfio_stats *stats_;
   Host *host_;
-  FileRun run_;
   int ignore_depth_ = 0;
   double stall_since_consume_ = 0;  // seconds waited for prefetches since the last consume
 };

@@ -92,13 +92,9 @@ uint64_t PageCacheBackend::advice_failed() const {
 Status PageCacheBackend::Submit(IoRequest *req) {
   if (!Cached(*req->file)) return BackendWrapper::Submit(req);
   if (!req->file->remote) {
-    const int rc = posix_fadvise(req->file->direct_fd, static_cast<off_t>(req->offset),
-                                 static_cast<off_t>(req->length), POSIX_FADV_WILLNEED);
-    req->result = static_cast<int64_t>(req->length);
+    const int rc = AdviseWillneed(req);
     std::lock_guard<std::mutex> lock(mu_);
-    if (rc != 0) ++failed_;
-    if (finished_.empty()) SignalEventFd(event_fd_);
-    finished_.push_back(req);
+    FinishLocked(req, rc);
     return Status::Ok();
   }
   {
@@ -128,16 +124,24 @@ void PageCacheBackend::Advise() {
     IoRequest *req = queued_.front();
     queued_.pop_front();
     lock.unlock();
-    const int rc = posix_fadvise(req->file->direct_fd, static_cast<off_t>(req->offset),
-                                 static_cast<off_t>(req->length), POSIX_FADV_WILLNEED);
-    req->result = static_cast<int64_t>(req->length);
+    const int rc = AdviseWillneed(req);
     lock.lock();
-    if (rc != 0) ++failed_;
-    // One signal per batch: Reap reads the eventfd before it takes the lock and drains, so a
-    // list that was not empty here has a signal posted that its drain has yet to follow.
-    if (finished_.empty()) SignalEventFd(event_fd_);
-    finished_.push_back(req);
+    FinishLocked(req, rc);
   }
+}
+
+int PageCacheBackend::AdviseWillneed(IoRequest *req) {
+  req->result = static_cast<int64_t>(req->length);  // advice lands whatever the kernel says
+  return posix_fadvise(req->file->direct_fd, static_cast<off_t>(req->offset),
+                       static_cast<off_t>(req->length), POSIX_FADV_WILLNEED);
+}
+
+void PageCacheBackend::FinishLocked(IoRequest *req, int rc) {
+  if (rc != 0) ++failed_;
+  // One signal per batch: Reap reads the eventfd before it takes the lock and drains, so a
+  // list that was not empty here has a signal posted that its drain has yet to follow.
+  if (finished_.empty()) SignalEventFd(event_fd_);
+  finished_.push_back(req);
 }
 
 Status PageCacheBackend::ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov,

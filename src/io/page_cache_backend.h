@@ -63,6 +63,10 @@ class PageCacheBackend : public BackendWrapper {
  private:
   static bool Cached(const FileHandle &file) { return file.buffer == PFIO_BUFFER_CACHE; }
   void Advise();  // the advice thread
+  // posix_fadvise(WILLNEED) of the request's range (its result set to its length); the rc.
+  static int AdviseWillneed(IoRequest *req);
+  // The request completed (mu_ held): counted if refused, handed to Reap.
+  void FinishLocked(IoRequest *req, int rc);
 
   int event_fd_ = -1;  // the advice thread's completions
   int epoll_fd_ = -1;  // event_fd_ and the wrapped backend's completion descriptor
