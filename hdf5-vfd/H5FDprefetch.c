@@ -257,7 +257,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
     free(file->name);
     free(file->advice.items);
     free(file->advice.batch);
-    H5FD__prefetch_sweep_free(&file->sweep);
+    H5FD__prefetch_predictor_free(file);
     free(file->probe_buffer);
     pfio_advisor_destroy(file->advisor);
     if (close(file->fd) < 0) {

@@ -35,13 +35,31 @@
 void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
 {
     H5FD_prefetch_predictor_t *p = &file->predictor;
-    uint64_t off_length = p->off_length ? p->off_length : OFF_FIRST;
-    memset(p, 0, sizeof *p);
-    p->last_addr = HADDR_UNDEF;
-    p->next_planned = HADDR_UNDEF;
-    p->off_length = off_length;
+    if (p->run == NULL) {
+        pfio_stride_options o;
+        memset(&o, 0, sizeof o);
+        o.lookahead_bytes = LOOKAHEAD_BYTES;
+        o.min_extents = LOOKAHEAD_MIN_EXTENTS;
+        o.max_extents = LOOKAHEAD_EXTENTS;
+        o.misses_off = MISSES_OFF;
+        o.off_first = OFF_FIRST;
+        o.off_longest = OFF_LONGEST;
+        o.near_shift = NEAR_SHIFT;
+        if (pfio_stride_create(&o, &p->run) != PFIO_OK)
+            p->run = NULL; /* no prediction: reads still work, as sec2's */
+    } else {
+        pfio_stride_reset(p->run); /* a switch-off's doubling is kept */
+    }
+    p->via_pfio = 0;
     H5FD__prefetch_sweep_reset(&file->sweep);
     H5FD__prefetch_sieve_follow(file);
+}
+
+void H5FD__prefetch_predictor_free(H5FD_prefetch_t *file)
+{
+    pfio_stride_destroy(file->predictor.run);
+    file->predictor.run = NULL;
+    H5FD__prefetch_sweep_free(&file->sweep);
 }
 
 /* sec2 lets HDF5 sieve: a small read of a contiguous dataset becomes a 64 KiB read from where it
@@ -56,7 +74,8 @@ void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
  * serve it when the sieve came back on. */
 void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file)
 {
-    const int want = file->read_only && !file->declared && file->predictor.off_reads > 0;
+    const int want = file->read_only && !file->declared && file->predictor.run != NULL &&
+                     pfio_stride_off(file->predictor.run);
     const int now = (file->pub.feature_flags & H5FD_FEAT_DATA_SIEVE) != 0;
     if (want == now)
         return;
@@ -67,72 +86,36 @@ void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file)
     ++file->stats.sieve_switches;
 }
 
-/* Drops the predicted extents still in the plan and scores the prediction: dropped before half of
- * it was read is a miss, and enough misses in a row switch prediction off for a while. */
-static void drop_prediction(H5FD_prefetch_t *file)
-{
-    H5FD_prefetch_predictor_t *p = &file->predictor;
-    pfio_extent none = {0, 0, 0, 0};
-    if (p->next_planned == HADDR_UNDEF)
-        return;
-    if (p->via_pfio)
-        pfio_plan_replace(file->ctx, &none, 0);
-    ++file->stats.prediction_breaks;
-    if (4 * (p->planned_total - p->planned_ahead) < p->planned_total) {
-        if (++p->misses >= MISSES_OFF) {
-            p->off_reads = p->off_length;
-            p->off_length = p->off_length * 2 > OFF_LONGEST ? OFF_LONGEST : p->off_length * 2;
-            p->misses = 0;
-            ++file->stats.prediction_offs;
-        }
-    } else {
-        p->misses = 0;
-    }
-    p->next_planned = HADDR_UNDEF;
-    p->planned_ahead = 0;
-    p->planned_total = 0;
-}
-
 /* Appends the next extents of the run until the look-ahead is full again. */
 static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
 {
     H5FD_prefetch_predictor_t *p = &file->predictor;
-    uint64_t cap = LOOKAHEAD_BYTES / size, want, n = 0;
-    int64_t next;
-    uint64_t limit;
+    int64_t stride = pfio_stride_step(p->run), next;
+    uint64_t want, n = 0, limit;
     pfio_extent *plan;
-    if (p->next_planned == HADDR_UNDEF) /* a new prediction: which way it goes */
-        p->via_pfio = size >= file->config.engine_min && p->stride == (int64_t)size &&
+    if (!pfio_stride_planning(p->run)) /* a new prediction: which way it goes */
+        p->via_pfio = size >= file->config.engine_min && stride == (int64_t)size &&
                       H5FD__prefetch_engine(file, "H5FD__prefetch_read") == 0;
     /* The page cache is advised only for runs the kernel reads well as spans: forward, with a
      * stride of at most DENSE_STRIDE, in reads of at most
      * ADVISE_MAX_READ, not sequential. Measured here, advice for wide strides (a column of
      * chunks) wasted more at each run's end than it saved, and sequential reads are read ahead
      * by the kernel already, earlier than advice would: those are served as sec2 serves them. */
-    if (!p->via_pfio && (size > ADVISE_MAX_READ || p->stride <= 0 || p->stride == (int64_t)size ||
-                         p->stride > (DENSE_STRIDE > (int64_t)size ? DENSE_STRIDE : (int64_t)size)))
+    if (!p->via_pfio && (size > ADVISE_MAX_READ || stride <= 0 || stride == (int64_t)size ||
+                         stride > (DENSE_STRIDE > (int64_t)size ? DENSE_STRIDE : (int64_t)size)))
         return;
     /* pfio needs depth to keep the device busy; the kernel's readahead does not (and a run's
      * end wastes what was advised past it), so page-cache predictions ramp up half as fast. */
-    want = p->via_pfio ? 2 * (uint64_t)p->repeats : (uint64_t)p->repeats;
-    if (!p->via_pfio && cap > PAGE_CACHE_EXTENTS)
-        cap = PAGE_CACHE_EXTENTS;
-    if (cap > LOOKAHEAD_EXTENTS)
-        cap = LOOKAHEAD_EXTENTS;
-    if (cap < LOOKAHEAD_MIN_EXTENTS)
-        cap = LOOKAHEAD_MIN_EXTENTS;
-    if (want < LOOKAHEAD_MIN_EXTENTS)
-        want = LOOKAHEAD_MIN_EXTENTS;
-    if (want > cap)
-        want = cap;
-    if (p->next_planned != HADDR_UNDEF && p->planned_ahead > want / 2)
+    want = pfio_stride_want(p->run, size, p->via_pfio ? 2 : 1,
+                            p->via_pfio ? LOOKAHEAD_EXTENTS : PAGE_CACHE_EXTENTS);
+    if (want == 0)
         return;
-    next = p->next_planned != HADDR_UNDEF ? (int64_t)p->next_planned : (int64_t)addr + p->stride;
-    plan = malloc((size_t)(want - p->planned_ahead) * sizeof *plan);
+    next = pfio_stride_next(p->run, addr);
+    plan = malloc((size_t)want * sizeof *plan);
     if (plan == NULL)
         return; /* no prediction: reads still work, directly */
     limit = p->via_pfio ? file->pfio_size : file->eof;
-    while (p->planned_ahead + n < want && next >= 0 && (uint64_t)next < limit) {
+    while (n < want && next >= 0 && (uint64_t)next < limit) {
         plan[n].file = file->pfio_file;
         plan[n].marked = 0;
         plan[n].offset = (uint64_t)next;
@@ -140,10 +123,10 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
         if (plan[n].offset + plan[n].length > limit)
             plan[n].length = limit - plan[n].offset;
         ++n;
-        next += p->stride;
+        next += stride;
     }
     if (n > 0 && !p->via_pfio) {
-        if (p->stride > 0 && p->stride <= DENSE_STRIDE) {
+        if (stride > 0 && stride <= DENSE_STRIDE) {
             H5FD__prefetch_willneed(file, plan[0].offset,
                                     plan[n - 1].offset + plan[n - 1].length - plan[0].offset);
         } else {
@@ -152,9 +135,7 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
         }
     }
     if (n > 0 && (!p->via_pfio || pfio_plan_append(file->ctx, plan, (size_t)n) == PFIO_OK)) {
-        p->next_planned = (haddr_t)next;
-        p->planned_ahead += n;
-        p->planned_total += n;
+        pfio_stride_planned(p->run, n, next);
         file->stats.predicted_extents += n;
     }
     free(plan);
@@ -163,49 +144,33 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
 int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size)
 {
     H5FD_prefetch_predictor_t *p = &file->predictor;
-    int64_t delta = p->last_addr == HADDR_UNDEF ? 0 : (int64_t)(addr - p->last_addr);
-    int64_t shift = delta - p->stride;
-    int predicted = 0;
-    if (p->last_addr != HADDR_UNDEF && size == p->last_size && delta == p->stride && delta != 0) {
-        ++p->repeats;
-        if (p->planned_ahead > 0) {
-            --p->planned_ahead;
-            predicted = 1;
-        }
-    } else if (p->last_addr != HADDR_UNDEF && size == p->last_size && p->repeats >= 2 &&
-               !p->via_pfio && p->stride != 0 && (delta > 0) == (p->stride > 0) &&
-               shift >= -NEAR_SHIFT && shift <= NEAR_SHIFT) {
-        /* The run goes on past something HDF5 placed between two of its chunks (an index node
-         * allocated while the chunks were written): same stride, a new phase. The reads advised
-         * at the old phase are advised again where they now fall. */
-        ++p->repeats;
+    pfio_stride_event ev;
+    if (p->run == NULL)
+        return 0;
+    /* A read off the stride by at most NEAR_SHIFT goes on past something HDF5 placed between two
+     * of the run's chunks (an index node allocated while the chunks were written): same stride, a
+     * new phase; only for predictions in the page cache. */
+    pfio_stride_observe(p->run, addr, size, !p->via_pfio, &ev);
+    if (ev.shifted) {
         ++file->stats.prediction_shifts;
-        if (p->planned_ahead > 0) {
-            --p->planned_ahead;
-            predicted = 1;
+        if (ev.phase_shift != 0) { /* the reads advised at the old phase, where they now fall */
+            int64_t stride = pfio_stride_step(p->run), next = pfio_stride_next(p->run, addr);
+            int64_t ahead = (int64_t)pfio_stride_ahead(p->run);
+            for (int64_t i = 1; i <= ahead && i <= LOOKAHEAD_MIN_EXTENTS; ++i)
+                H5FD__prefetch_willneed(file, (uint64_t)(next - i * stride), size);
         }
-        if (p->next_planned != HADDR_UNDEF) {
-            p->next_planned += (haddr_t)shift;
-            for (uint64_t i = 1; i <= p->planned_ahead && i <= LOOKAHEAD_MIN_EXTENTS; ++i)
-                H5FD__prefetch_willneed(
-                    file, (uint64_t)((int64_t)p->next_planned - (int64_t)i * p->stride), size);
-        }
-    } else {
-        drop_prediction(file);
-        p->stride = delta;
-        p->repeats = p->last_addr != HADDR_UNDEF && size == p->last_size && delta != 0;
     }
-    p->last_addr = addr;
-    p->last_size = size;
-    predicted = predicted ? (p->via_pfio ? 2 : 1) : 0;
+    if (ev.dropped) { /* the predicted extents still in the plan go */
+        pfio_extent none = {0, 0, 0, 0};
+        if (p->via_pfio)
+            pfio_plan_replace(file->ctx, &none, 0);
+        ++file->stats.prediction_breaks;
+        if (ev.switched_off)
+            ++file->stats.prediction_offs;
+    }
     file->stats.sieved_reads += (file->pub.feature_flags & H5FD_FEAT_DATA_SIEVE) != 0;
-    if (p->off_reads > 0) {
-        --p->off_reads;
-        H5FD__prefetch_sieve_follow(file);
-        return predicted;
-    }
     H5FD__prefetch_sieve_follow(file);
-    if (p->repeats >= 2)
+    if (ev.running)
         plan_ahead(file, addr, size);
-    return predicted;
+    return ev.hit ? (p->via_pfio ? 2 : 1) : 0;
 }

@@ -6,25 +6,19 @@
 #include <sys/types.h>
 
 #include "H5FDprefetch.h"
+#include <pfio/pfio_predict.h>
 
 /* Prediction of raw-data reads while nothing is declared: after three reads of one length at a
  * constant stride (sequential is stride = length) the next ones, up to a look-ahead, are planned.
  * A read off the pattern drops what was predicted (a break). Breaks that come before a quarter of
  * a prediction was read are misses; after H5FD_PREFETCH_MISSES_OFF misses in a row the prediction
  * switches itself off for a number of reads that doubles each time (DiskSeen's mis-prefetch
- * control), so a random reader pays for a few wrong guesses, not for one per read. */
+ * control), so a random reader pays for a few wrong guesses, not for one per read. The run, its
+ * scoring and its switch-off are pfio's stride predictor (pfio/pfio_predict.h), shared with the
+ * ROMIO driver; where the predicted bytes go is the driver's (H5FDprefetch_predict.c). */
 typedef struct H5FD_prefetch_predictor_t {
-    haddr_t last_addr;      /* the previous raw read, HADDR_UNDEF before the first */
-    size_t last_size;       /* its length */
-    int64_t stride;         /* last_addr minus the read before it */
-    unsigned repeats;       /* reads in a row at that stride and length */
-    haddr_t next_planned;   /* where the next predicted extent starts, HADDR_UNDEF if none */
-    uint64_t planned_ahead; /* predicted extents not yet read */
-    uint64_t planned_total; /* extents predicted since the pattern started */
-    unsigned misses;        /* predictions in a row dropped before a quarter of them was read */
-    uint64_t off_reads;     /* reads left before the prediction switches itself on again */
-    uint64_t off_length;    /* how many reads the next switch-off lasts */
-    int via_pfio;           /* the prediction is in pfio's plan (else in the page cache) */
+    pfio_stride *run; /* NULL when it could not be made: no prediction */
+    int via_pfio;     /* the prediction is in pfio's plan (else in the page cache) */
 } H5FD_prefetch_predictor_t;
 
 /* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks
@@ -284,7 +278,10 @@ void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t le
  * is served (which may predict the next ones). observe returns 0 for a read nobody predicted,
  * 1 for one predicted into the page cache, 2 for one predicted into pfio's plan: only those are
  * read through pfio; the others go through the page cache. */
+/* Makes the file's predictor at the first call (none when out of memory), forgets its run and
+ * the sweep after; _free frees both at close. */
 void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file);
+void H5FD__prefetch_predictor_free(H5FD_prefetch_t *file);
 int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size);
 
 /* Column sweeps (H5FDprefetch_sweep.c): observe one undeclared raw read (which may advise rows

@@ -28,31 +28,12 @@
 
 #include "adio.h"
 #include "pfio/pfio.h"
+#include "pfio/pfio_predict.h"
 #include "pfio_coll.h"
 
 /* Where reads are held (settings read_path and coll_path, as numbers: their choices' indexes):
  * pfio's engine buffer, or the page cache. */
 enum { PREFETCH_BUFFER_ENGINE = 0, PREFETCH_BUFFER_CACHE = 1 };
-
-/* History of one file's single-extent reads: predicts sequential and strided runs. */
-typedef struct ADIOI_PREFETCH_History {
-    ADIO_Offset last_offset; /* previous read, -1 before the first */
-    ADIO_Offset last_length;
-    ADIO_Offset stride;        /* offset difference of the last two reads */
-    int repeats;               /* reads that followed `stride` with the same length */
-    ADIO_Offset next_planned;  /* first offset not yet appended to the plan, -1 when none is */
-    ADIO_Offset planned_ahead; /* extents appended and not yet read */
-} ADIOI_PREFETCH_History;
-
-/* Repetition of whole multi-extent requests: request k+1 = request k shifted by `shift`. */
-typedef struct ADIOI_PREFETCH_Calls {
-    ADIO_Offset *offsets; /* the previous request's extents (copy) */
-    ADIO_Offset *lengths;
-    int count;
-    ADIO_Offset shift; /* shift between the last two requests, 0 when unknown */
-    int repeats;       /* requests that followed `shift` */
-    int planned_calls; /* predicted requests appended to the plan and not yet read */
-} ADIOI_PREFETCH_Calls;
 
 /* Per-file state, in fd->fs_ptr from SetInfo at open to Close. */
 typedef struct ADIOI_PREFETCH_File {
@@ -71,8 +52,9 @@ typedef struct ADIOI_PREFETCH_File {
     int print_hints;       /* prefetch_print_hints */
     char stats_path[1024]; /* the hint or PFIO_STATS path as given (before the rank suffix) */
     char why_stock[160];   /* why reads take the stock path, for prefetch_print_hints */
-    ADIOI_PREFETCH_History history;
-    ADIOI_PREFETCH_Calls calls;
+    pfio_stride *stride; /* single-extent reads: strided runs (pfio/pfio_predict.h); lazily */
+    pfio_calls *calls;   /* multi-extent requests that repeat shifted; lazily */
+    int planned_calls;   /* predicted requests appended to the plan and not yet read */
     /* Collective reads through pfio's collective layer (ad_prefetch_rdcoll.c) */
     int coll_enabled;       /* prefetch_collective */
     int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */

@@ -61,7 +61,8 @@ static void free_state(ADIO_File fd)
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
     if (pf == NULL)
         return;
-    ADIOI_PREFETCH_Forget_history(pf);
+    pfio_stride_destroy(pf->stride);
+    pfio_calls_destroy(pf->calls);
     pfio_config_destroy(pf->config);
     if (pf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&pf->open_info);

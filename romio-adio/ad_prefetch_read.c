@@ -41,11 +41,11 @@ void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint6
 
 void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf)
 {
-    free(pf->calls.offsets);
-    memset(&pf->calls, 0, sizeof pf->calls);
-    memset(&pf->history, 0, sizeof pf->history);
-    pf->history.last_offset = -1;
-    pf->history.next_planned = -1;
+    if (pf->stride != NULL)
+        pfio_stride_reset(pf->stride);
+    if (pf->calls != NULL)
+        pfio_calls_reset(pf->calls);
+    pf->planned_calls = 0;
 }
 
 /* The page-cache path's reader, made at the first read on it; NULL on the engine path. */
@@ -69,14 +69,12 @@ static pfio_status plan_add(ADIOI_PREFETCH_File *pf, const pfio_extent *e, size_
 }
 
 /* Nothing predicted stays in the plan (advice given cannot be taken back: it costs time only). */
-static void clear_predictions(ADIOI_PREFETCH_File *pf)
+static void clear_predictions(ADIOI_PREFETCH_File *pf, int stride_planned)
 {
     pfio_extent none;
-    if (pf->cache == NULL && (pf->history.next_planned >= 0 || pf->calls.planned_calls > 0))
+    if (pf->cache == NULL && (stride_planned || pf->planned_calls > 0))
         pfio_plan_replace(pf->ctx, &none, 0);
-    pf->history.next_planned = -1;
-    pf->history.planned_ahead = 0;
-    pf->calls.planned_calls = 0;
+    pf->planned_calls = 0;
 }
 
 /* [offset, offset+length) cut to the file as pfio saw it; 0 when nothing is left. */
@@ -94,78 +92,48 @@ static int clip(const ADIOI_PREFETCH_File *pf, pfio_extent *e, ADIO_Offset offse
     return 1;
 }
 
-/* Appends the next predicted single extents until LOOKAHEAD is reached again. */
+/* Appends the run's next extents until its look-ahead (64 MiB, 8 to 4096 extents) is full. */
 static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
 {
-    ADIOI_PREFETCH_History *h = &pf->history;
-    ADIO_Offset want = LOOKAHEAD_BYTES / length, n = 0, next;
+    uint64_t want = pfio_stride_want(pf->stride, (uint64_t)length, 0, LOOKAHEAD_EXTENTS), n = 0;
+    ADIO_Offset next = pfio_stride_next(pf->stride, (uint64_t)offset);
+    ADIO_Offset step = pfio_stride_step(pf->stride);
     pfio_extent *plan;
-    if (want < 8)
-        want = 8;
-    if (want > LOOKAHEAD_EXTENTS)
-        want = LOOKAHEAD_EXTENTS;
-    if (h->next_planned >= 0 && h->planned_ahead > want / 2)
+    if (want == 0)
         return;
-    next = h->next_planned >= 0 ? h->next_planned : offset + h->stride;
-    plan = malloc((size_t)(want - h->planned_ahead) * sizeof *plan);
+    plan = malloc((size_t)want * sizeof *plan);
     if (plan == NULL)
         return; /* no prediction: reads still work, directly */
-    while (h->planned_ahead + n < want && clip(pf, &plan[n], next, length)) {
+    while (n < want && clip(pf, &plan[n], next, length)) {
         ++n;
-        next += h->stride;
+        next += step;
     }
-    if (n > 0 && plan_add(pf, plan, (size_t)n) == PFIO_OK) {
-        h->next_planned = next;
-        h->planned_ahead += n;
-    }
+    if (n > 0 && plan_add(pf, plan, (size_t)n) == PFIO_OK)
+        pfio_stride_planned(pf->stride, n, next);
     free(plan);
 }
 
-/* One single-extent read seen: keep, extend or clear the prediction. */
+/* One single-extent read seen: keep, extend or clear the prediction (pfio/pfio_predict.h). */
 static void observe_extent(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
 {
-    ADIOI_PREFETCH_History *h = &pf->history;
-    ADIO_Offset delta = offset - h->last_offset;
-    if (pf->calls.count > 0) { /* the multi-extent pattern ended */
-        clear_predictions(pf);
-        free(pf->calls.offsets);
-        memset(&pf->calls, 0, sizeof pf->calls);
+    pfio_stride_event ev;
+    if (pf->calls != NULL && pfio_calls_seen(pf->calls)) { /* the multi-extent pattern ended */
+        clear_predictions(pf, 0);
+        pfio_calls_reset(pf->calls);
     }
-    if (h->last_offset >= 0 && length == h->last_length && delta == h->stride && delta != 0) {
-        ++h->repeats;
-        if (h->planned_ahead > 0)
-            --h->planned_ahead;
-    } else {
-        clear_predictions(pf);
-        h->stride = h->last_offset >= 0 ? delta : 0;
-        h->repeats = h->last_offset >= 0 && length == h->last_length && delta != 0;
-    }
-    h->last_offset = offset;
-    h->last_length = length;
-    if (h->repeats >= 2)
+    if (pf->stride == NULL && pfio_stride_create(NULL, &pf->stride) != PFIO_OK)
+        return; /* no prediction: reads still work, directly */
+    pfio_stride_observe(pf->stride, (uint64_t)offset, (uint64_t)length, 0, &ev);
+    if (ev.dropped)
+        clear_predictions(pf, 1);
+    if (ev.running)
         plan_run_ahead(pf, offset, length);
-}
-
-/* Whether `e` is the previous request shifted by one constant (returned in *shift). */
-static int shifted_copy(const ADIOI_PREFETCH_Calls *c, const pfio_extent *e, int n,
-                        ADIO_Offset *shift)
-{
-    int i;
-    if (c->count != n || n == 0)
-        return 0;
-    *shift = (ADIO_Offset)e[0].offset - c->offsets[0];
-    for (i = 0; i < n; ++i) {
-        if ((ADIO_Offset)e[i].offset - c->offsets[i] != *shift ||
-            (ADIO_Offset)e[i].length != c->lengths[i])
-            return 0;
-    }
-    return *shift != 0;
 }
 
 /* Appends copies of `e` shifted by k * shift for the calls not yet planned. */
 static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int n, uint64_t bytes)
 {
-    ADIOI_PREFETCH_Calls *c = &pf->calls;
+    ADIO_Offset shift = pfio_calls_shift(pf->calls);
     int want = (int)(LOOKAHEAD_BYTES / (ADIO_Offset)(bytes ? bytes : 1)), k, i;
     pfio_extent *plan = malloc((size_t)n * sizeof *plan);
     if (want < 1)
@@ -174,38 +142,32 @@ static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int 
         want = LOOKAHEAD_CALLS;
     if (plan == NULL)
         return;
-    for (k = c->planned_calls + 1; k <= want; ++k) {
+    for (k = pf->planned_calls + 1; k <= want; ++k) {
         int m = 0;
         for (i = 0; i < n; ++i)
-            m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset + k * c->shift,
+            m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset + k * shift,
                       (ADIO_Offset)e[i].length);
         if (m == 0 || plan_add(pf, plan, (size_t)m) != PFIO_OK)
             break;
-        c->planned_calls = k;
+        pf->planned_calls = k;
     }
     free(plan);
 }
 
-/* A multi-extent request seen: it becomes the plan, unless it was predicted and is already. */
+/* A multi-extent request seen: it becomes the plan, unless it was predicted and is already
+ * (requests that repeat shifted: two copies in a row, pfio/pfio_predict.h). */
 static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint64_t bytes)
 {
-    ADIOI_PREFETCH_Calls *c = &pf->calls;
-    ADIO_Offset shift = 0;
-    int i, m = 0, match = shifted_copy(c, e, n, &shift);
-    if (pf->history.last_offset >= 0) { /* the single-extent pattern ended */
-        clear_predictions(pf);
-        memset(&pf->history, 0, sizeof pf->history);
-        pf->history.last_offset = -1;
-        pf->history.next_planned = -1;
-    }
-    if (match && shift == c->shift) {
-        ++c->repeats;
-    } else {
-        c->shift = match ? shift : 0;
-        c->repeats = match;
-    }
-    if (match && shift == c->shift && c->planned_calls > 0) {
-        --c->planned_calls; /* this request was predicted: its extents are in the plan */
+    int i, m = 0, hit;
+    if (pf->stride != NULL && pfio_stride_planning(pf->stride)) /* the single-extent run ended */
+        clear_predictions(pf, 1);
+    if (pf->stride != NULL)
+        pfio_stride_reset(pf->stride);
+    if (pf->calls == NULL && pfio_calls_create(2, &pf->calls) != PFIO_OK)
+        pf->calls = NULL;
+    hit = pf->calls != NULL && pfio_calls_observe(pf->calls, e, (size_t)n);
+    if (hit && pf->planned_calls > 0) {
+        --pf->planned_calls; /* this request was predicted: its extents are in the plan */
     } else {
         pfio_extent *plan = malloc(((size_t)n + 1) * sizeof *plan);
         if (plan != NULL) {
@@ -217,20 +179,10 @@ static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint
                 pfio_plan_replace(pf->ctx, plan, 0);
             free(plan);
         }
-        c->planned_calls = 0;
+        pf->planned_calls = 0;
     }
-    if (c->repeats >= 2)
+    if (pf->calls != NULL && pfio_calls_shift(pf->calls) != 0)
         plan_calls_ahead(pf, e, n, bytes);
-    if (c->count != n) {
-        free(c->offsets);
-        c->offsets = malloc(2 * ((size_t)n + 1) * sizeof *c->offsets);
-        c->count = c->offsets != NULL ? n : 0;
-    }
-    c->lengths = c->offsets != NULL ? c->offsets + n : NULL;
-    for (i = 0; i < c->count; ++i) {
-        c->offsets[i] = (ADIO_Offset)e[i].offset;
-        c->lengths[i] = (ADIO_Offset)e[i].length;
-    }
 }
 
 /* Bytes past the size pfio saw at open (the file grew since), and every read of the cache path:

@@ -11,6 +11,7 @@
 #include <new>
 #include <string>
 
+#include "api/api_errors.h"
 #include "engine/config.h"
 #include "engine/config_keys.h"
 #include "engine/context.h"
@@ -31,21 +32,20 @@ struct pfio_config {
   pfio::Config settings;
 };
 
+namespace pfio::api {
+std::string &LastError() {
+  thread_local std::string last;
+  return last;
+}
+}  // namespace pfio::api
+
 namespace {
-thread_local std::string g_last_error;
-
-pfio_status Report(const pfio::Status &s) {
-  if (!s.ok()) g_last_error = s.message();
-  return s.code();
-}
-
-pfio_status NullArgument(const char *call, const char *what) {
-  g_last_error = pfio::Format("%s: %s = NULL: expected a pointer", call, what);
-  return PFIO_EINVAL;
-}
+using pfio::api::Guarded;
+using pfio::api::NullArgument;
+using pfio::api::Report;
 
 pfio_status ForkedChild(const char *call, pid_t owner) {
-  g_last_error = pfio::Format(
+  pfio::api::LastError() = pfio::Format(
       "%s: this context was created by process %d and is used in process %d, a child of fork(): "
       "the child has the context's memory but not its I/O thread; create a new context in the "
       "child",
@@ -54,26 +54,11 @@ pfio_status ForkedChild(const char *call, pid_t owner) {
 }
 
 pfio_status NullContext(const char *call) {
-  g_last_error = std::string(call) + ": ctx = NULL: expected a context from pfio_context_create";
+  pfio::api::LastError() =
+      std::string(call) + ": ctx = NULL: expected a context from pfio_context_create";
   return PFIO_EINVAL;
 }
 
-// Runs `body` and turns any exception into a status: no C++ exception crosses the C boundary.
-template <class Body>
-pfio_status Guarded(const char *call, Body &&body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    g_last_error = std::string(call) + ": out of memory for pfio's own bookkeeping";
-    return PFIO_ENOMEM;
-  } catch (const std::length_error &) {
-    g_last_error = std::string(call) + ": a count too large to hold in memory";
-    return PFIO_ENOMEM;
-  } catch (const std::exception &x) {
-    g_last_error = std::string(call) + ": internal error: " + x.what();
-    return PFIO_EIO;
-  }
-}
 }  // namespace
 
 extern char **environ;
@@ -313,7 +298,7 @@ const char *pfio_strerror(pfio_status status) {
 }
 
 const char *pfio_last_error(void) {
-  return g_last_error.c_str();
+  return pfio::api::LastError().c_str();
 }
 
 unsigned pfio_version(void) {
@@ -329,14 +314,15 @@ pfio_status pfio_advisor_create(int fd, pfio_advisor **out) {
   if (out == nullptr) return NullArgument("pfio_advisor_create", "out");
   *out = nullptr;
   if (fd < 0) {
-    g_last_error = pfio::Format("pfio_advisor_create: fd = %d: expected an open descriptor", fd);
+    pfio::api::LastError() =
+        pfio::Format("pfio_advisor_create: fd = %d: expected an open descriptor", fd);
     return PFIO_EINVAL;
   }
   return Guarded("pfio_advisor_create", [&] {
     auto a = std::make_unique<pfio_advisor>(fd);
     if (!a->advisor.ok()) {
       const int err = errno;
-      g_last_error = pfio::Format(
+      pfio::api::LastError() = pfio::Format(
           "pfio_advisor_create: fd = %d could not be reopened or duplicated: %s (errno %d)", fd,
           std::strerror(err), err);
       return PFIO_EIO;
@@ -357,7 +343,7 @@ void pfio_advisor_willneed(pfio_advisor *advisor, uint64_t offset, uint64_t leng
 pfio_status pfio_advisor_drain(pfio_advisor *advisor, unsigned timeout_ms) {
   if (advisor == nullptr) return NullArgument("pfio_advisor_drain", "advisor");
   if (advisor->advisor.Drain(timeout_ms)) return PFIO_OK;
-  g_last_error =
+  pfio::api::LastError() =
       pfio::Format("pfio_advisor_drain: advice still waiting after timeout_ms = %u ms", timeout_ms);
   return PFIO_ETIMEDOUT;
 }

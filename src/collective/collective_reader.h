@@ -5,7 +5,7 @@
 //  1. every rank's extents (its request in view order) are exchanged, plan-coded (plan_codec.h);
 //  2. the bytes are dealt to aggregators by file offset (aggregation.h); each aggregator reads
 //     its shares of every rank's request through its pfio context, whose plan is this call's
-//     shares followed by the calls predicted from repetition (call_predictor.h), so the engine
+//     shares followed by the calls predicted from repetition (predict/shifted_calls.h), so the engine
 //     reads ahead of the application across calls;
 //  3. in rounds of at most round_bytes per aggregator the bytes are shipped to the ranks that
 //     asked (Alltoallv) and copied into their buffers; the reads of later rounds and calls are
@@ -34,7 +34,7 @@
 
 #include "collective/aggregation.h"
 #include "collective/cache_reader.h"
-#include "collective/call_predictor.h"
+#include "predict/shifted_calls.h"
 #include "collective/call_schedule.h"
 #include "collective/file_range.h"
 #include "collective/plan_record.h"
@@ -145,7 +145,7 @@ class CollectiveReader {
   Aggregation aggregation_;
   int my_aggregator_ = -1;  // index into aggregation_.aggregators(), -1 when not one
   uint64_t round_;          // agreed in the last call (starts at options_.round_bytes)
-  CallPredictor predictor_;
+  predict::ShiftedCalls<FileRange> predictor_{1};
   std::deque<CallPlans> declared_;  // future calls, front = the next one
   PlanRecordWriter record_;         // rank 0 only, when recording
   std::string record_error_;

@@ -1,0 +1,96 @@
+/* pfio predictors for front ends written in C (the ROMIO driver, the HDF5 driver): what a reader
+ * that is seen one request at a time will read next. One implementation (src/predict/), used
+ * through this header by the C front ends and directly by the collective layer.
+ *
+ * Contract.
+ *  - pfio_stride: single-extent reads. Give every read to pfio_stride_observe in the order the
+ *    reader makes them. Two reads in a row of the previous length at one stride (not 0) make a
+ *    run (event.running): plan pfio_stride_want extents from pfio_stride_next on, pfio_stride_step
+ *    apart, and report them with pfio_stride_planned. A read off the run drops the prediction
+ *    (event.dropped: take back what was planned) and scores it: dropped before a quarter of it
+ *    was read, it is a miss; options.misses_off misses in a row switch prediction off for
+ *    off_first reads, twice as many the next time, at most off_longest (event.off while off).
+ *    With allow_near_shift, a read at most near_shift off the stride in the run's direction
+ *    continues the run at a new phase, and what was planned moves by event.phase_shift.
+ *  - pfio_calls: whole requests of several extents. A request equal to the previous one with
+ *    every offset moved by one non-zero shift is a copy; after `confirmations` copies in a row
+ *    with one shift, pfio_calls_shift returns it (else 0) and request "now + j" is the last one
+ *    moved j shifts. pfio_calls_observe returns 1 when the request was the one predicted.
+ *  - Predictions cost reading time when wrong, never bytes: plan with them, never answer a read
+ *    from them. One predictor per file and reader; not thread-safe. Errors: pfio_status and
+ *    pfio_last_error(), as every pfio call.
+ */
+#ifndef PFIO_PFIO_PREDICT_H_
+#define PFIO_PFIO_PREDICT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfio/pfio.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pfio_stride pfio_stride;
+
+typedef struct pfio_stride_options {
+  uint64_t lookahead_bytes; /* at most this many bytes planned ahead; 0: 64 MiB */
+  uint64_t min_extents;     /* a run's first plan at least this; 0: 8 */
+  uint64_t max_extents;     /* at most this many planned ahead; 0: 4096 */
+  uint32_t misses_off;      /* misses in a row that switch prediction off; 0: never */
+  uint64_t off_first;       /* reads of the first switch-off; 0: 64 */
+  uint64_t off_longest;     /* the longest switch-off; 0: 1 Mi reads */
+  int64_t near_shift;       /* new phases within this many bytes; 0: none */
+} pfio_stride_options;
+
+typedef struct pfio_stride_event {
+  int hit;             /* this read was predicted and planned */
+  int dropped;         /* the prediction ended: what was planned is not needed */
+  int switched_off;    /* ... and prediction is off for the next reads */
+  int off;             /* prediction is off for this read */
+  int running;         /* a run is on: plan with pfio_stride_want / _next / _planned */
+  int shifted;         /* the run went on at a new phase (near_shift) */
+  int64_t phase_shift; /* what was planned moves by this many bytes */
+} pfio_stride_event;
+
+/* options NULL: the defaults above. */
+pfio_status pfio_stride_create(const pfio_stride_options *options, pfio_stride **out);
+void pfio_stride_observe(pfio_stride *run, uint64_t offset, uint64_t length, int allow_near_shift,
+                         pfio_stride_event *event);
+/* Extents of `length` bytes to plan now: ramp x the run's repeats (ramp 0: the whole look-ahead
+ * at once), within [min_extents, min(cap, max_extents, lookahead_bytes / length)]; 0 while more
+ * than half of it is still planned ahead. */
+uint64_t pfio_stride_want(const pfio_stride *run, uint64_t length, uint32_t ramp, uint64_t cap);
+/* Where the next extent to plan starts: after the last one planned, or one stride past `offset`
+ * (the read just observed). Negative when a backward run leaves the file's start. */
+int64_t pfio_stride_next(const pfio_stride *run, uint64_t offset);
+int64_t pfio_stride_step(const pfio_stride *run);
+/* `count` extents were planned; the next one would start at `next`. */
+void pfio_stride_planned(pfio_stride *run, uint64_t count, int64_t next);
+/* Whether extents are planned and not read yet, how many, and whether prediction is switched
+ * off. */
+int pfio_stride_planning(const pfio_stride *run);
+uint64_t pfio_stride_ahead(const pfio_stride *run);
+int pfio_stride_off(const pfio_stride *run);
+/* Forgets the run (a switch-off's doubling is kept). */
+void pfio_stride_reset(pfio_stride *run);
+void pfio_stride_destroy(pfio_stride *run); /* NULL is ignored */
+
+typedef struct pfio_calls pfio_calls;
+
+pfio_status pfio_calls_create(uint32_t confirmations, pfio_calls **out);
+/* One request's extents (their file fields are not looked at); 1 when it was the one predicted.
+ * PFIO_ENOMEM is not returned: a request that cannot be kept only ends the prediction. */
+int pfio_calls_observe(pfio_calls *calls, const pfio_extent *extents, size_t count);
+int64_t pfio_calls_shift(const pfio_calls *calls);
+/* Whether a request was seen since creation or the last reset. */
+int pfio_calls_seen(const pfio_calls *calls);
+void pfio_calls_reset(pfio_calls *calls);
+void pfio_calls_destroy(pfio_calls *calls); /* NULL is ignored */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PFIO_PFIO_PREDICT_H_ */

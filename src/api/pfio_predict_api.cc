@@ -1,0 +1,151 @@
+// The predictors' C API (pfio/pfio_predict.h): conversions over src/predict/, no logic.
+#include <new>
+#include <vector>
+
+#include "api/api_errors.h"
+#include "pfio/pfio_predict.h"
+#include "predict/shifted_calls.h"
+#include "predict/stride_run.h"
+
+struct pfio_stride {
+  explicit pfio_stride(const pfio::predict::StrideOptions &o) : run(o) {}
+  pfio::predict::StrideRun run;
+};
+
+namespace {
+struct Span {
+  uint64_t offset = 0, length = 0;
+};
+}  // namespace
+
+struct pfio_calls {
+  explicit pfio_calls(uint32_t confirmations) : calls(confirmations) {}
+  pfio::predict::ShiftedCalls<Span> calls;
+};
+
+extern "C" {
+
+pfio_status pfio_stride_create(const pfio_stride_options *options, pfio_stride **out) {
+  using pfio::api::NullArgument;
+  if (out == nullptr) return NullArgument("pfio_stride_create", "out");
+  *out = nullptr;
+  return pfio::api::Guarded("pfio_stride_create", [&] {
+    pfio::predict::StrideOptions o;
+    if (options != nullptr) {
+      if (options->lookahead_bytes) o.lookahead_bytes = options->lookahead_bytes;
+      if (options->min_extents) o.min_extents = options->min_extents;
+      if (options->max_extents) o.max_extents = options->max_extents;
+      o.misses_off = options->misses_off;
+      if (options->off_first) o.off_first = options->off_first;
+      if (options->off_longest) o.off_longest = options->off_longest;
+      if (options->near_shift < 0) {
+        pfio::api::LastError() = pfio::Format(
+            "pfio_stride_create: near_shift = %lld: expected 0 (none) or a number of bytes",
+            static_cast<long long>(options->near_shift));
+        return PFIO_EINVAL;
+      }
+      o.near_shift = options->near_shift;
+    }
+    if (o.min_extents > o.max_extents) {
+      pfio::api::LastError() = pfio::Format(
+          "pfio_stride_create: min_extents = %llu: expected at most max_extents (%llu)",
+          static_cast<unsigned long long>(o.min_extents),
+          static_cast<unsigned long long>(o.max_extents));
+      return PFIO_EINVAL;
+    }
+    *out = new pfio_stride(o);
+    return PFIO_OK;
+  });
+}
+
+void pfio_stride_observe(pfio_stride *run, uint64_t offset, uint64_t length, int allow_near_shift,
+                         pfio_stride_event *event) {
+  const pfio::predict::StrideEvent e = run->run.Observe(offset, length, allow_near_shift != 0);
+  if (event == nullptr) return;
+  event->hit = e.hit;
+  event->dropped = e.dropped;
+  event->switched_off = e.switched_off;
+  event->off = e.off;
+  event->running = e.running;
+  event->shifted = e.shifted;
+  event->phase_shift = e.phase_shift;
+}
+
+uint64_t pfio_stride_want(const pfio_stride *run, uint64_t length, uint32_t ramp, uint64_t cap) {
+  return run->run.Want(length, ramp, cap);
+}
+
+int64_t pfio_stride_next(const pfio_stride *run, uint64_t offset) {
+  return run->run.Next(offset);
+}
+
+int64_t pfio_stride_step(const pfio_stride *run) {
+  return run->run.stride();
+}
+
+void pfio_stride_planned(pfio_stride *run, uint64_t count, int64_t next) {
+  run->run.Planned(count, next);
+}
+
+int pfio_stride_planning(const pfio_stride *run) {
+  return run->run.planning();
+}
+
+uint64_t pfio_stride_ahead(const pfio_stride *run) {
+  return run->run.planned_ahead();
+}
+
+int pfio_stride_off(const pfio_stride *run) {
+  return run->run.off();
+}
+
+void pfio_stride_reset(pfio_stride *run) {
+  run->run.Reset();
+}
+
+void pfio_stride_destroy(pfio_stride *run) {
+  delete run;
+}
+
+pfio_status pfio_calls_create(uint32_t confirmations, pfio_calls **out) {
+  if (out == nullptr) return pfio::api::NullArgument("pfio_calls_create", "out");
+  *out = nullptr;
+  if (confirmations == 0) {
+    pfio::api::LastError() = "pfio_calls_create: confirmations = 0: expected 1 or more copies";
+    return PFIO_EINVAL;
+  }
+  return pfio::api::Guarded("pfio_calls_create", [&] {
+    *out = new pfio_calls(confirmations);
+    return PFIO_OK;
+  });
+}
+
+int pfio_calls_observe(pfio_calls *calls, const pfio_extent *extents, size_t count) {
+  try {
+    std::vector<std::vector<Span>> groups(1);
+    groups[0].reserve(count);
+    for (size_t i = 0; i < count; ++i) groups[0].push_back({extents[i].offset, extents[i].length});
+    return calls->calls.Observe(groups) ? 1 : 0;
+  } catch (const std::bad_alloc &) {
+    calls->calls.Reset();  // no copy of this request: the prediction ends
+    return 0;
+  }
+}
+
+int64_t pfio_calls_shift(const pfio_calls *calls) {
+  return calls->calls.shift();
+}
+
+int pfio_calls_seen(const pfio_calls *calls) {
+  return calls->calls.seen();
+}
+
+void pfio_calls_reset(pfio_calls *calls) {
+  calls->calls.Reset();
+}
+
+void pfio_calls_destroy(pfio_calls *calls) {
+  delete calls;
+}
+
+}  // extern "C"

@@ -1,0 +1,87 @@
+// The predictors' C API (pfio/pfio_predict.h), as the C front ends use it: bad arguments are
+// refused with a message naming the value, a strided run is planned through it, and a request
+// repeated shifted is predicted after two copies.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "pfio/pfio_predict.h"
+
+namespace {
+
+TEST(PredictApi, BadArgumentsAreNamed) {
+  EXPECT_EQ(pfio_stride_create(nullptr, nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
+  pfio_stride_options o{};
+  o.min_extents = 100;
+  o.max_extents = 10;
+  pfio_stride *run = reinterpret_cast<pfio_stride *>(1);
+  EXPECT_EQ(pfio_stride_create(&o, &run), PFIO_EINVAL);
+  EXPECT_EQ(run, nullptr);
+  EXPECT_NE(std::string(pfio_last_error()).find("min_extents = 100"), std::string::npos)
+      << pfio_last_error();
+  o = {};
+  o.near_shift = -5;
+  EXPECT_EQ(pfio_stride_create(&o, &run), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("near_shift = -5"), std::string::npos);
+  pfio_calls *calls = nullptr;
+  EXPECT_EQ(pfio_calls_create(0, &calls), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("confirmations = 0"), std::string::npos);
+  pfio_stride_destroy(nullptr);
+  pfio_calls_destroy(nullptr);
+}
+
+TEST(PredictApi, AStridedRunIsPlannedAndABreakDropsIt) {
+  pfio_stride *run = nullptr;
+  ASSERT_EQ(pfio_stride_create(nullptr, &run), PFIO_OK);
+  pfio_stride_event ev{};
+  for (uint64_t i = 0; i < 3; ++i) pfio_stride_observe(run, i * 8192, 4096, 0, &ev);
+  ASSERT_TRUE(ev.running);
+  const uint64_t want = pfio_stride_want(run, 4096, 0, 4096);
+  EXPECT_EQ(want, 4096u);
+  EXPECT_EQ(pfio_stride_next(run, 2 * 8192), 3 * 8192);
+  EXPECT_EQ(pfio_stride_step(run), 8192);
+  pfio_stride_planned(run, want, 3 * 8192 + static_cast<int64_t>(want) * 8192);
+  EXPECT_TRUE(pfio_stride_planning(run));
+  EXPECT_EQ(pfio_stride_ahead(run), want);
+  pfio_stride_observe(run, 3 * 8192, 4096, 0, &ev);
+  EXPECT_TRUE(ev.hit);
+  EXPECT_EQ(pfio_stride_ahead(run), want - 1);
+  pfio_stride_observe(run, 7, 4096, 0, &ev);
+  EXPECT_TRUE(ev.dropped);
+  EXPECT_FALSE(ev.switched_off) << "misses_off 0: never off";
+  EXPECT_FALSE(pfio_stride_planning(run));
+  EXPECT_FALSE(pfio_stride_off(run));
+  pfio_stride_reset(run);
+  pfio_stride_observe(run, 8, 4096, 0, &ev);
+  EXPECT_FALSE(ev.running);
+  pfio_stride_destroy(run);
+}
+
+TEST(PredictApi, ARequestRepeatedShiftedIsPredictedAfterTwoCopies) {
+  pfio_calls *calls = nullptr;
+  ASSERT_EQ(pfio_calls_create(2, &calls), PFIO_OK);
+  EXPECT_FALSE(pfio_calls_seen(calls));
+  auto request = [](uint64_t k) {
+    std::vector<pfio_extent> e;
+    for (uint64_t i = 0; i < 4; ++i) e.push_back({0, 0, k * 1000 + i * 100, 10});
+    return e;
+  };
+  for (uint64_t k = 0; k < 3; ++k) {
+    std::vector<pfio_extent> e = request(k);
+    EXPECT_EQ(pfio_calls_observe(calls, e.data(), e.size()), 0);
+  }
+  EXPECT_TRUE(pfio_calls_seen(calls));
+  EXPECT_EQ(pfio_calls_shift(calls), 1000);
+  std::vector<pfio_extent> e = request(3);
+  EXPECT_EQ(pfio_calls_observe(calls, e.data(), e.size()), 1);
+  e[2].length = 11;
+  EXPECT_EQ(pfio_calls_observe(calls, e.data(), e.size()), 0);
+  EXPECT_EQ(pfio_calls_shift(calls), 0);
+  pfio_calls_reset(calls);
+  EXPECT_FALSE(pfio_calls_seen(calls));
+  pfio_calls_destroy(calls);
+}
+
+}  // namespace
