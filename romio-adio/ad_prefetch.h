@@ -52,9 +52,9 @@ typedef struct ADIOI_PREFETCH_File {
     int print_hints;       /* prefetch_print_hints */
     char stats_path[1024]; /* the hint or PFIO_STATS path as given (before the rank suffix) */
     char why_stock[160];   /* why reads take the stock path, for prefetch_print_hints */
-    pfio_stride *stride; /* single-extent reads: strided runs (pfio/pfio_predict.h); lazily */
-    pfio_calls *calls;   /* multi-extent requests that repeat shifted; lazily */
-    int planned_calls;   /* predicted requests appended to the plan and not yet read */
+    pfio_stride *stride;   /* single-extent reads: strided runs (pfio/pfio_predict.h); lazily */
+    pfio_calls *calls;     /* multi-extent requests that repeat shifted; lazily */
+    int planned_calls;     /* predicted requests appended to the plan and not yet read */
     /* Collective reads through pfio's collective layer (ad_prefetch_rdcoll.c) */
     int coll_enabled;       /* prefetch_collective */
     int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */

@@ -145,8 +145,7 @@ static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int 
     for (k = pf->planned_calls + 1; k <= want; ++k) {
         int m = 0;
         for (i = 0; i < n; ++i)
-            m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset + k * shift,
-                      (ADIO_Offset)e[i].length);
+            m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset + k * shift, (ADIO_Offset)e[i].length);
         if (m == 0 || plan_add(pf, plan, (size_t)m) != PFIO_OK)
             break;
         pf->planned_calls = k;
