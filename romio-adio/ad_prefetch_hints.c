@@ -1,8 +1,7 @@
 /* The one place ad_prefetch reads hints: prefetch_<key> for every pfio setting (the names
  * pfio_config_key lists, the engine's and the front end's: collective, coll_lookahead,
- * coll_ahead, coll_path, coll_timeout, read_path, print_hints), prefetch_stats (short for
- * prefetch_stats_path), prefetch_record and prefetch_replay (one file each: hints only; Open MPI
- * limits info keys to 27 characters), the plan
+ * coll_ahead, coll_path, coll_timeout, read_path, print_hints, record, replay), prefetch_stats
+ * (short for prefetch_stats_path; Open MPI limits info keys to 27 characters), the plan
  * pfio_mpi_file_plan passes as prefetch_plan (after open only), and the standard striping_unit /
  * striping_factor as the layout. At open the hints are checked
  * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
@@ -47,8 +46,8 @@ static size_t key_count(void)
 }
 
 /* Names of the hints checked across ranks, beyond prefetch_<key>. */
-static const char *const kExtraHints[] = {"prefetch",        "prefetch_stats", "prefetch_record",
-                                          "prefetch_replay", "striping_unit",  "striping_factor"};
+static const char *const kExtraHints[] = {"prefetch", "prefetch_stats", "striping_unit",
+                                          "striping_factor"};
 #define EXTRA_HINTS (sizeof kExtraHints / sizeof kExtraHints[0])
 
 static void hint_name(size_t i, char *name)
@@ -233,11 +232,9 @@ static uint64_t number(const ADIOI_PREFETCH_File *pf, const char *key, uint64_t 
 }
 
 /* The front end's settings in force (keys of pfio_config like the engine's: hints
- * prefetch_<key>, PFIO_* variables, one parser and message), and the record and replay paths,
- * which name one file each and so are hints only. */
-static void apply_collective_hints(ADIOI_PREFETCH_File *pf, MPI_Info info)
+ * prefetch_<key>, PFIO_* variables, one parser and message). */
+static void apply_collective_hints(ADIOI_PREFETCH_File *pf)
 {
-    char value[HINT_VALUE_MAX];
     pf->coll_enabled = (int)number(pf, "collective", 1);
     pf->coll_lookahead = (int)number(pf, "coll_lookahead", 8);
     pf->coll_timeout_s = (int)number(pf, "coll_timeout", 600);
@@ -245,10 +242,12 @@ static void apply_collective_hints(ADIOI_PREFETCH_File *pf, MPI_Info info)
     pf->coll_path = (int)number(pf, "coll_path", PREFETCH_BUFFER_CACHE);
     pf->read_path = (int)number(pf, "read_path", PREFETCH_BUFFER_CACHE);
     pf->print_hints = (int)number(pf, "print_hints", 0);
-    if (hint_get(info, "prefetch_record", value))
-        snprintf(pf->record_path, sizeof pf->record_path, "%s", value);
-    if (hint_get(info, "prefetch_replay", value))
-        snprintf(pf->replay_path, sizeof pf->replay_path, "%s", value);
+    if (pf->config == NULL ||
+        pfio_config_get(pf->config, "record", pf->record_path, sizeof pf->record_path) != PFIO_OK)
+        pf->record_path[0] = '\0';
+    if (pf->config == NULL ||
+        pfio_config_get(pf->config, "replay", pf->replay_path, sizeof pf->replay_path) != PFIO_OK)
+        pf->replay_path[0] = '\0';
 }
 
 /* The values in force, for MPI_File_get_info. */
@@ -269,10 +268,6 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
             pfio_config_get(pf->config, key, value, sizeof value) == PFIO_OK && value[0] != '\0')
             ADIOI_Info_set(fd->info, name, value);
     }
-    if (pf->record_path[0])
-        ADIOI_Info_set(fd->info, "prefetch_record", pf->record_path);
-    if (pf->replay_path[0])
-        ADIOI_Info_set(fd->info, "prefetch_replay", pf->replay_path);
 }
 
 /* The per-rank stats name: "x.json" -> "x.rank3.json", "x" -> "x.rank3". */
@@ -371,7 +366,7 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         MPI_Info_dup(users_info, &pf->open_info);
     check_same_everywhere(fd, pf, users_info);
     apply_engine_hints(fd, pf, users_info);
-    apply_collective_hints(pf, users_info);
+    apply_collective_hints(pf);
     report_unknown_hints(fd, pf, users_info);
     rank_stats_path(pf);
     publish(fd, pf);

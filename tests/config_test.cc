@@ -113,6 +113,8 @@ const std::vector<KeyCase> &Cases() {
       {"coll_timeout", {{"1", "1"}, {"86400", "86400"}}, {"0", "86401", "1h"}},
       {"read_path", {{"engine", "engine"}, {"cache", "cache"}}, {"pagecache", "2"}},
       {"print_hints", {{"1", "1"}, {"off", "0"}}, {"all"}},
+      {"record", {{"/tmp/calls.rec", "/tmp/calls.rec"}, {"", ""}}, {}},
+      {"replay", {{"run1.rec", "run1.rec"}, {"", ""}}, {}},
       {"predict", {{"0", "0"}, {"on", "1"}}, {"strided"}},
       {"engine_min",
        {{"never", "never"}, {"NEVER", "never"}, {"64K", "64K"}, {"0", "0"}},

@@ -45,6 +45,8 @@ struct Config {
   uint32_t coll_timeout = 600;                     // seconds a rank waits for the others
   pfio_buffer_kind read_path = PFIO_BUFFER_CACHE;  // how independent MPI-IO reads read
   bool print_hints = false;                        // the ROMIO driver prints the hints in force
+  std::string record;                              // ROMIO driver: calls recorded to this file
+  std::string replay;                              // ROMIO driver: calls replayed from this file
   bool predict = true;                             // HDF5 driver: predict strided raw-data reads
   uint64_t engine_min = UINT64_MAX;                // HDF5 driver: reads this large via the engine
 };

@@ -318,6 +318,17 @@ std::vector<ConfigKey> MakeKeys() {
       "how independent MPI-IO reads read: engine or cache, as coll_path"));
   keys.push_back(BoolKey("print_hints", &Config::print_hints,
                          "the ROMIO driver prints the hints in force at open, on rank 0"));
+  keys.push_back(TextKey(
+      "record", &Config::record, [] { return std::string("a file path, or empty"); },
+      [](const std::string &) { return true; },
+      "the ROMIO driver writes every collective call's plans of the file to this file at close "
+      "(a record replay reads); refused when it names the file read, or an existing file that "
+      "is not a pfio record"));
+  keys.push_back(TextKey(
+      "replay", &Config::replay, [] { return std::string("a file path, or empty"); },
+      [](const std::string &) { return true; },
+      "the ROMIO driver declares the collective calls of a record of an earlier run of the same "
+      "file (name, size and ranks checked) and plans them ahead"));
   keys.push_back(BoolKey("predict", &Config::predict,
                          "the HDF5 driver predicts strided raw-data reads while nothing is "
                          "declared"));
