@@ -193,8 +193,10 @@ uint64_t ReorderBuffer::Destroy(Piece *p) {
   Touched(p);
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
   p->index->Erase(p->offset / kPage, p->length / kPage);  // a file's index stays until the end
-  // Advised (or its advice failed), and not kept for the kernel to reclaim.
-  Uncharge(p, p->state != Piece::State::kQueued && (release_served_ || !p->served));
+  // Read from, advised, and not kept for the kernel to reclaim. A piece dropped unread (a
+  // prediction that broke, a plan replaced) is kept: its pages, and the gaps advised with it,
+  // may be what this process read before or what another reader of the file needs next.
+  Uncharge(p, p->state != Piece::State::kQueued && p->served && release_served_);
   for (char *page : p->pages) pool_->FreePage(page);
   --count_;
   // Kept for the next Create, as new (its page list keeps any heap storage it grew); no more

@@ -110,8 +110,11 @@ class ReorderBuffer {
   // with p. With `over`, the charge may exceed the capacity (a read the application waits for:
   // the window was planned without the gaps, so what is held may be needed only after it).
   bool Charge(Piece *p, uint64_t gap, bool over);
-  // With `served_too` false, pieces that were read from are not handed over (their pages stay
-  // for the kernel to reclaim); evicted and never-read ones always are.
+  // Evicted pieces (a budget cut) are always handed over; pieces that were read from only with
+  // `served_too`; pieces dropped unread never (their pages stay for the kernel to reclaim:
+  // measured on the 2 ms test bed, tiles at 4 ranks, releasing a broken prediction's pieces and
+  // their gaps threw away pages the ranks read next, 1,240 MiB read from the target for the
+  // 1,024 MiB file against 997, 204 against 254 MiB/s).
   void SetCacheRelease(std::function<void(const Extent &)> release, bool served_too) {
     release_cached_ = std::move(release);
     release_served_ = served_too;
