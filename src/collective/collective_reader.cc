@@ -74,16 +74,16 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
     return "collective round of " + std::to_string(options.round_bytes) +
            " bytes (expected 1 byte to 1 GiB)";
-  if (options.buffer == BufferKind::kCache && options.cache_fd < 0)
-    return "the cache read path needs a descriptor of the file (cache_fd " +
-           std::to_string(options.cache_fd) + ", expected >= 0)";
   std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
   const uint32_t targets =
       options.targets ? options.targets : static_cast<uint32_t>(aggregators.size());
   std::string why = Aggregation::Check(options.unit, targets, aggregators, transport->size());
   if (!why.empty()) return why;
+  int page_cache = 0;
+  if (pfio_file_buffer(ctx, file, &page_cache) != PFIO_OK) return pfio_last_error();
   std::unique_ptr<CollectiveReader> reader(new CollectiveReader(
       transport, ctx, file, options, Aggregation(options.unit, targets, std::move(aggregators))));
+  reader->page_cache_ = page_cache != 0;
   uint64_t size = 0;
   if ((!options.replay_path.empty() || !options.record_path.empty()) &&
       pfio_file_size(ctx, file, &size) != PFIO_OK)
@@ -116,8 +116,6 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
-  if (options_.buffer == BufferKind::kCache)
-    cache_ = std::make_unique<CacheReader>(options_.cache_fd);
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {
@@ -154,11 +152,6 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
     return x.offset < y.offset;
   };
   SortIfUnsorted(reads.begin(), reads.end(), by_offset);
-  if (cache_) {
-    std::string why = cache_->Read(std::move(reads));
-    if (why.empty()) stats_.bytes_read += total;
-    return why;
-  }
   uint64_t got = 0;
   if (pfio_readv(ctx_, file_, reads.data(), reads.size(), &got) != PFIO_OK)
     return pfio_last_error();
@@ -266,12 +259,12 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   std::vector<uint64_t> send_counts(ranks, 0), recv_counts(ranks, 0), no_counts(ranks, 0);
   std::vector<std::vector<Share>> incoming(aggregators.size());
   std::vector<std::vector<uint64_t>> round_counts(aggregators.size());
-  // Rounds bound the bytes held for shipping. An aggregator on the cache path whose shares are
-  // all its own reads them straight into its buffers and ships nothing, so it reads them all in
-  // the first round, in the fewest and largest reads (btio on 1 rank: one 64 MB read a call
-  // instead of four of 16 MiB).
+  // Rounds bound the bytes held for shipping. An aggregator of a page-cache-kind file whose
+  // shares are all its own reads them straight into its buffers and ships nothing, so it reads
+  // them all in the first round, in the fewest and largest reads (btio on 1 rank: one 64 MB
+  // read a call instead of four of 16 MiB).
   const bool read_all_at_once =
-      cache_ && my_aggregator_ >= 0 &&
+      page_cache_ && my_aggregator_ >= 0 &&
       std::all_of(schedule.SharesOf(static_cast<size_t>(my_aggregator_)).begin(),
                   schedule.SharesOf(static_cast<size_t>(my_aggregator_)).end(),
                   [&](const Share &s) { return s.rank == me; });
