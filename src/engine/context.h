@@ -8,13 +8,14 @@
 //   Scheduler      queue in rounds, per-target limits, issue policy (sched/)
 //   Stager         LoadIntoDiskBuffer (sched/)
 //   MemoryGovernor AIMD budget, pressure, bookkeeping charge, eviction choice (memory/)
+//   Admission      which read may take memory now; eviction and release under pressure
 //   IoDriver       submit and reap through the Backend; the one bounded wait
 //   ReorderBuffer  pieces and their pages (buffer/)
 //   ReadPath       one application read
 //
 // The flows between parts are the Context's (context_flow.cc): planning a window (Refill),
-// admitting a read to issue under the budget (IssueLocked, with Belady eviction after a cut),
-// landing a completion (Complete), consuming a plan entry (ConsumeFront).
+// issuing what the Admission lets take memory (IssueLocked), landing a completion (Complete),
+// consuming a plan entry (ConsumeFront).
 //
 // Threading: the application calls from one thread at a time; the I/O driver's thread (real
 // backends) issues and lands reads. Every member below mu_ is guarded by it: methods named
@@ -32,6 +33,7 @@
 
 #include "buffer/reorder_buffer.h"
 #include "common/status.h"
+#include "engine/admission.h"
 #include "engine/config.h"
 #include "engine/file_table.h"
 #include "engine/io_driver.h"
@@ -123,25 +125,13 @@ class Context : private ReadPath::Host {
   double Now() const override { return clock_ ? clock_->Now() : SteadySeconds(); }
 
   // The flows (context_flow.cc; lock held).
-  void SampleSignals();
-  // After a sample: a cut shrinks what is held; a node near its reserve gets freed pages back.
-  void AfterSample(bool cut);
   void PruneQueue();
   void Wake();
-  // Moves what may go now to *submit (memory allocated, counted in flight) and the stage calls
-  // that follow to *stage. The driver submits them (outside the lock on real backends).
+  // Moves what may go now to *submit (memory taken through the Admission, counted in flight)
+  // and the stage calls that follow to *stage. The driver submits them (outside the lock on
+  // real backends).
   void IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCall> *stage);
-  bool EvictFor(const PendingRead *pr);
-  // Evicts Belady's victims for reads first needed at plan index `first_use` until `enough`;
-  // false when no victim is left first. With `release` their pages go back to the kernel at
-  // once, else to the pool.
-  bool EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release);
-  // After a budget cut: what is held comes down to the new budget at once and the freed pages
-  // go back to the kernel.
-  void ShrinkAfterCut();
-  bool AllocatePieces(PendingRead *pr);
   void Complete(PendingRead *pr);
-  uint64_t Held() const;  // the buffer's bytes and the bookkeeping of the window and pieces
 
   // Files that changed on disk (file_changes.cc). Before a read: with revalidate, compares every
   // open file's version (size, mtime, ctime) with what was seen; then every changed file (seen
@@ -171,7 +161,8 @@ class Context : private ReadPath::Host {
   Scheduler scheduler_;
   Stager stager_;
   pfio_stats stats_{};
-  uint64_t bytes_landing_ = 0;  // pages taken by reads in flight (not yet filled)
+  Admission admission_{
+      {&cfg_, &memory_, buffer_.get(), &window_, &scheduler_, &files_, &shape_, &stats_}};
   double last_consume_ = -1;
   double gap_expansion_ = 1;  // charged / planned bytes of the last window's reads (cache kind)
   bool shut_down_ = false;

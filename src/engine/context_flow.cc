@@ -1,5 +1,5 @@
-// The flows between the Context's parts: planning a window, issuing under the budget (with
-// Belady eviction after a cut), landing completions, consuming plan entries.
+// The flows between the Context's parts: planning a window, issuing what the Admission lets
+// take memory, landing completions, consuming plan entries.
 #include <algorithm>
 
 #include "common/page.h"
@@ -20,37 +20,6 @@ void Context::PruneQueue() {
   });
 }
 
-void Context::SampleSignals() {
-  // At most every MemoryGovernor::kSampleEvery: reading the signals opens files (/proc, the
-  // cgroup's), which cost ior-hard's engine path 0.5 ms a collective call when every refill did.
-  bool sampled = false;
-  const bool cut = memory_.SampleIfDue(Now(), Held(), bytes_landing_, UINT64_MAX, &sampled);
-  if (sampled) AfterSample(cut);
-}
-
-void Context::AfterSample(bool cut) {
-  if (cut) {
-    ShrinkAfterCut();
-  } else if (memory_.node_tight()) {
-    buffer_->ReleaseFreeMemory();  // what was freed since the last sample leaves the process
-  }
-}
-
-void Context::ShrinkAfterCut() {
-  // A cut that only stopped growth would leave the node short until consumption caught up:
-  // landed pieces nobody has read yet give their memory back now, those needed furthest ahead
-  // first (Belady), and never one the next read needs. (Batch windows are fetched whole by
-  // design.)
-  if (cfg_.window_mode != PFIO_WINDOW_BATCH && Held() > memory_.budget()) {
-    buffer_->TrackResident();
-    // Page by page back to the kernel as they go: the reads requeued for the victims take heap
-    // memory, which must not come before the pages leave.
-    EvictUntil([this] { return Held() <= memory_.budget(); }, window_.plan().front_index(),
-               /*release=*/true);
-  }
-  buffer_->ReleaseFreeMemory();
-}
-
 void Context::Refill(bool force) {
   if (driver_->stopped() || !window_.has_more()) return;
   if (cfg_.window_mode == PFIO_WINDOW_BATCH) {
@@ -62,7 +31,7 @@ void Context::Refill(bool force) {
     // then go out, in offset order, as consumption frees memory.
     if (!scheduler_.queue_empty()) return;
   }
-  SampleSignals();
+  admission_.Sample(Now());
   const uint64_t room = memory_.prefetch_budget();
   // The page-cache kind's requests charge the gaps they advise (partition/request_builder.h),
   // which the window does not see: it plans less by the last window's ratio.
@@ -109,36 +78,13 @@ void Context::ConsumeFront(double stalled) {
   const double now = Now();
   if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stalled);
   last_consume_ = now;
-  if (memory_.WaitOver(Held())) {
+  if (memory_.WaitOver(admission_.Held())) {
     Wake();
   } else if (scheduler_.policy_held()) {
     Wake();  // the cursor moved: a held read may be due now
   }
   memory_.Consumed(consumed);
   Refill(false);
-}
-
-uint64_t Context::Held() const {
-  // The plan (compact runs, at most half the budget: CheckPlanSize) is charged with the rest,
-  // and so is what the caller holds outside for our reads (pfio_memory_charge).
-  // The page indexes are counted as they are (about 1 % of the data), not estimated.
-  return buffer_->in_use() + MemoryGovernor::Metadata(window_.size(), buffer_->piece_count()) +
-         buffer_->index_bytes() + window_.plan().heap_bytes() + memory_.charged();
-}
-
-bool Context::AllocatePieces(PendingRead *pr) {
-  const bool cached = pr->req.file->buffer == PFIO_BUFFER_CACHE;
-  for (size_t i = 0; i < pr->pieces.size(); ++i) {
-    Piece *p = pr->pieces[i];
-    // The cache kind's gap after a piece is advised with it (partition/request_builder.h).
-    const uint64_t gap = i + 1 < pr->pieces.size() ? pr->pieces[i + 1]->offset - p->end() : 0;
-    if (!(cached ? buffer_->Charge(p, gap, pr->urgent) : buffer_->Allocate(p))) {
-      for (size_t j = 0; j < i; ++j) buffer_->FreePages(pr->pieces[j]);  // all or nothing
-      return false;
-    }
-  }
-  stats_.memory_peak = std::max(stats_.memory_peak, buffer_->in_use());
-  return true;
 }
 
 void Context::Hurry(PendingRead *pr) {
@@ -173,7 +119,7 @@ void Context::Wake() {
 void Context::Complete(PendingRead *pr) {
   const int64_t res = pr->req.result;
   files_.ReadLanded(pr->file);
-  bytes_landing_ -= pr->piece_bytes;
+  admission_.Landed(pr);
   ++stats_.requests;
   bool short_read = false;
   if (res < 0) {
@@ -194,54 +140,16 @@ void Context::Complete(PendingRead *pr) {
   scheduler_.Landed(pr, Now());  // last: the read is destroyed
 }
 
-bool Context::EvictFor(const PendingRead *pr) {
-  // Only under pressure: the budget was cut below what the window was planned with, or the
-  // application waits for this read while the node's headroom, not the budget, holds growth
-  // back (it goes anyway, and without room made for it each such read would add to what the
-  // node must give). Batch windows are fetched whole by design; otherwise consumption frees
-  // memory soon enough.
-  const bool cut = memory_.prefetch_budget() < window_.budget();
-  const bool node_short = pr->urgent && memory_.WithinBudget(Held(), pr->piece_bytes);
-  if (cfg_.window_mode == PFIO_WINDOW_BATCH || (!cut && !node_short)) return false;
-  buffer_->TrackResident();  // from the first need on (a scan of the pieces, once)
-  return EvictUntil([&] { return memory_.Fits(Held(), pr->piece_bytes); }, pr->first_use,
-                    /*release=*/false);
-}
-
-bool Context::EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release) {
-  while (!enough()) {
-    Piece *victim = MemoryGovernor::Victim(*buffer_, first_use);
-    if (victim == nullptr) return false;
-    buffer_->Evict(victim, release);
-    ++stats_.evictions;
-    stats_.bytes_evicted += victim->length;
-    scheduler_.Requeue(BuildRequests({victim}, shape_, files_.handles()));
-  }
-  return true;
-}
-
 void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCall> *stage) {
   // Memory is taken when a read is issued, within the budget. A read the application waits
   // for goes out even above a budget that was just cut (it then only exceeds the budget the
   // window was planned with, never the pool), so a cut never stalls progress.
-  auto admit = [&](PendingRead *pr) {
-    // Memory is taken read by read, so the signals are checked before each (at most every
-    // 10 ms of the context's clock): a cut between windows applies to the next read.
-    bool sampled = false;
-    const bool cut = memory_.SampleIfDue(Now(), Held(), bytes_landing_, UINT64_MAX, &sampled);
-    if (sampled) AfterSample(cut);
-    const bool fits = memory_.Fits(Held(), pr->piece_bytes);
-    if ((!fits && !EvictFor(pr) && !pr->urgent) || !AllocatePieces(pr)) {
-      memory_.Wait(pr->piece_bytes);
-      return false;
-    }
-    return true;
-  };
+  auto admit = [&](PendingRead *pr) { return admission_.Admit(pr, Now()); };
   auto issued = [&](PendingRead *pr) {
     stager_.OnIssue(pr, scheduler_.queue(), stage);
     if (pr->req.file->buffer != PFIO_BUFFER_CACHE) FillIov(pr, shape_);  // else advice only
     for (Piece *p : pr->pieces) buffer_->Issued(p);
-    bytes_landing_ += pr->piece_bytes;
+    admission_.Issued(pr);
     files_.ReadIssued(pr->file);
   };
   scheduler_.Issue(window_.plan().front_index(), Now(), admit, issued, submit);

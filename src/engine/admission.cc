@@ -1,0 +1,99 @@
+#include "engine/admission.h"
+
+#include <algorithm>
+
+namespace pfio {
+
+uint64_t Admission::Held() const {
+  // The plan (compact runs, at most half the budget: CheckPlanSize) is charged with the rest,
+  // and so is what the caller holds outside for our reads (pfio_memory_charge).
+  // The page indexes are counted as they are (about 1 % of the data), not estimated.
+  return p_.buffer->in_use() +
+         MemoryGovernor::Metadata(p_.window->size(), p_.buffer->piece_count()) +
+         p_.buffer->index_bytes() + p_.window->plan().heap_bytes() + p_.memory->charged();
+}
+
+void Admission::Sample(double now) {
+  // At most every MemoryGovernor::kSampleEvery: reading the signals opens files (/proc, the
+  // cgroup's), which cost ior-hard's engine path 0.5 ms a collective call when every refill did.
+  bool sampled = false;
+  const bool cut = p_.memory->SampleIfDue(now, Held(), bytes_landing_, UINT64_MAX, &sampled);
+  if (sampled) AfterSample(cut);
+}
+
+void Admission::AfterSample(bool cut) {
+  if (cut) {
+    ShrinkAfterCut();
+  } else if (p_.memory->node_tight()) {
+    p_.buffer->ReleaseFreeMemory();  // what was freed since the last sample leaves the process
+  }
+}
+
+void Admission::ShrinkAfterCut() {
+  // A cut that only stopped growth would leave the node short until consumption caught up:
+  // landed pieces nobody has read yet give their memory back now, those needed furthest ahead
+  // first (Belady), and never one the next read needs.
+  if (p_.config->window_mode != PFIO_WINDOW_BATCH && Held() > p_.memory->budget()) {
+    p_.buffer->TrackResident();
+    // Page by page back to the kernel as they go: the reads requeued for the victims take heap
+    // memory, which must not come before the pages leave.
+    EvictUntil([this] { return Held() <= p_.memory->budget(); }, p_.window->plan().front_index(),
+               /*release=*/true);
+  }
+  p_.buffer->ReleaseFreeMemory();
+}
+
+bool Admission::Admit(PendingRead *read, double now) {
+  // Memory is taken read by read, so the signals are checked before each (at most every 10 ms
+  // of the context's clock): a cut between windows applies to the next read.
+  Sample(now);
+  const bool fits = p_.memory->Fits(Held(), read->piece_bytes);
+  if ((!fits && !EvictFor(read) && !read->urgent) || !AllocatePieces(read)) {
+    p_.memory->Wait(read->piece_bytes);
+    return false;
+  }
+  return true;
+}
+
+bool Admission::AllocatePieces(PendingRead *read) {
+  const bool cached = read->req.file->buffer == PFIO_BUFFER_CACHE;
+  for (size_t i = 0; i < read->pieces.size(); ++i) {
+    Piece *piece = read->pieces[i];
+    // The cache kind's gap after a piece is advised with it (partition/request_builder.h).
+    const uint64_t gap =
+        i + 1 < read->pieces.size() ? read->pieces[i + 1]->offset - piece->end() : 0;
+    if (!(cached ? p_.buffer->Charge(piece, gap, read->urgent) : p_.buffer->Allocate(piece))) {
+      for (size_t j = 0; j < i; ++j) p_.buffer->FreePages(read->pieces[j]);  // all or nothing
+      return false;
+    }
+  }
+  p_.stats->memory_peak = std::max(p_.stats->memory_peak, p_.buffer->in_use());
+  return true;
+}
+
+bool Admission::EvictFor(const PendingRead *read) {
+  // Only under pressure: the budget was cut below what the window was planned with, or the
+  // application waits for this read while the node's headroom, not the budget, holds growth
+  // back (it goes anyway, and without room made for it each such read would add to what the
+  // node must give). Otherwise consumption frees memory soon enough.
+  const bool cut = p_.memory->prefetch_budget() < p_.window->budget();
+  const bool node_short = read->urgent && p_.memory->WithinBudget(Held(), read->piece_bytes);
+  if (p_.config->window_mode == PFIO_WINDOW_BATCH || (!cut && !node_short)) return false;
+  p_.buffer->TrackResident();  // from the first need on (a scan of the pieces, once)
+  return EvictUntil([&] { return p_.memory->Fits(Held(), read->piece_bytes); }, read->first_use,
+                    /*release=*/false);
+}
+
+bool Admission::EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release) {
+  while (!enough()) {
+    Piece *victim = MemoryGovernor::Victim(*p_.buffer, first_use);
+    if (victim == nullptr) return false;
+    p_.buffer->Evict(victim, release);
+    ++p_.stats->evictions;
+    p_.stats->bytes_evicted += victim->length;
+    p_.scheduler->Requeue(BuildRequests({victim}, *p_.shape, p_.files->handles()));
+  }
+  return true;
+}
+
+}  // namespace pfio
