@@ -5,8 +5,8 @@
 //  1. every rank's extents (its request in view order) are exchanged, plan-coded (plan_codec.h);
 //  2. the bytes are dealt to aggregators by file offset (aggregation.h); each aggregator reads
 //     its shares of every rank's request through its pfio context, whose plan is this call's
-//     shares followed by the calls predicted from repetition (predict/shifted_calls.h), so the engine
-//     reads ahead of the application across calls;
+//     shares followed by the calls predicted from repetition (predict/shifted_calls.h), so the
+//     engine reads ahead of the application across calls;
 //  3. in rounds of at most round_bytes per aggregator the bytes are shipped to the ranks that
 //     asked (Alltoallv) and copied into their buffers; the reads of later rounds and calls are
 //     in flight in the engine's I/O thread meanwhile (no pfio thread calls the transport).
@@ -33,12 +33,12 @@
 #include <vector>
 
 #include "collective/aggregation.h"
-#include "predict/shifted_calls.h"
 #include "collective/call_schedule.h"
 #include "collective/file_range.h"
 #include "collective/plan_record.h"
 #include "collective/transport.h"
 #include "pfio/pfio.h"
+#include "predict/shifted_calls.h"
 
 namespace pfio::collective {
 
@@ -124,11 +124,41 @@ class CollectiveReader {
   // kernel's readahead).
   void PlanAhead(const CallSchedule &now, const std::vector<FileRanges> &plans, size_t me,
                  uint64_t file_size);
-  // Reads aggregator me's shares of round k into `out` (send order); "" or pfio's message.
   // Reads aggregator me's shares of a round, in send order: other ranks' into `out` (their send
   // buffer, in order), this rank's own straight into its pieces. "" or pfio's message.
   std::string ReadRound(const std::vector<Share> &shares, uint8_t *out,
                         const pfio_read_piece *pieces, const std::vector<uint64_t> &starts);
+
+  // The steps of Read. 1 (collective_reader_exchange.cc): every rank's message (flags, the
+  // file size its pfio knows, its round allowance, its coded plan) to every rank; kRead with
+  // every rank's plan and the size all know, kStock when any rank wants the stock path or asks
+  // past that size (the same verdict everywhere), kError when a plan does not decode. Agrees
+  // the round (the smallest allowance) and charges the exchange buffers to the budget.
+  Outcome ExchangePlans(const FileRanges &mine, bool want_stock, std::vector<FileRanges> *plans,
+                        std::vector<std::vector<uint8_t>> *messages, uint64_t *file_size,
+                        std::string *error);
+  // The call's plans seen: recorded (rank 0, when recording), a declared call checked and used
+  // up, the predictor told.
+  void ObserveCall(const std::vector<std::vector<uint8_t>> &messages,
+                   const std::vector<FileRanges> &plans);
+  // 3 (collective_reader_rounds.cc): every round of `schedule`; this rank's first read failure
+  // goes to *read_error and the rounds go on (every rank must finish the exchange); kError only
+  // when the transport fails.
+  Outcome ReadRounds(const CallSchedule &schedule, const pfio_read_piece *pieces,
+                     const std::vector<uint64_t> &starts, std::string *read_error,
+                     std::string *error);
+  // Round k's exchange in steps, and what arrives copied into the pieces (unless !copy_out);
+  // "" or the transport's message (then the buffers are leaked: the exchange may still run).
+  std::string ShipRound(const CallSchedule &schedule, size_t k, std::vector<uint8_t> *send,
+                        const std::vector<uint64_t> &send_counts, const pfio_read_piece *pieces,
+                        const std::vector<uint64_t> &starts, bool copy_out);
+  // 4: the lowest-numbered failing rank's message on every rank (kError), or kRead.
+  Outcome Verdict(const std::string &read_error, std::string *error);
+
+  // The head of every rank's plan message: flags, the file size its pfio knows, its round
+  // allowance; the coded plan follows.
+  static constexpr uint8_t kWantStock = 1;
+  static constexpr size_t kHead = 1 + 2 * sizeof(uint64_t);
 
   Transport *transport_;
   pfio_context *ctx_;
@@ -142,7 +172,7 @@ class CollectiveReader {
   PlanRecordWriter record_;         // rank 0 only, when recording
   std::string record_error_;
   ReaderStats stats_;
-  std::string broken_;  // the transport failure that stopped this reader, "" while usable
+  std::string broken_;       // the transport failure that stopped this reader, "" while usable
   bool page_cache_ = false;  // the file is of the engine's page-cache kind (pfio_file_buffer)
 };
 

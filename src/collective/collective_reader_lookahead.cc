@@ -63,10 +63,10 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // (The collective layer's own page-cache path, before the engine had that kind, planned 32 MiB
   // ahead so that its advice, sorted by offset, joined pieces of later calls; the engine builds
   // its requests per window, and 32 MiB changed tiles within the run-to-run spread.)
-  const uint64_t limit = options_.lookahead_bytes
-                             ? options_.lookahead_bytes
-                             : std::max<uint64_t>(4ull << 20,
-                                                  2 * round_ / aggregation_.aggregators().size());
+  const uint64_t limit =
+      options_.lookahead_bytes
+          ? options_.lookahead_bytes
+          : std::max<uint64_t>(4ull << 20, 2 * round_ / aggregation_.aggregators().size());
   if (options_.lookahead_calls > 0 && (declared || (predictor_.predicting() && !all_dense()))) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
       if (declared && j > declared_.size()) break;
