@@ -41,16 +41,16 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
     return "collective round of " + std::to_string(options.round_bytes) +
            " bytes (expected 1 byte to 1 GiB)";
+  if (options.buffer == BufferKind::kCache && options.cache_fd < 0)
+    return "the cache read path needs a descriptor of the file (cache_fd " +
+           std::to_string(options.cache_fd) + ", expected >= 0)";
   std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
   const uint32_t targets =
       options.targets ? options.targets : static_cast<uint32_t>(aggregators.size());
   std::string why = Aggregation::Check(options.unit, targets, aggregators, transport->size());
   if (!why.empty()) return why;
-  int page_cache = 0;
-  if (pfio_file_buffer(ctx, file, &page_cache) != PFIO_OK) return pfio_last_error();
   std::unique_ptr<CollectiveReader> reader(new CollectiveReader(
       transport, ctx, file, options, Aggregation(options.unit, targets, std::move(aggregators))));
-  reader->page_cache_ = page_cache != 0;
   uint64_t size = 0;
   if ((!options.replay_path.empty() || !options.record_path.empty()) &&
       pfio_file_size(ctx, file, &size) != PFIO_OK)
@@ -83,6 +83,8 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
+  if (options_.buffer == BufferKind::kCache)
+    cache_ = std::make_unique<CacheReader>(options_.cache_fd);
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {

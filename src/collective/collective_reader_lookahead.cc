@@ -1,7 +1,6 @@
 // CollectiveReader::PlanAhead: what an aggregator reads of this call and of the calls after
-// it (declared, replayed or predicted), given to its pfio engine as its plan (which advises it
-// into the page cache or reads it into the reorder buffer, as the file's buffer kind says). The
-// reading itself is collective_reader.cc.
+// it (declared, replayed or predicted), advised to the kernel on the cache path or given to its
+// pfio engine as its plan on the engine path. The reading itself is collective_reader.cc.
 #include <algorithm>
 
 #include "collective/cache_reader.h"
@@ -42,7 +41,8 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   const std::vector<pfio_extent> current = ReadOrderExtents(now, me, file_, file_size);
   std::vector<pfio_extent> plan = current;
   // The job's dense runs of this call and the planned ones (all ranks): left to the kernel's
-  // readahead in either buffer kind (the engine reads them directly: pfio_plan_readahead).
+  // readahead on either path (the cache path does not advise them; the engine path reads them
+  // directly: pfio_plan_readahead).
   const FileRanges dense_now = CacheReader::DenseRuns(MergedByOffset(plans));
   FileRanges dense = dense_now;
   uint64_t ahead = 0;
@@ -59,14 +59,14 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // Far enough to keep the device busy across a call boundary, near enough that a prediction
   // that breaks (the end of a variable, a time step that changes) wastes little and that later
   // calls' reads do not queue before this call's at the device: by default the whole job plans
-  // two rounds ahead, split over the aggregators (at least 4 MiB each), in either buffer kind.
-  // (The collective layer's own page-cache path, before the engine had that kind, planned 32 MiB
-  // ahead so that its advice, sorted by offset, joined pieces of later calls; the engine builds
-  // its requests per window, and 32 MiB changed tiles within the run-to-run spread.)
-  const uint64_t limit =
-      options_.lookahead_bytes
-          ? options_.lookahead_bytes
-          : std::max<uint64_t>(4ull << 20, 2 * round_ / aggregation_.aggregators().size());
+  // two rounds ahead, split over the aggregators (at least 4 MiB each). The cache path plans at
+  // least kCacheLookahead per aggregator: its advice goes out sorted by offset, so pieces of
+  // later calls next to this call's join them into one request (a blocked solver's row of
+  // tiles: 8 KiB per call and row, side by side across calls), and that needs several calls.
+  const uint64_t limit = options_.lookahead_bytes
+                             ? options_.lookahead_bytes
+                             : std::max<uint64_t>(cache_ ? kCacheLookahead : 4ull << 20,
+                                                  2 * round_ / aggregation_.aggregators().size());
   if (options_.lookahead_calls > 0 && (declared || (predictor_.predicting() && !all_dense()))) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {
       if (declared && j > declared_.size()) break;
@@ -99,6 +99,10 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
       for (const pfio_extent &e : more) ahead += e.length;
       plan.insert(plan.end(), more.begin(), more.end());
     }
+  }
+  if (cache_) {
+    cache_->Advise(plan, CacheReader::DenseRuns(std::move(dense)));
+    return;
   }
   std::vector<pfio_extent> readahead;
   for (const FileRange &r : CacheReader::DenseRuns(std::move(dense)))

@@ -69,6 +69,11 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
     return x.offset < y.offset;
   };
   SortIfUnsorted(reads.begin(), reads.end(), by_offset);
+  if (cache_) {
+    std::string why = cache_->Read(std::move(reads));
+    if (why.empty()) stats_.bytes_read += total;
+    return why;
+  }
   uint64_t got = 0;
   if (pfio_readv(ctx_, file_, reads.data(), reads.size(), &got) != PFIO_OK)
     return pfio_last_error();
@@ -88,12 +93,12 @@ CollectiveReader::Outcome CollectiveReader::ReadRounds(const CallSchedule &sched
   const size_t ranks = static_cast<size_t>(transport_->size());
   std::vector<uint8_t> send;
   std::vector<uint64_t> send_counts(ranks, 0);
-  // Rounds bound the bytes held for shipping. An aggregator of a page-cache-kind file whose
-  // shares are all its own reads them straight into its buffers and ships nothing, so it reads
-  // them all in the first round, in the fewest and largest reads (btio on 1 rank: one 64 MB
-  // read a call instead of four of 16 MiB).
+  // Rounds bound the bytes held for shipping. An aggregator on the cache path whose shares are
+  // all its own reads them straight into its buffers and ships nothing, so it reads them all in
+  // the first round, in the fewest and largest reads (btio on 1 rank: one 64 MB read a call
+  // instead of four of 16 MiB).
   const bool read_all_at_once =
-      page_cache_ && my_aggregator_ >= 0 &&
+      cache_ && my_aggregator_ >= 0 &&
       std::all_of(schedule.SharesOf(static_cast<size_t>(my_aggregator_)).begin(),
                   schedule.SharesOf(static_cast<size_t>(my_aggregator_)).end(),
                   [&](const Share &s) { return s.rank == me; });

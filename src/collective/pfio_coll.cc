@@ -36,6 +36,9 @@ extern "C" int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
     o.aggregators = options->aggregators;
     o.lookahead_calls = options->lookahead_calls;
     o.lookahead_bytes = options->lookahead_bytes;
+    o.buffer = options->buffer == PFIO_COLL_BUFFER_CACHE ? pfio::collective::BufferKind::kCache
+                                                         : pfio::collective::BufferKind::kEngine;
+    o.cache_fd = options->cache_fd;
     if (options->file_name) o.file_name = options->file_name;
     if (options->record_path) o.record_path = options->record_path;
     if (options->replay_path) o.replay_path = options->replay_path;

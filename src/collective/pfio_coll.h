@@ -36,6 +36,8 @@ typedef struct pfio_coll_options {
   const char *file_name;    /* the file as opened (record and replay name it) */
   const char *record_path;  /* NULL, or rank 0 records every call's plans there */
   const char *replay_path;  /* NULL, or the calls of a record are declared at creation */
+  int buffer;               /* PFIO_COLL_BUFFER_ENGINE or PFIO_COLL_BUFFER_CACHE */
+  int cache_fd;             /* PFIO_COLL_BUFFER_CACHE: a buffered descriptor of the file */
 } pfio_coll_options;
 
 typedef struct pfio_coll_stats {
@@ -54,6 +56,9 @@ typedef struct pfio_coll_stats {
 } pfio_coll_stats;
 
 enum { PFIO_COLL_ERROR = -1, PFIO_COLL_READ = 0, PFIO_COLL_STOCK = 1 };
+/* Where aggregators' reads are held (collective_reader.h): pfio's engine (O_DIRECT into the
+ * budget), or the page cache with the plan advised ahead (posix_fadvise WILLNEED). */
+enum { PFIO_COLL_BUFFER_ENGINE = 0, PFIO_COLL_BUFFER_CACHE = 1 };
 
 /* 0 and *out, or -1 with err naming the bad option or why the replay is refused (another
  * file, size or rank count). Not collective. */
