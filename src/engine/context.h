@@ -13,9 +13,10 @@
 //   ReorderBuffer  pieces and their pages (buffer/)
 //   ReadPath       one application read
 //
-// The flows between parts are the Context's (context_flow.cc): planning a window (Refill),
-// issuing what the Admission lets take memory (IssueLocked), landing a completion (Complete),
-// consuming a plan entry (ConsumeFront).
+// The public plan calls are in context_plan.cc, the files that change on disk in
+// file_changes.cc. The flows between parts are the Context's (context_flow.cc): planning a window
+// (Refill), issuing what the Admission lets take memory (IssueLocked), landing a completion
+// (Complete), consuming a plan entry (ConsumeFront).
 //
 // Threading: the application calls from one thread at a time; the I/O driver's thread (real
 // backends) issues and lands reads. Every member below mu_ is guarded by it: methods named
