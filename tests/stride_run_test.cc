@@ -155,6 +155,26 @@ TEST(StrideRun, ANearShiftContinuesTheRunAtANewPhaseWhenAllowed) {
   EXPECT_EQ(run.stride(), static_cast<int64_t>(stride + (128 << 10)));
 }
 
+TEST(StrideRun, OffsetsAtTheEndsOfSixtyFourBitsPredictNothingPastThem) {
+  StrideOptions o;
+  o.near_shift = 64 << 10;
+  StrideRun run(o);
+  const uint64_t top = static_cast<uint64_t>(INT64_MAX) - 4096;
+  for (uint64_t i = 0; i < 3; ++i) run.Observe(top - (2 - i) * 1000, 10, true);
+  ASSERT_TRUE(run.Observe(top + 1000, 10, true).running);
+  EXPECT_EQ(run.Next(top + 1000), static_cast<int64_t>(top) + 2000);
+  EXPECT_LT(run.Next(static_cast<uint64_t>(INT64_MAX)), 0) << "one stride past 2^63 - 1";
+  EXPECT_LT(run.Next(UINT64_MAX), 0);
+  // Jumps between the ends: no overflow, no near shift, a plain break.
+  StrideEvent e = run.Observe(0, 10, true);
+  EXPECT_FALSE(e.shifted);
+  EXPECT_FALSE(e.running);
+  e = run.Observe(UINT64_MAX - 10, 10, true);
+  EXPECT_FALSE(e.shifted);
+  e = run.Observe(5, 10, true);
+  EXPECT_FALSE(e.shifted);
+}
+
 TEST(StrideRun, ResetForgetsTheRunButKeepsTheSwitchOffsDoubling) {
   StrideOptions o;
   o.misses_off = 1;

@@ -50,11 +50,16 @@ class ShiftedCalls {
   Groups Predicted(uint64_t j) const {
     if (!predicting()) return {};
     Groups out = previous_;
-    const int64_t move = shift_ * static_cast<int64_t>(j);
+    int64_t move = 0;
+    if (j > static_cast<uint64_t>(INT64_MAX) ||
+        __builtin_mul_overflow(shift_, static_cast<int64_t>(j), &move))
+      return {};
     for (auto &group : out)
       for (Range &e : group) {
-        const int64_t moved = static_cast<int64_t>(e.offset) + move;
-        if ((move > 0 && moved < static_cast<int64_t>(e.offset)) || moved < 0) return {};
+        int64_t moved = 0;
+        if (e.offset > static_cast<uint64_t>(INT64_MAX) ||
+            __builtin_add_overflow(static_cast<int64_t>(e.offset), move, &moved) || moved < 0)
+          return {};
         e.offset = static_cast<uint64_t>(moved);
       }
     return out;

@@ -24,8 +24,11 @@ void StrideRun::Drop(StrideEvent *event) {
 
 StrideEvent StrideRun::Observe(uint64_t offset, uint64_t length, bool allow_near_shift) {
   StrideEvent event;
+  // Differences of 64-bit offsets, as two's complement (a step back is negative); a phase shift
+  // that does not fit is no near shift.
   const int64_t delta = have_last_ ? static_cast<int64_t>(offset - last_offset_) : 0;
-  const int64_t shift = delta - stride_;
+  int64_t shift = 0;
+  const bool shift_fits = !__builtin_sub_overflow(delta, stride_, &shift);
   const bool same_length = have_last_ && length == last_length_;
   if (same_length && delta == stride_ && delta != 0) {
     ++repeats_;
@@ -33,9 +36,9 @@ StrideEvent StrideRun::Observe(uint64_t offset, uint64_t length, bool allow_near
       --planned_ahead_;
       event.hit = true;
     }
-  } else if (same_length && allow_near_shift && options_.near_shift > 0 && repeats_ >= 2 &&
-             stride_ != 0 && (delta > 0) == (stride_ > 0) && shift >= -options_.near_shift &&
-             shift <= options_.near_shift) {
+  } else if (same_length && allow_near_shift && shift_fits && options_.near_shift > 0 &&
+             repeats_ >= 2 && stride_ != 0 && (delta > 0) == (stride_ > 0) &&
+             shift >= -options_.near_shift && shift <= options_.near_shift) {
     ++repeats_;
     event.shifted = true;
     if (planned_ahead_ > 0) {
@@ -74,7 +77,12 @@ uint64_t StrideRun::Want(uint64_t length, uint32_t ramp, uint64_t cap) const {
 }
 
 int64_t StrideRun::Next(uint64_t offset) const {
-  return planning_ ? next_planned_ : static_cast<int64_t>(offset) + stride_;
+  if (planning_) return next_planned_;
+  int64_t next = 0;
+  if (offset > static_cast<uint64_t>(INT64_MAX) ||
+      __builtin_add_overflow(static_cast<int64_t>(offset), stride_, &next))
+    return -1;  // past what a file offset can be: nothing to plan
+  return next;
 }
 
 void StrideRun::Planned(uint64_t count, int64_t next) {

@@ -52,7 +52,8 @@ class StrideRun {
   // lookahead_bytes / length)]; 0 while more than half of it is still planned ahead.
   uint64_t Want(uint64_t length, uint32_t ramp, uint64_t cap) const;
   // Where the next extent to plan starts (after the last planned one, or a stride past `offset`,
-  // the read just observed); may be negative for a backward run.
+  // the read just observed); negative for a backward run past the file's start, or when it
+  // would not fit 63 bits.
   int64_t Next(uint64_t offset) const;
   // `count` extents were planned, the next one would start at `next`.
   void Planned(uint64_t count, int64_t next);
