@@ -233,8 +233,9 @@ static uint64_t number(const ADIOI_PREFETCH_File *pf, const char *key, uint64_t 
 
 /* The front end's settings in force (keys of pfio_config like the engine's: hints
  * prefetch_<key>, PFIO_* variables, one parser and message). */
-static void apply_collective_hints(ADIOI_PREFETCH_File *pf)
+static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
+    char msg[2048];
     pf->coll_enabled = (int)number(pf, "collective", 1);
     pf->coll_lookahead = (int)number(pf, "coll_lookahead", 8);
     pf->coll_timeout_s = (int)number(pf, "coll_timeout", 600);
@@ -242,12 +243,19 @@ static void apply_collective_hints(ADIOI_PREFETCH_File *pf)
     pf->coll_path = (int)number(pf, "coll_path", PREFETCH_BUFFER_CACHE);
     pf->read_path = (int)number(pf, "read_path", PREFETCH_BUFFER_CACHE);
     pf->print_hints = (int)number(pf, "print_hints", 0);
-    if (pf->config == NULL ||
-        pfio_config_get(pf->config, "record", pf->record_path, sizeof pf->record_path) != PFIO_OK)
-        pf->record_path[0] = '\0';
-    if (pf->config == NULL ||
-        pfio_config_get(pf->config, "replay", pf->replay_path, sizeof pf->replay_path) != PFIO_OK)
-        pf->replay_path[0] = '\0';
+    /* A path longer than the driver keeps is named and not used (no record, no replay). */
+    if (pf->config != NULL &&
+        pfio_config_get(pf->config, "record", pf->record_path, sizeof pf->record_path) != PFIO_OK) {
+        snprintf(msg, sizeof msg, "setting record: %.1800s; no record is written",
+                 pfio_last_error());
+        report(pf, fd->filename, msg);
+    }
+    if (pf->config != NULL &&
+        pfio_config_get(pf->config, "replay", pf->replay_path, sizeof pf->replay_path) != PFIO_OK) {
+        snprintf(msg, sizeof msg, "setting replay: %.1800s; nothing is replayed",
+                 pfio_last_error());
+        report(pf, fd->filename, msg);
+    }
 }
 
 /* The values in force, for MPI_File_get_info. */
@@ -366,7 +374,7 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         MPI_Info_dup(users_info, &pf->open_info);
     check_same_everywhere(fd, pf, users_info);
     apply_engine_hints(fd, pf, users_info);
-    apply_collective_hints(pf);
+    apply_collective_hints(fd, pf);
     report_unknown_hints(fd, pf, users_info);
     rank_stats_path(pf);
     publish(fd, pf);

@@ -21,6 +21,7 @@ struct Span {
 struct pfio_calls {
   explicit pfio_calls(uint32_t confirmations) : calls(confirmations) {}
   pfio::predict::ShiftedCalls<Span> calls;
+  std::vector<std::vector<Span>> request{1};  // the request being observed (capacity reused)
 };
 
 extern "C" {
@@ -122,10 +123,10 @@ pfio_status pfio_calls_create(uint32_t confirmations, pfio_calls **out) {
 
 int pfio_calls_observe(pfio_calls *calls, const pfio_extent *extents, size_t count) {
   try {
-    std::vector<std::vector<Span>> groups(1);
-    groups[0].reserve(count);
-    for (size_t i = 0; i < count; ++i) groups[0].push_back({extents[i].offset, extents[i].length});
-    return calls->calls.Observe(groups) ? 1 : 0;
+    std::vector<Span> &spans = calls->request[0];
+    spans.clear();
+    for (size_t i = 0; i < count; ++i) spans.push_back({extents[i].offset, extents[i].length});
+    return calls->calls.Observe(calls->request) ? 1 : 0;
   } catch (const std::bad_alloc &) {
     calls->calls.Reset();  // no copy of this request: the prediction ends
     return 0;

@@ -158,8 +158,9 @@ class CollectiveReader {
   // Round k's exchange in steps, and what arrives copied into the pieces (unless !copy_out);
   // "" or the transport's message (then the buffers are leaked: the exchange may still run).
   std::string ShipRound(const CallSchedule &schedule, size_t k, std::vector<uint8_t> *send,
-                        const std::vector<uint64_t> &send_counts, const pfio_read_piece *pieces,
-                        const std::vector<uint64_t> &starts, bool copy_out);
+                        const std::vector<uint64_t> &send_counts, uint64_t send_total,
+                        const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
+                        bool copy_out);
   // 4: the lowest-numbered failing rank's message on every rank (kError), or kRead.
   Outcome Verdict(const std::string &read_error, std::string *error);
 

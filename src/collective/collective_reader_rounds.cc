@@ -117,7 +117,7 @@ CollectiveReader::Outcome CollectiveReader::ReadRounds(const CallSchedule &sched
     if (read_error->empty() && !outgoing.empty())
       *read_error = ReadRound(outgoing, send.data(), pieces, starts);
     const std::string why =
-        ShipRound(schedule, k, &send, send_counts, pieces, starts, read_error->empty());
+        ShipRound(schedule, k, &send, send_counts, send_total, pieces, starts, read_error->empty());
     if (!why.empty()) return Fail(why, error);
   }
   return Outcome::kRead;
@@ -126,13 +126,11 @@ CollectiveReader::Outcome CollectiveReader::ReadRounds(const CallSchedule &sched
 std::string CollectiveReader::ShipRound(const CallSchedule &schedule, size_t k,
                                         std::vector<uint8_t> *send,
                                         const std::vector<uint64_t> &send_counts,
-                                        const pfio_read_piece *pieces,
+                                        uint64_t send_total, const pfio_read_piece *pieces,
                                         const std::vector<uint64_t> &starts, bool copy_out) {
   const int me = transport_->rank();
   const size_t ranks = static_cast<size_t>(transport_->size());
   const std::vector<int> &aggregators = aggregation_.aggregators();
-  uint64_t send_total = 0;
-  for (uint64_t c : send_counts) send_total += c;
   // What every aggregator sends every rank this round (all ranks compute the same), then the
   // exchange in steps: aggregators join a step in order while no rank would receive more than
   // a round in it, so a rank's receive buffer stays within a round too.

@@ -424,6 +424,18 @@ static void test_hint_names(void)
     stderr_of_open(path, "prefetch_collective", "enable", said, sizeof said);
     if (rank == 0 && strstr(said, "not a pfio hint") != NULL)
         fail(test, "a known hint was reported: \"%s\"", said);
+    { /* PFIO_RECORD longer than the driver keeps: named, not dropped without a word */
+        char longer[1500];
+        memset(longer, 'r', sizeof longer - 1);
+        longer[0] = '/';
+        longer[sizeof longer - 1] = '\0';
+        setenv("PFIO_RECORD", longer, 1);
+        stderr_of_open(path, "prefetch_collective", "enable", said, sizeof said);
+        unsetenv("PFIO_RECORD");
+        if (rank == 0 && (strstr(said, "setting record:") == NULL ||
+                          strstr(said, "no record is written") == NULL))
+            fail(test, "a 1499-byte PFIO_RECORD: stderr said \"%.300s\"", said);
+    }
     report(test, before);
 }
 
