@@ -51,7 +51,6 @@ static herr_t H5FD__prefetch_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl_id, 
                                   size_t size, void *buf);
 static herr_t H5FD__prefetch_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl_id, haddr_t addr,
                                    size_t size, const void *buf);
-static herr_t H5FD__prefetch_flush(H5FD_t *file, hid_t dxpl_id, hbool_t closing);
 static herr_t H5FD__prefetch_truncate(H5FD_t *file, hid_t dxpl_id, hbool_t closing);
 static herr_t H5FD__prefetch_lock(H5FD_t *file, hbool_t rw);
 static herr_t H5FD__prefetch_unlock(H5FD_t *file);
@@ -84,7 +83,7 @@ static const H5FD_class_t H5FD_prefetch_g = {
     H5FD__prefetch_get_handle,      /* get_handle    */
     H5FD__prefetch_read,            /* read          */
     H5FD__prefetch_write,           /* write         */
-    H5FD__prefetch_flush,           /* flush         */
+    NULL,                           /* flush: writes went to the descriptor, none buffered */
     H5FD__prefetch_truncate,        /* truncate      */
     H5FD__prefetch_lock,            /* lock          */
     H5FD__prefetch_unlock,          /* unlock        */
@@ -166,7 +165,6 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
 {
     H5FD_prefetch_t *file = NULL;
     const H5FD_prefetch_config_t *config;
-    int settled;
     struct stat sb;
     int o_flags = (H5F_ACC_RDWR & flags) ? O_RDWR : O_RDONLY;
     if (H5F_ACC_TRUNC & flags)
@@ -199,18 +197,11 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
         H5FD_prefetch_config_init(&file->config);
 
     file->fd = open(name, o_flags | O_CLOEXEC, 0666);
-    if (file->fd < 0) {
+    if (file->fd < 0 || fstat(file->fd, &sb) < 0) {
         H5FD__prefetch_error(__func__, H5E_FILE, H5E_CANTOPENFILE,
-                             "unable to open %s (flags 0x%x): %s", name, flags, strerror(errno));
-        free(file);
-        return NULL;
-    }
-    if (fstat(file->fd, &sb) < 0) {
-        H5FD__prefetch_error(__func__, H5E_FILE, H5E_BADFILE, "unable to fstat %s: %s", name,
-                             strerror(errno));
-        close(file->fd);
-        free(file);
-        return NULL;
+                             "unable to %s %s (flags 0x%x): %s", file->fd < 0 ? "open" : "fstat",
+                             name, flags, strerror(errno));
+        goto failed;
     }
     file->eof = (haddr_t)sb.st_size;
     file->device = sb.st_dev;
@@ -218,25 +209,29 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
     file->pfio_size = file->eof;
     file->read_only = !(H5F_ACC_RDWR & flags);
     file->name = strdup(name);
-    settled = H5FD__prefetch_settle_config(&file->config, __func__); /* a bad PFIO_* fails */
-    if (file->name == NULL || settled < 0) {
-        if (file->name == NULL)
-            H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for the name %s",
-                                 name);
-        free(file->name);
-        close(file->fd);
-        free(file);
-        return NULL;
+    if (file->name == NULL) {
+        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for the name %s", name);
+        goto failed;
     }
+    if (H5FD__prefetch_settle_config(&file->config, &file->stats_path, __func__) < 0)
+        goto failed; /* a bad PFIO_* value */
     H5FD__prefetch_predictor_reset(file);
     return (H5FD_t *)file;
+failed:
+    free(file->name);
+    free(file->stats_path);
+    if (file->fd >= 0)
+        close(file->fd);
+    free(file);
+    return NULL;
 }
 
 /*-------------------------------------------------------------------------
  * Function:    H5FD__prefetch_close
  *
  * Purpose:     Stops the file's pfio context (which writes its stats when a stats path is
- *              set) and its advisor thread, and closes the descriptor.
+ *              set; the driver's counters go beside them) and its advisor thread, and closes
+ *              the descriptor.
  *
  * Return:      Success:    0
  *              Failure:    -1; the struct is freed either way
@@ -251,6 +246,9 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
                              pfio_last_error());
         ret = -1;
     }
+    if (H5FD__prefetch_write_report(file, __func__) < 0)
+        ret = -1;
+    free(file->stats_path);
     free(file->pending.items);
     free(file->index_pages.items);
     free(file->index_children.items);
@@ -427,22 +425,6 @@ static herr_t H5FD__prefetch_write(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id
     }
     if (addr > file->eof)
         file->eof = addr;
-    return 0;
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5FD__prefetch_flush
- *
- * Purpose:     Nothing is buffered on the write side: writes went to the descriptor.
- *
- * Return:      0
- *-------------------------------------------------------------------------
- */
-static herr_t H5FD__prefetch_flush(H5FD_t *file, hid_t dxpl_id, hbool_t closing)
-{
-    (void)file;
-    (void)dxpl_id;
-    (void)closing;
     return 0;
 }
 

@@ -128,6 +128,15 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id);
 /* The counters of the file holding obj_id (a file, dataset or group id). */
 herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*/);
 
+/* Opens `name` as hdf5_open (HDF5's own H5Fopen) would, but through this driver when fapl uses
+ * the default driver (sec2) and the open is not a SWMR reader's; every other open is passed on
+ * unchanged. If the driver cannot serve the file, the file is opened with fapl itself after one
+ * message on stderr that names it and the reason: the program sees an error only when that open
+ * fails too. PFIO_HDF5=off passes every open on. This is what libpfio_hdf5_preload.so calls for
+ * an unmodified program's H5Fopen (docs/hdf5-driver.md, "No code change"). */
+hid_t H5FD_prefetch_auto_open(const char *name, unsigned flags, hid_t fapl,
+                              hid_t (*hdf5_open)(const char *name, unsigned flags, hid_t fapl));
+
 #ifdef __cplusplus
 }
 #endif

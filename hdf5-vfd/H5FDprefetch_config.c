@@ -60,12 +60,23 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
 /* The driver's own settings, keys "predict" and "engine_min" of pfio's config (config settings,
  * PFIO_PREDICT, PFIO_ENGINE_MIN): they apply where the struct's fields of the same names are at
  * their defaults (fields set by a program written for 0.3 win). */
-int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, const char *func)
+int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_path,
+                                 const char *func)
 {
     uint64_t v = 0;
+    char path[4096] = "";
     pfio_config *engine = H5FD__prefetch_engine_config(config, func);
+    *stats_path = NULL;
     if (engine == NULL)
         return -1;
+    if (pfio_config_get(engine, "stats_path", path, sizeof path) == PFIO_OK && path[0] != '\0') {
+        *stats_path = strdup(path);
+        if (*stats_path == NULL) {
+            H5FD__prefetch_error(func, H5E_VFL, H5E_CANTALLOC, "no memory for stats_path %s", path);
+            pfio_config_destroy(engine);
+            return -1;
+        }
+    }
     if (config->predict == 1 && pfio_config_get_number(engine, "predict", &v) == PFIO_OK)
         config->predict = (int32_t)v;
     if (config->engine_min == H5FD_PREFETCH_ENGINE_NEVER &&

@@ -145,6 +145,9 @@ typedef struct H5FD_prefetch_t {
     H5FD_prefetch_predictor_t predictor;
     H5FD_prefetch_sweep_t sweep;
     H5FD_prefetch_stats_t stats;
+    /* The key "stats_path" (PFIO_STATS_PATH, ...): when set, the driver's counters are written
+     * to it + ".hdf5" at close (H5FDprefetch_report.c); NULL when not set. */
+    char *stats_path;
 } H5FD_prefetch_t;
 
 /* Pushes one formatted line onto HDF5's default error stack under the class "pfio", with HDF5's
@@ -155,9 +158,15 @@ void H5FD__prefetch_error(const char *func, hid_t major, hid_t minor, const char
 /* pfio's config for a file: the PFIO_* environment, then `config`'s settings, validated; NULL
  * after pushing an error that names the first setting pfio refuses (H5FDprefetch_config.c). */
 pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, const char *func);
-/* An open file's config settled: pfio's config built as above (-1 after pushing its error), and
- * predict and engine_min taken from its keys where *config's fields are at their defaults. */
-int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, const char *func);
+/* An open file's config settled: pfio's config built as above (-1 after pushing its error),
+ * predict and engine_min taken from its keys where *config's fields are at their defaults, and
+ * *stats_path a copy of the key "stats_path" (NULL when it is empty). */
+int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_path,
+                                 const char *func);
+
+/* Writes the file's counters as JSON to its stats path + ".hdf5" when it has one. 0, or -1 after
+ * pushing an error that names the path. */
+int H5FD__prefetch_write_report(const H5FD_prefetch_t *file, const char *func);
 
 /* Closes the ids given (a file, property list, dataspace or datatype; negative ones skipped),
  * keeping the error stack as it was when `failed` (every HDF5 call clears it). */

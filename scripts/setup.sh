@@ -12,6 +12,10 @@ packages=(
   libmpich-dev mpich
   autoconf automake libtool dpkg-dev xz-utils python3
   libhdf5-openmpi-dev
+  # the HDF5 driver for unmodified programs: Debian's serial HDF5 too, and the programs it is
+  # tested under (tests/hdf5/no_code_change_test.py)
+  libhdf5-dev hdf5-tools netcdf-bin python3-h5py python3-h5py-mpi python3-mpi4py
+  python3-netcdf4 python3-xarray
   libgtest-dev googletest
   clang-format clang libclang-rt-14-dev
   python3-matplotlib

@@ -27,3 +27,19 @@ echo "pkg-config pfio: $flags (version $(pkg-config --modversion pfio))"
 cc -std=c11 -Wall -Wextra -Werror "$src/consumer.c" $flags -Wl,-rpath,"$libdir" -o "$work/pc-consumer"
 "$work/pc-consumer" "$work/data-pc"
 echo "pkg-config: ok"
+
+# The HDF5 driver from the install, under an unmodified h5py program (Debian's serial HDF5): the
+# preload library finds libpfio_hdf5_serial.so.0 beside itself, and the driver's counters prove
+# the read went through it.
+py=/usr/bin/python3
+rm -f "$work/h5stats" "$work/h5stats.hdf5"
+"$py" -c "import h5py, numpy as np
+with h5py.File('$work/d.h5', 'w') as f: f.create_dataset('x', data=np.arange(65536, dtype='u8'))"
+LD_LIBRARY_PATH="$libdir" LD_PRELOAD="$libdir/libpfio_hdf5_preload.so" \
+  PFIO_STATS_PATH="$work/h5stats" "$py" -c "import h5py, numpy as np
+with h5py.File('$work/d.h5', 'r') as f:
+    assert f.driver == 'unknown', f.driver
+    assert (f['x'][:] == np.arange(65536)).all()"
+grep -q '"raw_reads": [1-9]' "$work/h5stats.hdf5" ||
+  { echo "check_install: no raw reads through the installed HDF5 driver ($work/h5stats.hdf5)" >&2; exit 1; }
+echo "hdf5 preload: ok"

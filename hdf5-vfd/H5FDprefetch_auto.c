@@ -1,0 +1,88 @@
+/* H5FD_prefetch_auto_open: how an unmodified HDF5 program's H5Fopen reaches the driver.
+ *
+ * libpfio_hdf5_preload.so (pfio_hdf5_preload.c) takes the place of H5Fopen in a program started
+ * with it in LD_PRELOAD, finds the HDF5 library the program runs with, loads the driver built
+ * against that same library and calls this function with HDF5's own H5Fopen. Here a file the
+ * program opens with the default driver (sec2) is opened with the prefetch driver instead;
+ * every other open goes to HDF5 unchanged. If the driver cannot serve the file, it is opened
+ * with the program's own property list, as if pfio were not there, after one message on stderr
+ * naming the file and the reason; HDF5 reports an error only when that open fails too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "H5FDprefetch_private.h"
+
+/* The first message of HDF5's error stack (the outermost call's) and the last (the cause). */
+typedef struct auto_reason_t {
+    char first[256];
+    char last[256];
+} auto_reason_t;
+
+static herr_t auto_collect(unsigned n, const H5E_error2_t *err, void *data)
+{
+    auto_reason_t *reason = (auto_reason_t *)data;
+    const char *desc = err->desc != NULL ? err->desc : "(no description)";
+    if (n == 0)
+        snprintf(reason->first, sizeof reason->first, "%s", desc);
+    snprintf(reason->last, sizeof reason->last, "%s", desc);
+    return 0;
+}
+
+/* PFIO_HDF5=off (or 0, no, disable) switches the preload off without unsetting LD_PRELOAD. */
+static int auto_switched_off(void)
+{
+    const char *v = getenv("PFIO_HDF5");
+    return v != NULL && (strcasecmp(v, "off") == 0 || strcmp(v, "0") == 0 ||
+                         strcasecmp(v, "no") == 0 || strcasecmp(v, "disable") == 0);
+}
+
+/* Whether an open with these flags and this property list is one the driver takes over: the
+ * default driver (sec2), not a SWMR reader (another process writes the file while it reads, and
+ * bytes read ahead could be older than the file). */
+static int auto_applies(unsigned flags, hid_t fapl)
+{
+    hid_t driver;
+    if (auto_switched_off() || (flags & H5F_ACC_SWMR_READ))
+        return 0;
+    driver = H5Pget_driver(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl);
+    return driver >= 0 && driver == H5FD_SEC2;
+}
+
+hid_t H5FD_prefetch_auto_open(const char *name, unsigned flags, hid_t fapl,
+                              hid_t (*hdf5_open)(const char *, unsigned, hid_t))
+{
+    H5E_auto2_t report = NULL;
+    void *report_data = NULL;
+    auto_reason_t reason = {"", ""};
+    hid_t ours, file;
+    herr_t set;
+
+    if (!auto_applies(flags, fapl))
+        return hdf5_open(name, flags, fapl);
+    /* Quiet while trying: a failure here is not the program's error. */
+    H5Eget_auto2(H5E_DEFAULT, &report, &report_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    ours = H5Pcopy(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl);
+    set = ours < 0 ? -1 : H5Pset_fapl_prefetch(ours, NULL);
+    file = set < 0 ? H5I_INVALID_HID : hdf5_open(name, flags, ours);
+    if (file < 0)
+        H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, auto_collect, &reason);
+    if (ours >= 0)
+        H5Pclose(ours);
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, report, report_data);
+    if (file >= 0)
+        return file;
+    file = hdf5_open(name, flags, fapl);
+    if (file >= 0)
+        fprintf(stderr,
+                "pfio: %s: opened with HDF5's sec2 driver, not pfio's (%s%s%s); set PFIO_HDF5=off "
+                "to silence this\n",
+                name != NULL ? name : "(null)", reason.first[0] ? reason.first : "no reason given",
+                reason.last[0] && strcmp(reason.last, reason.first) ? ": " : "",
+                reason.last[0] && strcmp(reason.last, reason.first) ? reason.last : "");
+    return file;
+}

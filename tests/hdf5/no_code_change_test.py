@@ -1,0 +1,248 @@
+"""HDF5 readers that were not written for pfio, read through its driver with no code change.
+
+Each case starts an unmodified program (a C program of either HDF5 build, h5dump, nccopy,
+h5py serial and MPI, netCDF4, xarray) with libpfio_hdf5_preload.so in LD_PRELOAD and
+PFIO_STATS_PATH set, checks every value it reads (element i of a dataset is i: each value names
+its own place), and checks the driver's counters file (<stats path>.hdf5) to prove the reads went
+through pfio. The fallback cases check that a file the driver cannot serve is still read, with one
+message, and that PFIO_HDF5=off leaves the program alone.
+
+Run by ctest with the paths in the environment:
+  NCC_PRELOAD        libpfio_hdf5_preload.so
+  NCC_PLAIN_SERIAL   plain_reader built against the serial HDF5
+  NCC_PLAIN_OPENMPI  plain_reader built against the Open MPI HDF5
+  PFIO_TEST_DIR      where files go (a fresh directory under it); not passed to the programs
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PYTHON = "/usr/bin/python3"  # Debian's, which sees python3-h5py and python3-netcdf4
+ROWS, COLS, CROWS, CCOLS = 256, 512, 32, 64
+
+
+def run(argv, env_extra=None, preload=True, check=True):
+    env = dict(os.environ)
+    for key in list(env):
+        if key.startswith("PFIO_"):  # pfio refuses a PFIO_* variable it does not know
+            del env[key]
+    if preload:
+        env["LD_PRELOAD"] = os.environ["NCC_PRELOAD"]
+    env.update(env_extra or {})
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+    if check and done.returncode != 0:
+        raise AssertionError("%s exited %d\nstdout:\n%s\nstderr:\n%s" %
+                             (argv, done.returncode, done.stdout[-3000:], done.stderr[-3000:]))
+    return done
+
+
+class NoCodeChange(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        base = os.environ.get("PFIO_TEST_DIR") or tempfile.gettempdir()
+        os.makedirs(base, exist_ok=True)
+        cls.dir = tempfile.mkdtemp(prefix="pfio-no-code-change-", dir=base)
+        cls.h5 = os.path.join(cls.dir, "grid.h5")
+        run([os.environ["NCC_PLAIN_SERIAL"], cls.h5, "create", str(ROWS), str(COLS), str(CROWS),
+             str(CCOLS)], preload=False)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def stats_path(self, name):
+        path = os.path.join(self.dir, name)
+        for old in (path, path + ".hdf5"):
+            if os.path.exists(old):
+                os.remove(old)
+        return path
+
+    def driver_counters(self, stats, file_name):
+        with open(stats + ".hdf5") as f:
+            counters = json.load(f)
+        self.assertEqual(os.path.basename(counters["file"]), os.path.basename(file_name))
+        self.assertEqual(counters["hdf5"], "1.10.8")
+        return counters
+
+    def test_c_programs_of_both_hdf5_builds(self):
+        for build in ("NCC_PLAIN_SERIAL", "NCC_PLAIN_OPENMPI"):
+            for pattern in ("rows", "columns", "tiles"):
+                stats = self.stats_path("plain-%s-%s" % (build, pattern))
+                done = run([os.environ[build], self.h5, pattern], {"PFIO_STATS_PATH": stats})
+                self.assertIn("%d x %d values checked" % (ROWS, COLS), done.stdout)
+                self.assertEqual(done.stderr, "")
+                counters = self.driver_counters(stats, self.h5)
+                chunks = (ROWS // CROWS) * (COLS // CCOLS)
+                self.assertGreaterEqual(counters["raw_reads"], chunks, (build, pattern))
+                self.assertTrue(counters["read_only"])
+
+    def test_h5dump(self):
+        stats = self.stats_path("h5dump")
+        done = run(["h5dump", "-d", "x", "-s", "5,0", "-c", "1,8", self.h5],
+                   {"PFIO_STATS_PATH": stats})
+        values = done.stdout.split("DATA {")[1].split("}")[0]
+        numbers = [int(v) for v in values.replace(":", ",").replace("(", " ").replace(")", " ")
+                   .replace(",", " ").split()]
+        self.assertEqual(numbers[-8:], [5 * COLS + c for c in range(8)])
+        self.assertGreaterEqual(self.driver_counters(stats, self.h5)["raw_reads"], 1)
+
+    def test_h5py_serial_tiles_and_strips(self):
+        stats = self.stats_path("h5py")
+        script = """
+import h5py, numpy as np, random
+R, C, CR, CC = %d, %d, %d, %d
+expect = np.arange(R * C, dtype='u8').reshape(R, C)
+with h5py.File(%r, 'r') as f:
+    x = f['x']
+    assert f.driver == 'unknown', f.driver  # not sec2: pfio's driver, which h5py does not name
+    tiles = [(r, c) for r in range(0, R, CR) for c in range(0, C, CC)]
+    random.Random(7).shuffle(tiles)
+    for r, c in tiles:
+        assert (x[r:r + CR, c:c + CC] == expect[r:r + CR, c:c + CC]).all(), (r, c)
+    for c in range(0, C, CC):
+        assert (x[:, c:c + CC] == expect[:, c:c + CC]).all(), c
+print('h5py values checked', h5py.version.hdf5_version)
+""" % (ROWS, COLS, CROWS, CCOLS, self.h5)
+        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
+        self.assertIn("h5py values checked 1.10.8", done.stdout)
+        counters = self.driver_counters(stats, self.h5)
+        # Every chunk reached the driver at least once (HDF5's chunk cache serves repeats).
+        self.assertGreaterEqual(counters["raw_reads"], (ROWS // CROWS) * (COLS // CCOLS))
+
+    def test_h5py_writes_still_go_through(self):
+        copy = os.path.join(self.dir, "written.h5")
+        shutil.copy(self.h5, copy)
+        stats = self.stats_path("h5py-write")
+        write = """
+import h5py, numpy as np
+with h5py.File(%r, 'r+') as f:
+    assert f.driver == 'unknown', f.driver
+    before = f['x'][3, :].copy()
+    f['x'][3, :] = before + 1
+    assert (f['x'][3, :] == before + 1).all()
+    f.create_dataset('y', data=np.arange(1000, dtype='u8'))
+print('written')
+""" % copy
+        self.assertIn("written", run([PYTHON, "-c", write], {"PFIO_STATS_PATH": stats}).stdout)
+        counters = self.driver_counters(stats, copy)
+        self.assertFalse(counters["read_only"])
+        self.assertGreater(counters["writes"], 0)
+        self.assertGreater(counters["refreshes"], 0)
+        read = """
+import h5py, numpy as np
+with h5py.File(%r, 'r') as f:
+    assert (f['y'][:] == np.arange(1000)).all()
+    assert (f['x'][3, :] == np.arange(3 * %d, 4 * %d) + 1).all()
+    assert (f['x'][4, :] == np.arange(4 * %d, 5 * %d)).all()
+print('read back')
+""" % (copy, COLS, COLS, COLS, COLS)
+        done = run([PYTHON, "-c", read], preload=False)
+        self.assertIn("read back", done.stdout)
+
+    def test_h5py_mpi_under_mpirun(self):
+        mpirun = ["mpirun.openmpi", "--oversubscribe", "-np", "2"]
+        if os.getuid() == 0:
+            mpirun.insert(1, "--allow-run-as-root")
+        script = """
+from mpi4py import MPI
+import h5py, numpy as np, os
+rank = MPI.COMM_WORLD.rank
+os.environ['PFIO_STATS_PATH'] = %r + '.%%d' %% rank
+assert h5py.get_config().mpi
+R, C = %d, %d
+with h5py.File(%r, 'r') as f:
+    rows = f['x'][rank * R // 2:(rank + 1) * R // 2, :]
+expect = np.arange(R * C, dtype='u8').reshape(R, C)[rank * R // 2:(rank + 1) * R // 2, :]
+assert (rows == expect).all()
+print('rank', rank, 'values checked')
+""" % (os.path.join(self.dir, "h5py-mpi"), ROWS, COLS, self.h5)
+        done = run(mpirun + ["-x", "LD_PRELOAD", PYTHON, "-c", script])
+        for rank in (0, 1):
+            self.assertIn("rank %d values checked" % rank, done.stdout)
+            counters = self.driver_counters(os.path.join(self.dir, "h5py-mpi.%d" % rank), self.h5)
+            self.assertGreaterEqual(counters["raw_reads"], ROWS // CROWS // 2)
+
+    def test_netcdf4_xarray_and_nccopy(self):
+        nc = os.path.join(self.dir, "series.nc")
+        make = """
+import netCDF4, numpy as np
+d = netCDF4.Dataset(%r, 'w')
+d.createDimension('t', 64); d.createDimension('x', 2048)
+v = d.createVariable('v', 'u8', ('t', 'x'), chunksizes=(1, 2048))
+v[:] = np.arange(64 * 2048, dtype='u8').reshape(64, 2048)
+d.close()
+""" % nc
+        run([PYTHON, "-c", make], preload=False)
+        stats = self.stats_path("netcdf")
+        read = """
+import netCDF4, xarray, numpy as np
+with netCDF4.Dataset(%r) as d:
+    for t in range(0, 64, 3):
+        assert (d['v'][t, :] == np.arange(t * 2048, (t + 1) * 2048)).all(), t
+ds = xarray.open_dataset(%r, engine='netcdf4')
+for t in range(64):
+    assert (ds['v'][t].values == np.arange(t * 2048, (t + 1) * 2048)).all(), t
+ds.close()
+print('netCDF4 and xarray values checked')
+""" % (nc, nc)
+        done = run([PYTHON, "-c", read], {"PFIO_STATS_PATH": stats})
+        self.assertIn("values checked", done.stdout)
+        self.assertGreaterEqual(self.driver_counters(stats, nc)["raw_reads"], 64)
+        stats = self.stats_path("nccopy")
+        copy = os.path.join(self.dir, "series-copy.nc")
+        run(["nccopy", nc, copy], {"PFIO_STATS_PATH": stats})
+        self.assertGreaterEqual(self.driver_counters(stats, nc)["raw_reads"], 64)
+        check = """
+import netCDF4, numpy as np
+with netCDF4.Dataset(%r) as d:
+    assert (d['v'][:] == np.arange(64 * 2048).reshape(64, 2048)).all()
+print('copy checked')
+""" % copy
+        self.assertIn("copy checked", run([PYTHON, "-c", check], preload=False).stdout)
+
+    def test_a_file_the_driver_cannot_serve_falls_back_with_one_message(self):
+        stats = self.stats_path("fallback")
+        done = run([os.environ["NCC_PLAIN_SERIAL"], self.h5, "rows"],
+                   {"PFIO_STATS_PATH": stats, "PFIO_BUDGET": "lots"})
+        self.assertIn("values checked", done.stdout)
+        lines = done.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, done.stderr)
+        self.assertIn("opened with HDF5's sec2 driver, not pfio's", lines[0])
+        self.assertIn("PFIO_BUDGET = \"lots\"", lines[0])
+        self.assertIn(os.path.basename(self.h5), lines[0])
+        self.assertFalse(os.path.exists(stats + ".hdf5"))
+
+    def test_a_missing_file_is_the_program_s_own_error_only(self):
+        done = run([os.environ["NCC_PLAIN_SERIAL"], os.path.join(self.dir, "none.h5"), "rows"],
+                   check=False)
+        self.assertEqual(done.returncode, 1)
+        self.assertNotIn("pfio:", done.stderr)
+        self.assertIn("H5FD__sec2_open", done.stderr)  # HDF5's own error, from its own driver
+        self.assertIn("H5Fopen failed", done.stderr)
+
+    def test_switched_off_and_swmr_readers_are_left_to_hdf5(self):
+        stats = self.stats_path("off")
+        done = run([os.environ["NCC_PLAIN_SERIAL"], self.h5, "tiles"],
+                   {"PFIO_STATS_PATH": stats, "PFIO_HDF5": "off"})
+        self.assertIn("values checked", done.stdout)
+        self.assertFalse(os.path.exists(stats + ".hdf5"))
+        latest = os.path.join(self.dir, "swmr.h5")
+        run([PYTHON, "-c", "import h5py, numpy as np\n"
+             "with h5py.File(%r, 'w', libver='latest') as f:\n"
+             "    f.create_dataset('y', data=np.arange(100, dtype='u8'))\n" % latest],
+            preload=False)
+        stats = self.stats_path("swmr")
+        done = run([PYTHON, "-c", "import h5py, numpy as np\n"
+                    "with h5py.File(%r, 'r', swmr=True) as f:\n"
+                    "    assert (f['y'][:] == np.arange(100)).all()\n"
+                    "print('swmr read')\n" % latest], {"PFIO_STATS_PATH": stats})
+        self.assertIn("swmr read", done.stdout)
+        self.assertFalse(os.path.exists(stats + ".hdf5"))
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv, verbosity=2)
