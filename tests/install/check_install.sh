@@ -43,3 +43,14 @@ with h5py.File('$work/d.h5', 'r') as f:
 grep -q '"raw_reads": [1-9]' "$work/h5stats.hdf5" ||
   { echo "check_install: no raw reads through the installed HDF5 driver ($work/h5stats.hdf5)" >&2; exit 1; }
 echo "hdf5 preload: ok"
+
+# The Python package from the install, declaring a plan through the installed driver.
+pydir=$(find "$work/prefix" -type d -name pfio -path '*dist-packages*' | head -1)
+test -n "$pydir" || { echo "check_install: the Python package pfio is not installed under $work/prefix" >&2; exit 1; }
+PYTHONPATH=$(dirname "$pydir") LIBPFIO_DIR="$libdir" LD_LIBRARY_PATH="$libdir" "$py" -c "import numpy as np, pfio.h5
+with pfio.h5.open('$work/d.h5') as f:
+    pfio.h5.declare(f['x'], [(slice(s, s + 4096),) for s in range(61440, -1, -4096)])
+    for s in range(61440, -1, -4096):
+        assert (f['x'][s:s + 4096] == np.arange(s, s + 4096)).all()
+    assert pfio.h5.stats(f)['declared_extents'] == 16, pfio.h5.stats(f)"
+echo "python package: ok"
