@@ -35,7 +35,7 @@ out=docs/results/before-after
 rm -rf "$out"
 mkdir -p "$out"
 data=$PWD/build/pfio-mpibench-$size.data
-"${pfio_mpirun[@]}" -np 1 build/examples/mpi-bench/pfio-mpibench --file "$data" --size "$size" \
+"${pfio_mpirun[@]}" -np 1 build/bench/mpi-bench/pfio-mpibench --file "$data" --size "$size" \
   --prepare
 pfio_disk_and_testbed "$out" "$profile" "$data"
 cat >"$out/machine.json" <<JSON
@@ -50,9 +50,11 @@ for target in "${pfio_targets[@]}"; do
     for side in before after; do
       tree=build
       [ "$side" = after ] || tree=build-before/build
+      bin=$tree/bench/mpi-bench/pfio-mpibench
+      [ -x "$bin" ] || bin=$tree/examples/mpi-bench/pfio-mpibench # a commit before bench/ moved
       echo "== $target, $side ($([ "$side" = after ] && echo "$after_sha" || echo "$before_sha")), pair $i of $n"
       OMPI_MCA_mca_base_component_path=$PWD/$tree/romio-adio/openmpi/components:$stock \
-        "${pfio_mpirun[@]}" -np "$ranks" "$tree/examples/mpi-bench/pfio-mpibench" --file "$file" \
+        "${pfio_mpirun[@]}" -np "$ranks" "$bin" --file "$file" \
         --size "$size" --rounds "$rounds" --keep --methods romio,pfio,romio-again \
         --json "$PWD/$out/runs-$target-$side.jsonl" | tee -a "$out/$target-$side.log"
     done

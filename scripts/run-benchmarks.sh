@@ -9,7 +9,7 @@ if [ "${1:-}" != "--render" ]; then
   bash scripts/setup.sh
   bash scripts/build.sh release
   source scripts/lib/hold-page-reporting.sh
-  bench=build/examples/pfio-bench
+  bench=build/bench/pfio-bench
   dir=${PFIO_BENCH_DIR:-build}
   size=${SIZE:-4G}
   data="$dir/pfio-bench-$size.data"

@@ -16,7 +16,7 @@ source scripts/lib/openmpi.sh
 source scripts/lib/disk-and-testbed.sh
 source scripts/lib/machine-json.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-4}; profile=${PROFILE:-pfs}
-bin=build/examples/mpi-bench/pfio-mpibench
+bin=build/bench/mpi-bench/pfio-mpibench
 data=$PWD/build/pfio-mpibench-$size.data
 out=docs/results/buffer-kinds
 rm -rf "$out"

@@ -21,7 +21,7 @@ root=()
 for np in $ranks; do
   echo "== Open MPI, $np ranks"
   OMPI_MCA_mca_base_component_path=$here/build/romio-adio/openmpi/components:$ompi_sys \
-    mpirun "${root[@]}" --oversubscribe -np "$np" build/examples/mpi-bench/pfio-mpibench \
+    mpirun "${root[@]}" --oversubscribe -np "$np" build/bench/mpi-bench/pfio-mpibench \
     --file "$data" --size "$size" --rounds "$rounds" --keep --methods ompio,romio,pfio,pfio-engine \
     --json "$here/$out/runs.jsonl" | tee "$out/openmpi-np$np.log"
 done

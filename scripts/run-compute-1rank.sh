@@ -15,7 +15,7 @@ source scripts/lib/hold-page-reporting.sh
 source scripts/lib/on-exit.sh
 source scripts/lib/openmpi.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-2}; profile=${PROFILE:-pfs}
-bin=build/examples/mpi-bench/pfio-mpibench
+bin=build/bench/mpi-bench/pfio-mpibench
 data=$PWD/build/pfio-mpibench-$size.data
 out=docs/results/compute-1rank
 rm -rf "$out"

@@ -22,7 +22,7 @@ cat >"$out/machine.json" <<JSON
  "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
  "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5"}
 JSON
-build/examples/pfio-h5bench --file "$data" --rows "$rows" --rounds "$rounds" --lookup \
+build/bench/pfio-h5bench --file "$data" --rows "$rows" --rounds "$rounds" --lookup \
   --json "$out/runs.jsonl" | tee "$out/h5bench.log"
 # The device's sequential rate of the same file, from a tool nobody here wrote.
 bash scripts/fio-seq.sh "$data" "$out"

@@ -10,7 +10,7 @@
 # stock ROMIO's read time per call). Where FUSE is not available the test bed part says so and is
 # skipped. Extra arguments go to every pfio-mpibench run (see --help), e.g.
 #   bash scripts/run-main.sh --rounds 3 --workloads tiles,random
-# NP=8 sets the rank count. The engine's single-rank benchmark is build/examples/pfio-bench.
+# NP=8 sets the rank count. The engine's single-rank benchmark is build/bench/pfio-bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -19,7 +19,7 @@ source scripts/lib/hold-page-reporting.sh  # as the benchmark scripts do; put ba
 source scripts/lib/on-exit.sh
 source scripts/lib/openmpi.sh
 np=${NP:-4}
-bin=build/examples/mpi-bench/pfio-mpibench
+bin=build/bench/mpi-bench/pfio-mpibench
 data=$PWD/build/pfio-mpibench.data
 rm -f build/pfio-mpibench.json
 "${pfio_mpirun[@]}" -np "$np" "$bin" --file "$data" --size 1G --prepare

@@ -28,7 +28,7 @@ mkdir -p "$dir"
 data=$(cd "$dir" && pwd)/pfio-contention-$size.data
 out=docs/results/memory
 mkdir -p "$out"
-bench=build/examples/pfio-bench
+bench=build/bench/pfio-bench
 common=(--workload dense --block 64K --methods pfio-pipelined --file "$data" --file-size "$size"
         --keep-file --quiet)
 echo "== making the $size file once"
@@ -76,7 +76,7 @@ for spec in $cases; do
   if [ "$hog" -eq 1 ]; then
     sleep "${HOG_AFTER:-8}"
     hog_start=$(date +%s.%N)
-    if build/examples/memory-hog 80 10 >"$out/$c-hog.log" 2>&1; then hog_exit=0; else hog_exit=$?; fi
+    if build/bench/memory-hog 80 10 >"$out/$c-hog.log" 2>&1; then hog_exit=0; else hog_exit=$?; fi
   fi
   for p in "${pids[@]}"; do
     if wait "$p"; then status+=(0); else status+=($?); fi

@@ -18,8 +18,8 @@ out=docs/results/mpibench
 rm -rf "$out"
 mkdir -p "$out"
 here=$PWD
-ompi_bin=build/examples/mpi-bench/pfio-mpibench
-mpich_bin=build/examples/mpi-bench/pfio-mpibench.mpich
+ompi_bin=build/bench/mpi-bench/pfio-mpibench
+mpich_bin=build/bench/mpi-bench/pfio-mpibench.mpich
 ompi_components=$here/build/romio-adio/openmpi/components
 romio_lib=$here/build/romio-adio/mpich/install/lib/libromio.so
 ompi_sys=$(ompi_info --path pkglibdir --parsable | cut -d: -f3)

@@ -21,7 +21,7 @@ if [ ! -e "$data" ] && [ "$free_kib" -lt "$need_kib" ]; then
 fi
 echo "== out-of-core: $size file (MemTotal $((mem_kib / 1048576)) GiB) in $data"
 for workload in ${WORKLOADS:-gather}; do
-  build/examples/pfio-bench --workload "$workload" --file "$data" --file-size "$size" \
+  build/bench/pfio-bench --workload "$workload" --file "$data" --file-size "$size" \
     --budget 4G --methods naive,fadvise,raw-qd32,pfio-pipelined --keep-file \
     --json "docs/results/out-of-core-$workload.json"
 done

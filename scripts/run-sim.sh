@@ -8,19 +8,19 @@ bash scripts/setup.sh
 bash scripts/build.sh release
 out=docs/results
 mkdir -p "$out"
-build/examples/pfio-sim kimbrel --workload figure1 --policy all --json "$out/kimbrel-figure1.json"
+build/bench/pfio-sim kimbrel --workload figure1 --policy all --json "$out/kimbrel-figure1.json"
 for disks in 1 2 3 4 6 8 12 16; do
-  build/examples/pfio-sim kimbrel --workload synth --disks "$disks" --policy all \
+  build/bench/pfio-sim kimbrel --workload synth --disks "$disks" --policy all \
     --json "$out/kimbrel-synth-$disks.json"
 done
-build/examples/pfio-sim reorder --file-size 256M --block 4K \
+build/bench/pfio-sim reorder --file-size 256M --block 4K \
   --buffer 384K,1M,2M,4M,8M,18M,32M,64M,128M,256M --json "$out/reorder.json"
 for params in cheetah barracuda wren; do
-  build/examples/pfio-sim barve-model --params "$params" --json "$out/barve-model-$params.json" >/dev/null
-  build/examples/pfio-sim barve-pipeline --params "$params" --json "$out/barve-pipeline-$params.json" >/dev/null
+  build/bench/pfio-sim barve-model --params "$params" --json "$out/barve-model-$params.json" >/dev/null
+  build/bench/pfio-sim barve-pipeline --params "$params" --json "$out/barve-pipeline-$params.json" >/dev/null
   for disks in 2 4 7; do
     for block in 4K 8K 16K 64K 128K; do
-      build/examples/pfio-sim rounds --params "$params" --disks "$disks" --block "$block" \
+      build/bench/pfio-sim rounds --params "$params" --disks "$disks" --block "$block" \
         --json "$out/rounds-$params-$disks-$block.json" >/dev/null
     done
   done
@@ -30,7 +30,7 @@ for params in cheetah barracuda wren; do
   for disks in 2 4 7; do
     for block in 16K 64K 128K; do
       for fence in 0 255; do
-        build/examples/pfio-sim rounds --params "$params" --disks "$disks" --block "$block" \
+        build/bench/pfio-sim rounds --params "$params" --disks "$disks" --block "$block" \
           --fence "$fence" --json "$out/fence-$params-$disks-$block-$fence.json" >/dev/null
       done
     done
@@ -40,13 +40,13 @@ done
 # policies with and without compute between reads.
 for disks in 2 3 4 7; do
   for block in 32K 64K 96K 128K; do
-    build/examples/pfio-sim engine --params cheetah --disks "$disks" --block "$block" --reads 1000 \
+    build/bench/pfio-sim engine --params cheetah --disks "$disks" --block "$block" --reads 1000 \
       --json "$out/engine-stage-$disks-$block.json" >/dev/null
   done
 done
 for disks in 1 4 8; do
   for compute in 0 5 20; do
-    build/examples/pfio-sim engine --params cheetah --disks "$disks" --block 64K --reads 1000 \
+    build/bench/pfio-sim engine --params cheetah --disks "$disks" --block 64K --reads 1000 \
       --compute-ms "$compute" --policy all --stage none \
       --json "$out/engine-policy-$disks-$compute.json" >/dev/null
   done

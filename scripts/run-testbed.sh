@@ -20,7 +20,7 @@ source scripts/lib/disk-and-testbed.sh
 source scripts/lib/openmpi.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-4}; more=${MORE_RANKS-"1 2 8"}
 profile=${PROFILE:-pfs}; compute=${COMPUTE:-auto}
-bin=build/examples/mpi-bench/pfio-mpibench
+bin=build/bench/mpi-bench/pfio-mpibench
 data=$PWD/build/pfio-mpibench-$size.data
 out=docs/results/testbed
 rm -rf "$out"

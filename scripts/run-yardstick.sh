@@ -17,7 +17,7 @@ data="$dir/pfio-yardstick-$size.data"
 out=docs/results/yardstick
 mkdir -p "$out"
 rm -f "$out"/*.json
-bench=build/examples/pfio-bench
+bench=build/bench/pfio-bench
 for i in $(seq 1 "$runs"); do
   echo "== run $i of $runs: raw-qd32"
   $bench --workload gather --file "$data" --file-size "$size" --keep-file --quiet \

@@ -31,7 +31,7 @@
  *                4 in flight)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
  * --compute MS|auto: computation between reads. After every call's check, each rank runs a
- *   busy loop of a fixed amount of work (examples/common/busy_compute.h, calibrated at start-up
+ *   busy loop of a fixed amount of work (bench/common/busy_compute.h, calibrated at start-up
  *   with every rank spinning at once, the ranks' mean rate agreed on, and checked against a
  *   timed compute-only pass before each workload's computation runs) worth MS milliseconds per
  *   call; `auto` takes the stock driver's read time per call in the same round (romio's, else
@@ -714,7 +714,7 @@ static int seq_check(const unsigned char *buf, size_t n, uint64_t off, void *arg
 }
 
 /* The device's sequential rate from one reader: rank 0, O_DIRECT, 8 MiB reads, SEQ_DEPTH in
- * flight (examples/common/sequential_rate.h says why not one). */
+ * flight (bench/common/sequential_rate.h says why not one). */
 #define SEQ_DEPTH 4
 static int run_seq(const Options *o, Run *out) {
   double t0, cpu0;

@@ -393,7 +393,7 @@ static void run_one(const Options *o, Run *run) {
 }
 
 /* The sequential read rate of the whole file from one reader: O_DIRECT, 8 MiB reads, SEQ_DEPTH in
- * flight (examples/common/sequential_rate.h says why not one); 0 and a message if it failed. */
+ * flight (bench/common/sequential_rate.h says why not one); 0 and a message if it failed. */
 #define SEQ_DEPTH 4
 static double sequential_rate(const char *path) {
   sequential_result r;
