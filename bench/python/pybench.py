@@ -1,0 +1,201 @@
+"""Python readers of HDF5/netCDF-4 data, through Debian's HDF5 alone and through pfio.
+
+    pybench.py --file F --make                        make F (a 1 GiB netCDF-4 file)
+    pybench.py --file F [--evict-too PATH] --target disk --rounds 3 --json out.jsonl
+
+F holds two variables, each element its own index in its variable (every value read is checked):
+  grid    (8192, 8192) uint64 in (256, 256) chunks (512 KiB), 512 MiB
+  series  (512, 256, 512) uint64 in (1, 256, 512) chunks (1 MiB), 512 MiB
+Workloads, 128 MiB each:
+  tiles   h5py: 256 random tiles of grid, one chunk each (a new order every round)
+  strips  h5py: 8 column strips of grid, 256 wide, all rows (32 chunks each, 4 MiB apart)
+  time    xarray (netcdf4 engine): 128 time slices of series in order, one chunk each
+Methods:
+  sec2        Debian's h5py/netCDF4 as they are (HDF5's sec2 driver)
+  preload     the same program under LD_PRELOAD=libpfio_hdf5_preload.so (no code change)
+  declared    pfio.h5.declare of what will be read, then the same reads (tiles, strips: a file
+              opened with pfio.h5.open; time: xarray under the preload, with the plan declared
+              through an h5py handle on the same file)
+  sec2-again  sec2 again: the A/A spread of the invocation
+Each run is its own process started after the file's pages were dropped (POSIX_FADV_DONTNEED on F
+and on --evict-too, the file behind a test bed's F, and drop_caches when writable; fincore
+checks that none of F stays resident). Methods alternate in a rotating order each round. A run
+reports its time from the open to the last read checked, and pfio's counters when pfio read it.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+GRID = (8192, 8192, 256)  # rows, cols, chunk side
+SERIES = (512, 256, 512)  # t, y, x
+TILES, STRIPS, SLICES = 256, 8, 128
+METHODS = ["sec2", "preload", "declared", "sec2-again"]
+WORKLOADS = ["tiles", "strips", "time"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def make(path):
+    import netCDF4
+    rows, cols, side = GRID
+    t, y, x = SERIES
+    with netCDF4.Dataset(path, "w") as d:
+        for name, n in (("r", rows), ("c", cols), ("t", t), ("y", y), ("x", x)):
+            d.createDimension(name, n)
+        grid = d.createVariable("grid", "u8", ("r", "c"), chunksizes=(side, side))
+        for r in range(0, rows, side):
+            grid[r:r + side, :] = np.arange(r * cols, (r + side) * cols, dtype="u8").reshape(side, cols)
+        series = d.createVariable("series", "u8", ("t", "y", "x"), chunksizes=(1, y, x))
+        for k in range(0, t, 16):
+            series[k:k + 16] = np.arange(k * y * x, (k + 16) * y * x, dtype="u8").reshape(16, y, x)
+
+
+def tiles_of(seed):
+    rows, cols, side = GRID
+    every = [(r, c) for r in range(0, rows, side) for c in range(0, cols, side)]
+    return random.Random(seed).sample(every, TILES)
+
+
+def grid_block(r0, r1, c0, c1):
+    return (np.arange(r0, r1, dtype="u8")[:, None] * GRID[1] + np.arange(c0, c1, dtype="u8"))
+
+
+def worker(workload, method, path, seed):
+    """One run in this process: (seconds, bytes, wrong values)."""
+    import h5py
+    side, wrong, nbytes = GRID[2], 0, 0
+    start = time.perf_counter()
+    if workload in ("tiles", "strips"):
+        if method == "declared":
+            import pfio.h5
+            f = pfio.h5.open(path)
+        else:
+            f = h5py.File(path, "r")
+        grid = f["grid"]
+        if workload == "tiles":
+            blocks = [(r, r + side, c, c + side) for r, c in tiles_of(seed)]
+        else:
+            first = random.Random(seed).randrange(0, GRID[1] // side - STRIPS)
+            blocks = [(0, GRID[0], c * side, (c + 1) * side) for c in range(first, first + STRIPS)]
+        if method == "declared":
+            pfio.h5.declare(grid, [(slice(a, b), slice(c, d)) for a, b, c, d in blocks])
+        for a, b, c, d in blocks:
+            got = grid[a:b, c:d]
+            wrong += int((got != grid_block(a, b, c, d)).sum())
+            nbytes += got.nbytes
+        f.close()
+    else:
+        import xarray
+        t, y, x = SERIES
+        ds = xarray.open_dataset(path, engine="netcdf4", cache=False)
+        handle = None
+        if method == "declared":  # the same file through h5py, under the preload: one driver
+            import pfio.h5
+            handle = h5py.File(path, "r")
+            pfio.h5.declare(handle["series"], [(k, slice(None), slice(None)) for k in range(SLICES)])
+        for k in range(SLICES):
+            got = ds["series"][k].values
+            wrong += int((got != np.arange(k * y * x, (k + 1) * y * x, dtype="u8").reshape(y, x)).sum())
+            nbytes += got.nbytes
+        ds.close()
+        if handle is not None:
+            handle.close()
+    return time.perf_counter() - start, nbytes, wrong
+
+
+def evict(paths):
+    for p in paths:
+        fd = os.open(p, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("1\n")
+    except OSError:
+        pass
+    resident = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", paths[0]],
+                              capture_output=True, text=True)
+    return int(resident.stdout.split()[0]) if resident.returncode == 0 else None
+
+
+def run(args, workload, method, seed):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PFIO_")}
+    stats = None
+    if method in ("preload", "declared"):
+        stats = tempfile.mktemp(prefix="pybench-stats-")
+        env["PFIO_STATS_PATH"] = stats
+        if not (method == "declared" and workload != "time"):
+            env["LD_PRELOAD"] = args.preload
+    resident = evict([args.file] + args.evict_too)
+    done = subprocess.run([sys.executable, __file__, "--worker", workload, method, args.file,
+                           str(seed)], env=env, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit("pybench: %s %s failed:\n%s" % (workload, method, done.stderr[-2000:]))
+    seconds, nbytes, wrong = json.loads(done.stdout.strip().splitlines()[-1])
+    counters = None
+    if stats is not None:
+        try:
+            with open(stats + ".hdf5") as f:
+                counters = json.load(f)
+        except OSError:
+            raise SystemExit("pybench: %s %s left no pfio counters: pfio did not read the file"
+                             % (workload, method))
+        for leftover in (stats, stats + ".hdf5"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+    return {"target": args.target, "workload": workload, "method": method, "seconds": seconds,
+            "bytes": nbytes, "mib_s": nbytes / seconds / 2**20, "wrong": wrong,
+            "resident_before": resident, "counters": counters}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--file")
+    p.add_argument("--make", action="store_true")
+    p.add_argument("--evict-too", action="append", default=[])
+    p.add_argument("--target", default="disk")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--workloads", default=",".join(WORKLOADS))
+    p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--json")
+    p.add_argument("--preload", default=os.environ.get("PYBENCH_PRELOAD", "libpfio_hdf5_preload.so"))
+    p.add_argument("--worker", nargs=4, metavar=("WORKLOAD", "METHOD", "FILE", "SEED"))
+    args = p.parse_args()
+    if args.worker:
+        workload, method, path, seed = args.worker
+        print(json.dumps(worker(workload, method, path, int(seed))))
+        return
+    if not args.file:
+        raise SystemExit("pybench: --file is required")
+    if args.make:
+        make(args.file)
+        return
+    methods = args.methods.split(",")
+    for m in methods:
+        if m not in METHODS:
+            raise SystemExit("pybench: method %r: expected one of %s" % (m, ", ".join(METHODS)))
+    out = open(args.json, "a") if args.json else None
+    for rnd in range(args.rounds):
+        for workload in args.workloads.split(","):
+            order = methods[rnd % len(methods):] + methods[:rnd % len(methods)]
+            for method in order:
+                r = run(args, workload, method, seed=rnd)
+                r["round"] = rnd
+                print("%-5s round %d %-7s %-10s %7.1f MiB/s  %6.2f s  wrong %d  resident %s" % (
+                    args.target, rnd + 1, workload, method, r["mib_s"], r["seconds"], r["wrong"],
+                    r["resident_before"]), flush=True)
+                if r["wrong"]:
+                    raise SystemExit("pybench: %d wrong values" % r["wrong"])
+                if out:
+                    out.write(json.dumps(r) + "\n")
+                    out.flush()
+
+
+if __name__ == "__main__":
+    main()
