@@ -10,6 +10,7 @@ yardstick), render_mpibench.py, render_h5bench.py, render_memory.py, render_simu
 (docs/simulations.md); render_common.py holds what they share.
 """
 import os
+import re
 import sys
 
 from render_common import load, size, table
@@ -20,6 +21,17 @@ from render_memory import memory_rows
 from render_mpibench import mpibench_rows
 from render_simulations import simulations
 from render_testbed import testbed_rows
+
+
+def kept_sections(doc):
+    """What other scripts render into the same file after this script's part, between
+    <!-- name --> and <!-- /name --> markers (run-before-after, run-pybench, ...), with the
+    reading written beside them: everything from the first marker on, kept as it is."""
+    if not os.path.exists(doc):
+        return []
+    text = open(doc).read()
+    first = re.search(r"^<!-- [a-z0-9-]+ -->$", text, re.M)
+    return [text[first.start():].rstrip("\n"), ""] if first else []
 
 
 def main():
@@ -73,6 +85,7 @@ def main():
     out += testbed_rows(results, docs)
     out += h5bench_rows(results, docs)
     out += memory_rows(results, docs)
+    out += kept_sections(os.path.join(docs, "benchmarks.md"))
     with open(os.path.join(docs, "benchmarks.md"), "w") as f:
         f.write("\n".join(out))
     print(f"wrote {os.path.join(docs, 'benchmarks.md')}")
