@@ -49,6 +49,7 @@ def barve_lines(results, papers):
            "6.25, track geometry 10.0), LoadIntoDiskBuffer 1.56 ms; Cheetah bus 16.7 MB/s (20), "
            "command 0.34 ms, seek 7.70 ms (7.7), head rate 13.2 MB/s (13.2), LoadIntoDiskBuffer "
            "0.38 ms (the paper: the Ultra-1 \"reduces the overhead sufficiently\").", ""]
+    unseen = []  # (title, kb, disks, naive error, pipelined error, gain paper, gain sim)
     for key, params, title in BARVE:
         simp = os.path.join(results, f"barve-pipeline-{params}.json")
         if not os.path.exists(simp):
@@ -77,6 +78,8 @@ def barve_lines(results, papers):
                     gain_gaps.append(gain - cell["percent"])
                     if disks in BARVE_CHECK_DISKS[params]:
                         check += [en, ep]
+                if disks in BARVE_CHECK_DISKS[params]:
+                    unseen.append((title, int(kb), disks, en, ep, cell["percent"], gain))
                 # the sign of the gain agrees, or both are within 2 points of zero
                 if (gain > 0) == (cell["percent"] > 0) or (abs(gain) < 2 and abs(cell["percent"]) < 2):
                     sign_agree += 1
@@ -92,6 +95,34 @@ def barve_lines(results, papers):
                 f"of {cells} cells; gain minus measured gain, 16–128 KB: mean "
                 f"{sum(abs(g) for g in gain_gaps) / max(1, len(gain_gaps)):.1f} points, worst "
                 f"{worst_gap:+.0f}.", ""]
+    return out + _barve_unseen(unseen)
+
+
+def _barve_unseen(unseen):
+    """The rows the fit did not see, apart: the only independent check of the fitted constants
+    (the rows D = 2 and 4 are the ones the constants were fitted on)."""
+    if not unseen:
+        return []
+    out = ["### The rows the fit did not see", "",
+           "The fitted constants come from the rows D = 2 and 4 of the same tables, so agreement "
+           "on those rows is partly built in. These are the rows left out of the fit (every block "
+           "size, 8 KB included):", "",
+           "| table | KB | D | naive error | pipelined error | gain paper | gain sim | gain's sign |",
+           "|---|---:|---:|---:|---:|---:|---:|---|"]
+    wrong = {}
+    for title, kb, disks, en, ep, gp, gs in sorted(unseen):
+        agree = (gs > 0) == (gp > 0) or (abs(gs) < 2 and abs(gp) < 2)
+        wrong.setdefault((title, disks), [0, 0])
+        wrong[(title, disks)][1] += 1
+        if not agree:
+            wrong[(title, disks)][0] += 1
+        out.append(f"| {title} | {kb} | {disks} | {en:+.1f} % | {ep:+.1f} % | {gp:+d} | {gs:+.0f} | "
+                   f"{'as measured' if agree else '**wrong**'} |")
+    errs = [e for u in unseen for e in (u[3], u[4])]
+    out += ["", f"All unseen cells, naive and pipelined: {_summary(errs)}. The pipelining gain has "
+            "the wrong sign (neither both within ±2) in: " +
+            "; ".join(f"{t} D = {d}: {w} of {n} block sizes" for (t, d), (w, n) in sorted(wrong.items())) +
+            ".", ""]
     return out
 
 
@@ -128,25 +159,78 @@ def kimbrel_lines(results, papers):
                          for d, r in t2.items()})
     sim_x = crossover({d: (r["fixed-horizon"]["elapsed_s"], r["aggressive"]["elapsed_s"])
                        for d, r in sim_runs.items()})
-    f42 = kim.get("section_4_2_synth_fetches", {})
-    fetch_note = ""
-    if f42 and sim_runs:
-        fh = [sim_runs[d]["fixed-horizon"]["fetches"] for d in sorted(sim_runs)]
-        worst = max((_err(f, f42["fixed_horizon"]) for f in fh), key=abs)
-        fetch_note = (f" Fixed horizon's fetches (§4.2: {f42['fixed_horizon']} at every disk count, "
-                      f"the minimum being {f42['minimum_demand']}): {min(fh)}–{max(fh)} here, "
-                      f"worst {worst:+.1f} %.")
     summary = (f"{_summary(errs)} (against the CMU simulator: {_summary(cmu_errs)}; the paper's two "
                f"simulators differ by up to {max(spread):.1f} % on the same cell). Fixed horizon "
                f"first beats aggressive at {sim_x} disks here, at "
-               f"{paper_x} in the paper.{fetch_note}")
+               f"{paper_x} in the paper.")
     return ["## Against Kimbrel's Table 2 (synth)", "",
             "Elapsed seconds of the synth trace in the paper's two disk-accurate simulators "
             "([papers/kimbrel-tables.json](papers/kimbrel-tables.json)) beside pfio's unit-time "
-            "model at its defaults (`pfio-sim kimbrel --workload synth`); error against the UW "
-            "simulator, whose results the paper reports.", "",
+            "model at its defaults (`pfio-sim kimbrel --workload synth`: F = 8 units = 4 ms per "
+            "fetch); error against the UW simulator, whose results the paper reports.", "",
             "| disks | policy | UW (paper) | CMU (paper) | pfio-sim | error |",
-            "|---:|---|---:|---:|---:|---:|"] + rows + ["", summary, ""]
+            "|---:|---|---:|---:|---:|---:|"] + rows + ["", summary, ""] + \
+        _kimbrel_fetch_time(results, t2) + _kimbrel_fetches(kim, sim_runs)
+
+
+def _kimbrel_fetch_time(results, t2):
+    """Table 2 again at each fetch time the sweep of scripts/run-sim.sh ran."""
+    rows, worst_at = [], {}
+    for fetch in range(1, 64):
+        errs = []
+        for disks, row in t2.items():
+            for pol, name in (("fixed_horizon", "fixed-horizon"), ("aggressive", "aggressive")):
+                simp = os.path.join(results, f"kimbrel-fetch-{fetch}-{disks}-{name}.json")
+                if os.path.exists(simp):
+                    errs.append(_err(json.load(open(simp))["elapsed_s"], row["UW"][pol]))
+        if errs:
+            worst = max(errs, key=abs)
+            worst_at[fetch] = worst
+            rows.append(f"| {fetch} ({fetch / 2:g} ms) | {len(errs)} | "
+                        f"{sum(abs(e) for e in errs) / len(errs):.1f} % | {worst:+.1f} % |")
+    if not rows:
+        return []
+    return ["The fetch time is a choice, not a measurement: the paper gives synth's average "
+            "response as \"between 3 and 4 ms\" (§4.2), and F = 8 units (4 ms) is its upper end. "
+            "The same 8 cells of Table 2 (UW) at the fetch times around it:", "",
+            "| F (units) | cells | mean \\|error\\| | worst cell |", "|---:|---:|---:|---:|"] + rows + \
+        ["", f"Across F = {min(worst_at)}..{max(worst_at)} the worst cell runs from "
+         f"{min(worst_at.values(), key=abs):+.1f} % to {max(worst_at.values(), key=abs):+.1f} % "
+         f"({worst_at.get(8, 0):+.1f} % at the default F = 8): the table checks the model at one "
+         "fetch time chosen within the paper's range, not at a fetch time the paper gives.", ""]
+
+
+def _kimbrel_fetches(kim, sim_runs):
+    """Every policy's fetches beside the only counts §4.2 gives (fixed horizon's, the minimum)."""
+    f42 = kim.get("section_4_2_synth_fetches", {})
+    if not f42 or not sim_runs:
+        return []
+    pols = [p for p in ("demand", "fixed-horizon", "aggressive", "forestall", "reverse-aggressive")
+            if all(p in sim_runs[d] for d in sim_runs)]
+    out = ["Fetches of every policy against §4.2, which gives two counts for synth: fixed horizon "
+           f"performs {f42['fixed_horizon']} at every disk count, {f42['fixed_horizon'] - f42['minimum_demand']} "
+           f"more than the minimum {f42['minimum_demand']} of optimal demand fetching. The paper "
+           "gives no count for the other policies: their excess over that minimum is shown, not "
+           "checked.", "",
+           "| disks | " + " | ".join(pols) + " |", "|---:|" + "---:|" * len(pols)]
+    for d in sorted(sim_runs):
+        cells = []
+        for p in pols:
+            f = sim_runs[d][p]["fetches"]
+            ref = f42["fixed_horizon"] if p == "fixed-horizon" else f42["minimum_demand"]
+            what = "vs 38000" if p == "fixed-horizon" else "vs minimum"
+            cells.append(f"{f} ({_err(f, ref):+.1f} % {what})")
+        out.append(f"| {d} | " + " | ".join(cells) + " |")
+    fh = [sim_runs[d]["fixed-horizon"]["fetches"] for d in sim_runs]
+    agg = {d: _err(sim_runs[d]["aggressive"]["fetches"], f42["minimum_demand"]) for d in sim_runs}
+    out += ["", f"Fixed horizon makes {min(fh)}–{max(fh)} fetches here against the paper's "
+            f"{f42['fixed_horizon']} ({_err(max(fh), f42['fixed_horizon']):+.1f} %): the paper's "
+            f"{f42['fixed_horizon'] - f42['minimum_demand']} fetches over the minimum are not "
+            "reproduced (why is not established). Aggressive fetches "
+            + ", ".join(f"{agg[d]:+.1f} %" for d in sorted(agg)) + " over the minimum at "
+            + ", ".join(str(d) for d in sorted(agg)) + " disks: no number of the paper checks "
+            "these.", ""]
+    return out
 
 
 def libprefetch_lines(results, papers):
@@ -170,8 +254,11 @@ def libprefetch_lines(results, papers):
                    f"{s['mean_seek_bytes'] / 1024:.0f} KiB |")
     out += ["", "The simulated disk's command overhead (0.2 ms) is fitted on the 256 MB point, where "
             "the buffer holds the whole file and one sorted pass leaves the cost per command as the "
-            "whole story; the 18 MB runtime and both mean seeks are the check (the overhead hides "
-            "in rotational waits there). `scripts/check_libprefetch_figure2.py` (a test) holds all "
+            "whole story. The mean seeks do not check the disk model: sorting K random blocks of "
+            "N leaves about 2N(K−1)/(K(K+1)) blocks between neighbours whatever the disk, so they "
+            "follow from the file's and the buffer's sizes (they check the sort). The 18 MB "
+            "runtime is the one point that checks the disk model (the overhead hides in "
+            "rotational waits there). `scripts/check_libprefetch_figure2.py` (a test) holds all "
             "four within 15 %."]
     return out + [""]
 

@@ -80,6 +80,10 @@ def barve_sections(results, docs):
         worst = {f: max(abs(r["simulated_mb_s"] / r["model_mb_s"] - 1) for r in rows if r["fence"] == f)
                  for f in (0, 255)}
         out += [f"## barve-model: {d['params']} (simulated vs eqs. 3/4)", "",
+                "These tables compare the simulator with Barve's analytic equations (3/4), not "
+                "with anything measured: an error here says how far two models of the same disks "
+                "agree. The comparison with Barve's measured tables is the section \"Against "
+                "Barve's measured tables\" below.", "",
                 f"Command: `pfio-sim barve-model --params {d['params']}`. Worst error for 16–128 KiB, "
                 f"D = 1..7: fence 0 {worst[0] * 100:.1f} %, fence 255 {worst[255] * 100:.1f} % "
                 "(Barve: within 12 %).", "",
