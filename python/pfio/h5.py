@@ -22,6 +22,7 @@ from h5py import h5f, h5p
 
 from . import PfioError
 from ._native import check, driver
+from ._stats import _ENGINE_FIELDS, _U64, _EngineStats
 
 _SETTINGS_MAX, _KEY_MAX, _VALUE_MAX = 16, 32, 96
 
@@ -36,27 +37,12 @@ class _Config(ctypes.Structure):  # H5FD_prefetch_config_t
                 ("settings", _Setting * _SETTINGS_MAX), ("engine_min", ctypes.c_uint64)]
 
 
-_U64 = ctypes.c_uint64
-_ENGINE_FIELDS = [  # pfio_stats, in the order of pfio/pfio.h
-    ("reads", _U64), ("hits", _U64), ("passthrough_reads", _U64), ("misses", _U64),
-    ("stalls", _U64), ("stall_seconds", ctypes.c_double), ("bytes_served", _U64),
-    ("bytes_read", _U64), ("bytes_wasted", _U64), ("bytes_passthrough", _U64),
-    ("requests", _U64), ("io_errors", _U64), ("plan_resyncs", _U64), ("windows", _U64),
-    ("budget_bytes", _U64), ("budget_cap", _U64), ("budget_cuts", _U64),
-    ("memory_in_use", _U64), ("memory_peak", _U64), ("backend", ctypes.c_char * 16),
-    ("evictions", _U64), ("bytes_evicted", _U64), ("stages", _U64), ("stages_small", _U64),
-    ("policy_holds", _U64), ("policy", ctypes.c_char * 16), ("stage_mode", ctypes.c_char * 16),
-    ("stage_note", ctypes.c_char * 112), ("files_changed", _U64), ("memory_charged", _U64)]
 _DRIVER_FIELDS = [  # H5FD_prefetch_stats_t after its pfio_stats, in the order of H5FDprefetch.h
     "raw_reads", "metadata_reads", "writes", "refreshes", "declared_extents", "declared_bytes",
     "skipped_chunks", "chunk_lookups", "predicted_extents", "prediction_breaks",
     "prediction_offs", "prediction_shifts", "advised_extents", "advised_reads",
     "unplanned_reads", "sieve_switches", "sieved_reads", "index_reads", "index_drops",
     "index_advised", "index_chunks", "chunk_map_hits", "sweeps", "sweep_advised"]
-
-
-class _EngineStats(ctypes.Structure):
-    _fields_ = _ENGINE_FIELDS
 
 
 class _Stats(ctypes.Structure):  # H5FD_prefetch_stats_t
