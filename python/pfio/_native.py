@@ -6,11 +6,11 @@ in $LIBPFIO_DIR first (a build tree: build/hdf5-vfd), then on the loader's path 
 driver the preload library loaded already is the same library object, not a second copy.
 """
 import ctypes
-import os
 
 import h5py
 
 from . import PfioError
+from ._loader import load
 
 _driver = None
 
@@ -33,20 +33,8 @@ def driver():
     """The driver library (ctypes.CDLL), loaded once."""
     global _driver
     if _driver is None:
-        name = driver_name()
-        tried = []
-        where = os.environ.get("LIBPFIO_DIR")
-        candidates = ([os.path.join(where, name)] if where else []) + [name]
-        for candidate in candidates:
-            try:
-                lib = ctypes.CDLL(candidate)
-                break
-            except OSError as error:
-                tried.append("%s (%s)" % (candidate, error))
-        else:
-            raise PfioError("pfio's HDF5 driver for h5py's HDF5 %s could not be loaded: tried %s; "
-                            "set LIBPFIO_DIR to the directory that holds it" %
-                            (h5py.version.hdf5_version, "; ".join(tried)))
+        lib = load(driver_name(), "pfio's HDF5 driver for h5py's HDF5 %s"
+                   % h5py.version.hdf5_version)
         for fn in ("H5FD_prefetch_config_init", "H5FD_prefetch_config_set",
                    "H5Pset_fapl_prefetch", "H5FD_prefetch_declare", "H5FD_prefetch_get_stats"):
             getattr(lib, fn).restype = ctypes.c_int

@@ -15,6 +15,7 @@ import ctypes
 import os
 
 from . import PfioError
+from ._loader import load
 from ._stats import _EngineStats
 
 _lib = None
@@ -28,17 +29,7 @@ class _Extent(ctypes.Structure):  # pfio_extent
 def _library():
     global _lib
     if _lib is None:
-        where = os.environ.get("LIBPFIO_DIR")
-        tried = []
-        for name in ([os.path.join(where, "libpfio.so.0")] if where else []) + ["libpfio.so.0"]:
-            try:
-                _lib = ctypes.CDLL(name)
-                break
-            except OSError as error:
-                tried.append("%s (%s)" % (name, error))
-        else:
-            raise PfioError("libpfio.so.0 could not be loaded: tried %s; set LIBPFIO_DIR to the "
-                            "directory that holds it" % "; ".join(tried))
+        _lib = load("libpfio.so.0", "libpfio.so.0")
         _lib.pfio_last_error.restype = ctypes.c_char_p
         _lib.pfio_strerror.restype = ctypes.c_char_p
         _lib.pfio_read.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p,
