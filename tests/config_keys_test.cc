@@ -18,15 +18,17 @@
 namespace pfio {
 namespace {
 
+// The whole (a+1) x (b+1) matrix, in one allocation (the sanitizer builds pay per allocation).
 size_t Levenshtein(const std::string &a, const std::string &b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  const size_t w = b.size() + 1;
+  std::vector<size_t> d((a.size() + 1) * w);
+  for (size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
   for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j)
-      d[i][j] = std::min(
-          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1] ? 1u : 0u)});
-  return d[a.size()][b.size()];
+      d[i * w + j] = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
+                               d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1] ? 1u : 0u)});
+  return d[a.size() * w + b.size()];
 }
 
 std::string ReferenceNearest(const std::string &name) {

@@ -1,6 +1,7 @@
 #include "engine/config_keys.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -347,7 +348,10 @@ const std::vector<ConfigKey> &Keys() {
 // Levenshtein distance of a and b, or some value >= limit once the distance cannot be below it
 // (every entry of a row is a lower bound of the result).
 size_t EditDistance(const std::string &a, const std::string &b, size_t limit) {
-  std::vector<size_t> row(b.size() + 1);
+  // Keys are short: their row fits on the stack (no allocation per key and per unknown name).
+  std::array<size_t, 128> small{};
+  std::vector<size_t> large(b.size() + 1 > small.size() ? b.size() + 1 : 0);
+  size_t *row = large.empty() ? small.data() : large.data();
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     size_t diag = row[0];
