@@ -1,0 +1,83 @@
+/* What the parts of pfio-h5bench share (pfio_h5bench.c has the usage and the whole story):
+ * the datasets, patterns and methods, the options, one run's result, and the functions each
+ * part offers the others. One executable: no other users. */
+#ifndef PFIO_H5BENCH_H
+#define PFIO_H5BENCH_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/sequential_rate.h"
+#include "H5FDprefetch.h"
+
+#define MAX_RUNS 1024
+#define SEQ_DEPTH 4 /* the sequential yardstick's reads in flight */
+#define MARK "pfio-h5bench"
+
+typedef struct {
+  const char *name;
+  hsize_t chunk_rows, chunk_cols; /* 0: contiguous */
+  uint64_t seed;
+} Dataset;
+
+extern const Dataset datasets[];
+extern const char *patterns[];
+extern const char *methods[];
+#define NDATASETS 4
+#define NPATTERNS 4
+#define NMETHODS 5
+
+typedef struct {
+  const char *file, *datasets, *patterns, *methods, *json, *budget;
+  hsize_t rows;
+  int rounds, points, quiet, lookup;
+} Options;
+
+/* What one run measured (sent from the child through a pipe). */
+typedef struct {
+  double elapsed, declare_seconds;
+  uint64_t bytes, bad, raw_reads, hits, misses, unplanned, bytes_read, predicted, memory_peak,
+      lookups, sweep_advised;
+  int ok;
+  char error[256];
+} Result;
+
+/* One selection: a block of rows and columns. */
+typedef struct {
+  hsize_t r0, c0, nr, nc;
+} Slab;
+
+typedef struct {
+  int dataset, pattern, method, round;
+  Result r;
+  long peak_rss_kib;
+} Run;
+
+/* h5bench_util.c */
+void usage(FILE *out);
+double now(void);
+int listed(const char *list, const char *name);
+int check_list(const char *what, const char *list, const char *const *known, int n);
+uint64_t value_of(const Dataset *d, hsize_t row, hsize_t col, hsize_t cols);
+
+/* h5bench_file.c */
+int file_state(const char *path, hsize_t rows);
+int make_file(const Options *o);
+void evict(const char *path);
+void warm(const char *path);
+
+/* h5bench_run.c */
+void run_one(const Options *o, Run *run);
+double sequential_rate(const char *path);
+void lookup_cost(const Options *o, int n, double *by_coord_us, double *declare_us);
+
+#endif

@@ -1,0 +1,56 @@
+/* pfio-h5bench: small helpers: usage, time, lists, the value of an element. */
+#define _GNU_SOURCE
+#include "h5bench.h"
+
+void usage(FILE *out) {
+  fputs(
+      "usage: pfio-h5bench [--file PATH] [--rows N] [--datasets LIST] [--patterns LIST]\n"
+      "                    [--methods LIST] [--rounds R] [--budget SIZE] [--points N]\n"
+      "                    [--json PATH] [--lookup] [--quiet] [--help]\n"
+      "  datasets: c8k c128k c1m contig (N x N uint64, chunks 8 KiB, 128 KiB, 1 MiB, none)\n"
+      "  patterns: tiles columns rows random-points\n"
+      "  methods:  sec2 prefetch prefetch-declared sec2-cached declared-engine\n"
+      "  defaults: --file pfio-h5bench.h5 --rows 8192 --rounds 1 --budget 256M --points 2048,\n"
+      "            every dataset, pattern and method\n",
+      out);
+}
+
+double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Whether `name` is in the comma-separated `list` (NULL: everything is). */
+int listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  const char *p = list;
+  if (list == NULL) return 1;
+  while ((p = strstr(p, name)) != NULL) {
+    if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    p += n;
+  }
+  return 0;
+}
+
+/* Every name in `list` is one of `known`; else prints which is not and returns 0. */
+int check_list(const char *what, const char *list, const char *const *known, int n) {
+  char copy[256], *tok, *save = NULL;
+  if (list == NULL) return 1;
+  snprintf(copy, sizeof copy, "%s", list);
+  for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int i, found = 0;
+    for (i = 0; i < n; ++i) found |= strcmp(tok, known[i]) == 0;
+    if (!found) {
+      fprintf(stderr, "pfio-h5bench: --%s: '%s' is not one of", what, tok);
+      for (i = 0; i < n; ++i) fprintf(stderr, " %s", known[i]);
+      fputc('\n', stderr);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+uint64_t value_of(const Dataset *d, hsize_t row, hsize_t col, hsize_t cols) {
+  return d->seed << 40 | (row * cols + col);
+}

@@ -1,0 +1,112 @@
+/* pfio-mpibench: The self-verifying file: made or checked, evicted from the page cache; peak RSS.
+ */
+#define _GNU_SOURCE
+#include "mpibench.h"
+
+/* ---- the file ---------------------------------------------------------------------------- */
+
+/* Every rank writes its slice of the pattern. A file already there is reused when it is one of
+ * ours (its size, first and last words right) and refused otherwise: the benchmark never
+ * overwrites or deletes a file it did not make. Returns whether this run made the file. */
+int make_file(const Options *o) {
+  int ok = 0, fd;
+  if (rank == 0) {
+    struct stat sb;
+    int exists = lstat(o->file, &sb) == 0;
+    if (exists && (!S_ISREG(sb.st_mode) || (unsigned long long)sb.st_size != o->size)) {
+      fprintf(stderr,
+              "pfio-mpibench: --file %s exists and is not a pfio-mpibench file of %llu "
+              "bytes (%s, %lld bytes): not overwriting it; give another --file or "
+              "--size\n",
+              o->file, o->size, S_ISREG(sb.st_mode) ? "regular file" : "not a regular file",
+              (long long)sb.st_size);
+      ok = -1;
+    }
+    if (exists && ok == 0) {
+      uint64_t first = 0, last = 0;
+      fd = open(o->file, O_RDONLY);
+      if (fd >= 0 && pread(fd, &first, 8, 0) == 8 &&
+          pread(fd, &last, 8, (off_t)((o->size - 8) & ~7ULL)) == 8)
+        ok = first == pattern_word(0, SEED) && last == pattern_word((o->size - 8) & ~7ULL, SEED);
+      if (fd >= 0) close(fd);
+      if (!ok) {
+        fprintf(stderr,
+                "pfio-mpibench: --file %s exists but does not hold pfio-mpibench's "
+                "pattern: not overwriting it\n",
+                o->file);
+        ok = -1;
+      }
+    }
+    if (ok == 0) {
+      fd = open(o->file, O_WRONLY | O_CREAT | O_EXCL, 0644);
+      if (fd < 0 || ftruncate(fd, (off_t)o->size) != 0)
+        die("cannot create the benchmark file ", o->file);
+      close(fd);
+      printf("pfio-mpibench: writing %s (%.2f GiB, self-verifying) with %d ranks\n", o->file,
+             o->size / 1073741824.0, nprocs);
+      fflush(stdout);
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (ok < 0) { /* refused: every rank leaves cleanly, the message already printed */
+    MPI_Finalize();
+    exit(2);
+  }
+  if (!ok) {
+    unsigned long long slice = (o->size / nprocs + (8 << 20) - 1) & ~((8ULL << 20) - 1);
+    unsigned long long lo = slice * rank, hi = lo + slice, at;
+    unsigned char *buf = malloc(8 << 20);
+    if (hi > o->size) hi = o->size;
+    fd = open(o->file, O_WRONLY);
+    for (at = lo; fd >= 0 && at < hi; at += 8 << 20) {
+      size_t n = hi - at < (8ULL << 20) ? hi - at : (8ULL << 20);
+      pattern_fill(buf, at, n, SEED);
+      if (pwrite(fd, buf, n, (off_t)at) != (ssize_t)n) die("write failed: ", o->file);
+    }
+    if (fd >= 0) {
+      fsync(fd);
+      close(fd);
+    }
+    free(buf);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return !ok;
+}
+
+void evict(const Options *o) {
+  int fd = open(o->file, O_RDONLY);
+  if (fd >= 0) {
+    if (rank == 0) fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0 && geteuid() == 0) {
+    FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+    if (f != NULL) {
+      fputs("3\n", f);
+      fclose(f);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* ---- peak RSS ---------------------------------------------------------------------------- */
+
+void reset_peak_rss(void) {
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (f != NULL) {
+    fputs("5\n", f);
+    fclose(f);
+  }
+}
+
+long long peak_rss_kib(void) {
+  char line[256];
+  long long kib = -1;
+  FILE *f = fopen("/proc/self/status", "r");
+  while (f != NULL && fgets(line, sizeof line, f) != NULL)
+    if (strncmp(line, "VmHWM:", 6) == 0) kib = atoll(line + 6);
+  if (f != NULL) fclose(f);
+  return kib;
+}

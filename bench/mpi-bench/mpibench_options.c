@@ -1,0 +1,113 @@
+/* pfio-mpibench: The command line: options, their parsing and usage. */
+#define _GNU_SOURCE
+#include "mpibench.h"
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+void die(const char *what, const char *value) {
+  if (rank == 0) fprintf(stderr, "pfio-mpibench: %s%s\n", what, value ? value : "");
+  sleep(1); /* lets the launcher forward the message before the abort ends the job */
+  MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+void usage(void) {
+  if (rank == 0)
+    printf(
+        "usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES (1G)]\n"
+        "         [--workloads ior-hard,random,btio,tiles,restart] [--rounds R (3)]\n"
+        "         [--methods "
+        "ompio,romio,pfio,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq]\n"
+        "         [--budget BYTES]\n"
+        "         [--calls collective|independent] [--compute MS|auto]\n"
+        "         [--json PATH] [--keep] [--prepare]\n"
+        "Reads one shared self-verifying file with every method in one invocation and\n"
+        "prints the median MiB/s of each workload and method (see the source header).\n");
+}
+
+static unsigned long long parse_size(const char *flag, const char *s) {
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  int shift = 0;
+  if (end == s) die("expected a size such as 1G or 512M after ", flag);
+  if (*end == 'K' || *end == 'k')
+    shift = 10;
+  else if (*end == 'M' || *end == 'm')
+    shift = 20;
+  else if (*end == 'G' || *end == 'g')
+    shift = 30;
+  else if (*end != '\0')
+    die("expected a size such as 1G or 512M after ", flag);
+  return v << shift;
+}
+
+Options parse(int argc, char **argv) {
+  Options o = {"pfio-mpibench.data",
+               "ior-hard,random,btio,tiles,restart",
+               "ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq",
+               NULL,
+               NULL,
+               1ULL << 30,
+               3,
+               0,
+               0,
+               0,
+               0};
+  int i;
+  for (i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--help") == 0) {
+      usage();
+      MPI_Finalize();
+      exit(0);
+    } else if (strcmp(a, "--keep") == 0) {
+      o.keep = 1;
+      continue;
+    } else if (strcmp(a, "--prepare") == 0) {
+      o.prepare = o.keep = 1;
+      continue;
+    }
+    if (v == NULL) die("expected a value after ", a);
+    if (strcmp(a, "--file") == 0)
+      o.file = v;
+    else if (strcmp(a, "--size") == 0)
+      o.size = parse_size(a, v);
+    else if (strcmp(a, "--workloads") == 0)
+      o.workloads = v;
+    else if (strcmp(a, "--methods") == 0)
+      o.methods = v;
+    else if (strcmp(a, "--rounds") == 0)
+      o.rounds = atoi(v);
+    else if (strcmp(a, "--budget") == 0)
+      o.budget = v;
+    else if (strcmp(a, "--calls") == 0 &&
+             (strcmp(v, "collective") == 0 || strcmp(v, "independent") == 0))
+      o.independent = strcmp(v, "independent") == 0;
+    else if (strcmp(a, "--calls") == 0)
+      die("--calls: expected collective or independent, got ", v);
+    else if (strcmp(a, "--json") == 0)
+      o.json = v;
+    else if (strcmp(a, "--compute") == 0 && strcmp(v, "auto") == 0)
+      o.compute_ms = -1;
+    else if (strcmp(a, "--compute") == 0) {
+      char *end;
+      o.compute_ms = strtod(v, &end);
+      if (end == v || *end != '\0' || !(o.compute_ms > 0) || o.compute_ms > 60000)
+        die("--compute: expected milliseconds per call (above 0, at most 60000) or auto, got ", v);
+    } else
+      die("unknown option (see --help): ", a);
+    ++i;
+  }
+  if (o.rounds < 1 || o.rounds > 100) die("--rounds: expected 1 to 100", NULL);
+  if (o.size < (64ULL << 20)) die("--size: expected at least 64M", NULL);
+  return o;
+}
+
+int listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  const char *p = list;
+  while ((p = strstr(p, name)) != NULL) {
+    if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    p += n;
+  }
+  return 0;
+}

@@ -1,0 +1,216 @@
+// CollectiveReader with declared calls (checked across ranks, wrong ones costing a miss, never a
+// byte), recorded runs replayed (cut short, never overwriting what is not a record, bad headers
+// named), and every rank's exchange buffers and prefetch within its budget: every byte checked.
+#include "collective_reader_fixture.h"
+
+namespace pfio::collective {
+namespace {
+
+FileRanges PermutedCall(const std::vector<uint64_t> &order, int rank, int ranks, uint64_t call) {
+  FileRanges out;
+  for (uint64_t i = 0; i < 24; ++i)
+    out.push_back(
+        {order[(call * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank)) * 24 + i] *
+             kBlock,
+         kBlock});
+  return out;
+}
+
+std::vector<uint64_t> Permutation(uint64_t n, uint64_t seed) {
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  return order;
+}
+
+TEST_F(CollectiveReaderTest, DeclaredCallsArePlannedAndChecked) {
+  const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 9);
+  RunRanks(4, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::vector<FileRanges> mine;
+    for (uint64_t call = 0; call < 5; ++call) mine.push_back(PermutedCall(order, r, 4, call));
+    ASSERT_EQ(rank.reader->DeclareCollective(mine), "");
+    for (uint64_t call = 0; call < 5; ++call) ReadAndCheck(rank, PermutedCall(order, r, 4, call));
+    ReadAndCheck(rank, PermutedCall(order, r, 4, 5));  // not declared: no look-ahead, right bytes
+    const ReaderStats &s = rank.reader->stats();
+    EXPECT_EQ(s.declared_calls, 5u);
+    EXPECT_EQ(s.predicted_hits, 5u);
+    EXPECT_EQ(s.predicted_misses, 0u);
+  });
+}
+
+TEST_F(CollectiveReaderTest, ADeclarationThatIsWrongCostsAMissNeverABadByte) {
+  const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 10);
+  RunRanks(2, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::vector<FileRanges> declared = {PermutedCall(order, r, 2, 0), PermutedCall(order, r, 2, 7)};
+    ASSERT_EQ(rank.reader->DeclareCollective(declared), "");
+    ReadAndCheck(rank, PermutedCall(order, r, 2, 0));
+    ReadAndCheck(rank, PermutedCall(order, r, 2, 1));  // declared 7, read 1
+    EXPECT_EQ(rank.reader->stats().predicted_hits, 1u);
+    EXPECT_EQ(rank.reader->stats().predicted_misses, 1u);
+  });
+}
+
+TEST_F(CollectiveReaderTest, RanksDeclaringDifferentCallCountsAreRefusedEverywhere) {
+  RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::vector<FileRanges> mine(r == 1 ? 2 : 3, FileRanges{{0, 100}});
+    std::string why = rank.reader->DeclareCollective(mine);
+    EXPECT_NE(why.find("rank 1 declared 2 collective calls, rank 0 declared 3"), std::string::npos)
+        << why;
+    EXPECT_EQ(rank.reader->stats().declared_calls, 0u);
+    ReadAndCheck(rank, FileRanges{{static_cast<uint64_t>(r) * 1000, 5000}});
+  });
+}
+
+TEST_F(CollectiveReaderTest, ARecordedRunReplaysEveryCall) {
+  const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 11);
+  const std::string record = dir_.path() + "/plan.rec";
+  ReaderOptions recording;
+  recording.file_name = path_;
+  recording.record_path = record;
+  RunRanks(3, path_, recording, [&](Rank &rank, int r) {
+    for (uint64_t call = 0; call < 6; ++call) ReadAndCheck(rank, PermutedCall(order, r, 3, call));
+    EXPECT_EQ(rank.reader->record_error(), "");
+  });
+  ReaderOptions replaying;
+  replaying.file_name = path_;
+  replaying.replay_path = record;
+  RunRanks(3, path_, replaying, [&](Rank &rank, int r) {
+    EXPECT_EQ(rank.reader->stats().declared_calls, 6u);
+    for (uint64_t call = 0; call < 6; ++call) ReadAndCheck(rank, PermutedCall(order, r, 3, call));
+    EXPECT_EQ(rank.reader->stats().predicted_hits, 6u);
+    EXPECT_EQ(rank.reader->stats().predicted_misses, 0u);
+  });
+  // Another rank count, another file, another size: refused, naming both values.
+  test::InProcessGroup two(2);
+  test::InProcessTransport t(&two, 0);
+  pfio_context *ctx = nullptr;
+  ASSERT_EQ(pfio_context_create(nullptr, &ctx), PFIO_OK) << pfio_last_error();
+  int32_t file = -1;
+  ASSERT_EQ(pfio_file_open(ctx, path_.c_str(), &file), PFIO_OK);
+  std::unique_ptr<CollectiveReader> reader;
+  std::string why = CollectiveReader::Create(&t, ctx, file, replaying, &reader);
+  EXPECT_NE(why.find("written by 3 ranks, this communicator has 2"), std::string::npos) << why;
+  PlanRecordHeader header;
+  ASSERT_EQ(ReadPlanRecordHeader(record, &header), "");
+  why = CheckPlanRecord(record, header, path_ + ".other", header.size, 3);
+  EXPECT_NE(why.find("written for file " + path_ + ", not " + path_ + ".other"), std::string::npos)
+      << why;
+  why = CheckPlanRecord(record, header, path_, header.size + 1, 3);
+  EXPECT_NE(why.find("bytes; it has"), std::string::npos) << why;
+  EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK);
+}
+
+TEST_F(CollectiveReaderTest, ARecordCutShortEndsAtItsLastCompleteCall) {
+  const std::string record = dir_.path() + "/cut.rec";
+  {
+    PlanRecordWriter w;
+    ASSERT_EQ(PlanRecordWriter::Open(record, "f", 10, 2, &w), "");
+    ASSERT_EQ(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})}), "");
+    ASSERT_EQ(w.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})}), "");
+  }
+  std::string text;
+  {
+    std::ifstream in(record, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(record, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() - 2);
+  std::vector<CallPlans> calls;
+  ASSERT_EQ(LoadPlanRecord(record, "f", 10, 2, 100, &calls), "");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0][1], (FileRanges{{4, 4}}));
+  std::ofstream(record, std::ios::binary | std::ios::trunc) << "not a plan\n";
+  EXPECT_NE(LoadPlanRecord(record, "f", 10, 2, 100, &calls).find("does not start with"),
+            std::string::npos);
+}
+
+// prefetch_record never overwrites what is not a record: the file being read, another file, a
+// directory are refused by name; an earlier record is replaced, and only once the new one is
+// complete (it is written under a temporary name and renamed by Close).
+TEST_F(CollectiveReaderTest, ARecordNeverOverwritesWhatIsNotARecord) {
+  const std::string record = dir_.path() + "/plan.rec", other = dir_.path() + "/notes.txt";
+  std::ofstream(other) << "precious\n";
+  std::string why = CheckRecordTarget(path_, path_);
+  EXPECT_NE(why.find("names the file being read"), std::string::npos) << why;
+  why = CheckRecordTarget(other, path_);
+  EXPECT_NE(why.find("is not a pfio plan record"), std::string::npos) << why;
+  why = CheckRecordTarget(dir_.path(), path_);
+  EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+  PlanRecordWriter refused;
+  EXPECT_NE(PlanRecordWriter::Open(other, path_, 10, 2, &refused), "");
+  EXPECT_FALSE(refused.open());
+  std::ifstream kept(other);
+  std::string line;
+  std::getline(kept, line);
+  EXPECT_EQ(line, "precious");
+
+  EXPECT_EQ(CheckRecordTarget(record, path_), "");  // new
+  {
+    PlanRecordWriter w;
+    ASSERT_EQ(PlanRecordWriter::Open(record, path_, 10, 2, &w), "");
+    ASSERT_EQ(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})}), "");
+  }
+  EXPECT_EQ(CheckRecordTarget(record, path_), "");  // an earlier record
+  PlanRecordWriter second;
+  ASSERT_EQ(PlanRecordWriter::Open(record, path_, 10, 2, &second), "");
+  ASSERT_EQ(second.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})}), "");
+  ASSERT_EQ(second.Append({EncodePlan({{1, 1}}), EncodePlan({{2, 1}})}), "");
+  std::vector<CallPlans> calls;
+  ASSERT_EQ(LoadPlanRecord(record, path_, 10, 2, 100, &calls), "");
+  EXPECT_EQ(calls.size(), 1u) << "the earlier record stays until the new one is complete";
+  ASSERT_EQ(second.Close(), "");
+  calls.clear();
+  ASSERT_EQ(LoadPlanRecord(record, path_, 10, 2, 100, &calls), "");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1][1], (FileRanges{{2, 1}}));
+}
+
+// A replay path that is a directory, and header numbers that overflow, are named as such.
+TEST_F(CollectiveReaderTest, RecordHeadersWithBadNumbersAndDirectoriesAreNamed) {
+  std::vector<CallPlans> calls;
+  std::string why = LoadPlanRecord(dir_.path(), "f", 10, 2, 100, &calls);
+  EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+  const std::string record = dir_.path() + "/bad.rec";
+  std::ofstream(record) << "pfio-collective-plan 1\nfile f\nsize 10\nranks 99999999999\ncalls\n";
+  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls);
+  EXPECT_NE(why.find("ranks \"99999999999\": expected 1 to"), std::string::npos) << why;
+  std::ofstream(record) << "pfio-collective-plan 1\nfile f\nsize -3\nranks 2\ncalls\n";
+  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls);
+  EXPECT_NE(why.find("size \"-3\": expected a byte count"), std::string::npos) << why;
+}
+
+TEST_F(CollectiveReaderTest, ExchangeBuffersAndPrefetchStayWithinEveryRanksBudget) {
+  // Rank 0 asks for most of every 64 KiB unit, each other rank for the rest of every third:
+  // every unit is shared, so rank 0's bytes come from all four aggregators, first in each one's
+  // send order. Asked for 16 MiB rounds, the ranks agree on what rank 0's 4 MiB budget allows,
+  // and no rank receives more than a round at once.
+  constexpr uint64_t kUnit = 64 << 10, kUnits = 96, kMine = 60 << 10;
+  rank0_budget = "4M";
+  ReaderOptions o;
+  o.unit = kUnit;
+  o.round_bytes = 16 << 20;
+  o.own_extent = 0;  // rank 0's 60 KiB extents come through the aggregators, not its own reads
+  RunRanks(4, path_, o, [&](Rank &rank, int r) {
+    FileRanges want;
+    for (uint64_t u = 0; u < kUnits; ++u) {
+      if (r == 0) want.push_back({u * kUnit, kMine});
+      if (r > 0 && u % 3 == static_cast<uint64_t>(r - 1))
+        want.push_back({u * kUnit + kMine, kUnit - kMine});
+    }
+    for (int call = 0; call < 2; ++call) ReadAndCheck(rank, want);
+    const ReaderStats &s = rank.reader->stats();
+    const uint64_t rank0_cap = 3774873;  // 90 % of 4 MiB
+    const uint64_t round = (rank0_cap / CollectiveReader::kBudgetShare) & ~uint64_t{4095};
+    EXPECT_EQ(s.round_bytes, round);
+    EXPECT_EQ(s.memory_charged, 2 * round);
+    EXPECT_LE(s.exchange_peak, 2 * round);
+    EXPECT_GT(s.exchange_steps, s.rounds) << "rank 0's receipts were never split into steps";
+    pfio_stats e{};
+    ASSERT_EQ(pfio_stats_get(rank.ctx, &e, sizeof e), PFIO_OK);
+    EXPECT_EQ(e.memory_charged, 2 * round);
+    EXPECT_LE(e.memory_peak + e.memory_charged, e.budget_cap) << "rank " << r;
+  });
+  rank0_budget = nullptr;
+}
+
+}  // namespace
+}  // namespace pfio::collective
