@@ -24,9 +24,6 @@
 
 #include "H5FDprefetch_private.h"
 
-/* The driver's id; 0 until first registered. */
-static hid_t H5FD_PREFETCH_g = 0;
-
 /* The largest address and size the driver accepts: what a signed off_t holds. */
 #define MAXADDR (((haddr_t)1 << (8 * sizeof(off_t) - 1)) - 1)
 #define ADDR_OVERFLOW(A) (HADDR_UNDEF == (A) || ((A) & ~(haddr_t)MAXADDR))
@@ -102,9 +99,12 @@ static const H5FD_class_t H5FD_prefetch_g = {
  */
 hid_t H5FD_prefetch_init(void)
 {
-    if (H5FD_PREFETCH_g <= 0 || H5Iget_type(H5FD_PREFETCH_g) != H5I_VFL)
-        H5FD_PREFETCH_g = H5FDregister(&H5FD_prefetch_g);
-    return H5FD_PREFETCH_g > 0 ? H5FD_PREFETCH_g : H5I_INVALID_HID;
+    hid_t id = H5FD__prefetch_registered_id();
+    if (id < 0) {
+        id = H5FDregister(&H5FD_prefetch_g);
+        H5FD__prefetch_set_registered_id(id > 0 ? id : 0);
+    }
+    return id > 0 ? id : H5I_INVALID_HID;
 }
 
 /*-------------------------------------------------------------------------
@@ -117,7 +117,7 @@ hid_t H5FD_prefetch_init(void)
  */
 static herr_t H5FD__prefetch_term(void)
 {
-    H5FD_PREFETCH_g = 0;
+    H5FD__prefetch_set_registered_id(0);
     return 0;
 }
 

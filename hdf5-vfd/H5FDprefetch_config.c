@@ -1,5 +1,6 @@
-/* The driver's configuration: H5FD_prefetch_config_t (filled, checked, set on a file access
- * property list and read back), and the pfio config an open file's context is made from. Every
+/* The driver's configuration: H5FD_prefetch_config_t (filled and checked; H5FDprefetch_fapl.c
+ * sets it on a file access property list and reads it back), and the pfio config an open file's
+ * context is made from. Every
  * value is checked by pfio's own parser, so a key means and accepts here what it does everywhere
  * else (pfio_config_set, PFIO_* variables, prefetch_* hints). */
 #include <string.h>
@@ -87,7 +88,7 @@ int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_pa
 }
 
 /* Whether `config` is one this release understands; pushes an error naming the field if not. */
-static int config_ok(const H5FD_prefetch_config_t *config, const char *func)
+int H5FD__prefetch_config_ok(const H5FD_prefetch_config_t *config, const char *func)
 {
     int i;
     if (config->magic != H5FD_PREFETCH_CONFIG_MAGIC) {
@@ -149,7 +150,7 @@ herr_t H5FD_prefetch_config_set(H5FD_prefetch_config_t *config, const char *key,
                              (void *)config, (const void *)key, (const void *)value);
         return -1;
     }
-    if (!config_ok(config, __func__))
+    if (!H5FD__prefetch_config_ok(config, __func__))
         return -1;
     if (strlen(key) >= H5FD_PREFETCH_KEY_MAX || strlen(value) >= H5FD_PREFETCH_VALUE_MAX) {
         H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE,
@@ -180,68 +181,5 @@ herr_t H5FD_prefetch_config_set(H5FD_prefetch_config_t *config, const char *key,
     snprintf(config->settings[i].value, sizeof config->settings[i].value, "%s", value);
     if (i == config->nsettings)
         ++config->nsettings;
-    return 0;
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5Pset_fapl_prefetch
- *
- * Purpose:     Makes the file access property list use the prefetch driver with a copy of
- *              *config (NULL: defaults and the PFIO_* environment).
- *
- * Return:      Success:    Non-negative
- *              Failure:    Negative, the fapl unchanged
- *-------------------------------------------------------------------------
- */
-herr_t H5Pset_fapl_prefetch(hid_t fapl_id, const H5FD_prefetch_config_t *config)
-{
-    H5FD_prefetch_config_t defaults;
-    hid_t driver;
-    if (config == NULL) {
-        H5FD_prefetch_config_init(&defaults);
-        config = &defaults;
-    }
-    if (!config_ok(config, __func__))
-        return -1;
-    if (H5Pisa_class(fapl_id, H5P_FILE_ACCESS) <= 0) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADTYPE,
-                             "fapl_id %lld is not a file access property list", (long long)fapl_id);
-        return -1;
-    }
-    driver = H5FD_prefetch_init();
-    if (driver < 0) {
-        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTINIT, "could not register the driver");
-        return -1;
-    }
-    return H5Pset_driver(fapl_id, driver, config);
-}
-
-/*-------------------------------------------------------------------------
- * Function:    H5Pget_fapl_prefetch
- *
- * Purpose:     Copies the config of a fapl that uses the prefetch driver into *config.
- *
- * Return:      Success:    Non-negative
- *              Failure:    Negative (another driver, or config NULL), *config unchanged
- *-------------------------------------------------------------------------
- */
-herr_t H5Pget_fapl_prefetch(hid_t fapl_id, H5FD_prefetch_config_t *config /*out*/)
-{
-    const H5FD_prefetch_config_t *info;
-    if (config == NULL) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE, "config is NULL: expected a struct");
-        return -1;
-    }
-    if (H5Pget_driver(fapl_id) != H5FD_prefetch_init()) {
-        H5FD__prefetch_error(__func__, H5E_PLIST, H5E_BADVALUE,
-                             "fapl_id %lld does not use the prefetch driver", (long long)fapl_id);
-        return -1;
-    }
-    info = (const H5FD_prefetch_config_t *)H5Pget_driver_info(fapl_id);
-    if (info == NULL) {
-        H5FD_prefetch_config_init(config);
-        return 0;
-    }
-    memcpy(config, info, sizeof *config);
     return 0;
 }

@@ -150,6 +150,15 @@ typedef struct H5FD_prefetch_t {
     char *stats_path;
 } H5FD_prefetch_t;
 
+/* The driver's id while registered, else H5I_INVALID_HID; H5FDprefetch.c records it when it
+ * registers the driver (H5FDprefetch_registered.c). */
+hid_t H5FD__prefetch_registered_id(void);
+void H5FD__prefetch_set_registered_id(hid_t id);
+
+/* Whether `config` is one this release understands (magic, version, fields, every setting
+ * accepted by pfio); 0 after pushing an error that names the field (H5FDprefetch_config.c). */
+int H5FD__prefetch_config_ok(const H5FD_prefetch_config_t *config, const char *func);
+
 /* Pushes one formatted line onto HDF5's default error stack under the class "pfio", with HDF5's
  * major error `major` (H5E_VFL, H5E_ARGS, ...) and minor `minor`. */
 void H5FD__prefetch_error(const char *func, hid_t major, hid_t minor, const char *format, ...)
@@ -176,7 +185,8 @@ void H5FD__prefetch_close_ids(int failed, hid_t a, hid_t b, hid_t c);
  * after pushing an error that says why. */
 H5FD_prefetch_t *H5FD__prefetch_file_of(hid_t obj_id, const char *func);
 
-/* Starts pfio's context for the file if it has none yet. 0, or -1 after pushing an error. */
+/* Starts pfio's context for the file if it has none yet (H5FDprefetch_engine.c). 0, or -1 after
+ * pushing an error. */
 int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func);
 
 /* Makes pfio drop what it fetched of the file and its plan (after a write), and read the size
