@@ -96,12 +96,16 @@ void ADIOI_PREFETCH_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 /* Drops every prefetched byte of the file and re-reads its size (bounded wait for reads in
  * flight). Returns an MPI error code. */
 int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller);
+
+/* ad_prefetch_state.c (the bottom: it calls no other part of the driver) */
 /* The driver state when reads may use pfio now, else NULL. On a file opened read-only it first
  * looks whether the file changed on disk (MPI_File_sync is refused there) and drops what was
  * prefetched if so. */
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd);
 /* An MPI_ERR_IO error code carrying pfio's last message. */
 int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status);
+/* Forgets what the independent reads predicted from (the file changed, or the view did). */
+void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf);
 
 /* ad_prefetch_read.c */
 void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
@@ -119,7 +123,6 @@ void ADIOI_PREFETCH_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype
 void ADIOI_PREFETCH_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                  int file_ptr_type, ADIO_Offset offset, ADIO_Request *request,
                                  int *error_code);
-void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf);
 /* The bytes a read status counts (0 when it cannot say): what a nonblocking read completes
  * with. */
 MPI_Offset ADIOI_PREFETCH_Status_bytes(ADIO_Status *status);

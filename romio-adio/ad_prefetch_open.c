@@ -10,52 +10,6 @@
 
 void ADIOI_UFS_Open(ADIO_File fd, int *error_code);
 
-int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status)
-{
-    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, caller, line, MPI_ERR_IO, "**io",
-                                "**io %s", status == PFIO_OK ? "pfio" : pfio_last_error());
-}
-
-/* ROMIO refuses MPI_File_sync on a file opened read-only, so sync-barrier-sync cannot reach
- * the driver there: before every read of such a file pfio looks whether it changed on disk (one
- * fstat: size, mtime, ctime; pfio/pfio.h says when a look is too close to a change to vouch) and
- * drops what it prefetched if so. Another process's writes are seen as with the stock driver.
- * Returns 0 when pfio cannot tell (the file then reads through the stock path until close). */
-static int check_read_only(ADIO_File fd, ADIOI_PREFETCH_File *pf)
-{
-    int changed = 0;
-    if (!(fd->access_mode & ADIO_RDONLY))
-        return 1;
-    if (pfio_file_check(pf->ctx, pf->file, &changed) == PFIO_OK &&
-        (!changed || pfio_file_size(pf->ctx, pf->file, &pf->size) == PFIO_OK)) {
-        if (changed) {
-            ++pf->invalidations;
-            ADIOI_PREFETCH_Forget_history(pf);
-        }
-        return 1;
-    }
-    snprintf(pf->why_stock, sizeof pf->why_stock, "%s", pfio_last_error());
-    if (pf->rank == 0 || getenv("PFIO_VERBOSE") != NULL)
-        fprintf(stderr, "pfio: file %s: rank %d: reads use the stock path from now on: %s\n",
-                fd->filename, pf->rank, pf->why_stock);
-    pf->broken = 1;
-    return 0;
-}
-
-ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
-{
-    ADIOI_PREFETCH_File *pf = fd->fs_ptr;
-    if (pf != NULL && pf->sieving)
-        return NULL; /* ROMIO's data sieving reading for the cache path: not a stock read */
-    if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity ||
-        !check_read_only(fd, pf)) {
-        if (pf != NULL)
-            ++pf->stock_reads;
-        return NULL;
-    }
-    return pf;
-}
-
 static void free_state(ADIO_File fd)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;

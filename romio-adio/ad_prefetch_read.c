@@ -39,15 +39,6 @@ void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint6
 #endif
 }
 
-void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf)
-{
-    if (pf->stride != NULL)
-        pfio_stride_reset(pf->stride);
-    if (pf->calls != NULL)
-        pfio_calls_reset(pf->calls);
-    pf->planned_calls = 0;
-}
-
 /* The page-cache path's reader, made at the first read on it; NULL on the engine path. */
 static pfio_cache *cache_path(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
