@@ -35,45 +35,6 @@
 #define BLOCK 4701 /* odd: blocks straddle words and stripe units */
 #define PER_CALL 24
 
-/* A counter of the job summary (prefetch_stats) rank 0 wrote at close; -1 when absent. */
-static long long summary_value(const char *path, const char *key)
-{
-    char text[8192], pattern[128];
-    const char *p;
-    size_t n;
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return -1;
-    n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    snprintf(pattern, sizeof pattern, "\"%s\": ", key);
-    p = strstr(text, pattern);
-    return p == NULL ? -1 : strtoll(p + strlen(pattern), NULL, 10);
-}
-
-static void expect_summary(const char *test, const char *stats, const char *key, long long want)
-{
-    long long got;
-    if (rank != 0)
-        return;
-    got = summary_value(stats, key);
-    if (got != want)
-        fail(test, "job summary %s: %s = %lld, expected %lld", stats, key, got, want);
-}
-
-/* MPI_File_get_info's value of `key` (flag 0 when absent); 0 when get_info fails. */
-static int info_flag(MPI_File fh, const char *key, char *value, int size, int *flag)
-{
-    MPI_Info info;
-    *flag = 0;
-    if (MPI_File_get_info(fh, &info) != MPI_SUCCESS)
-        return 0;
-    MPI_Info_get(info, key, size - 1, value, flag);
-    MPI_Info_free(&info);
-    return 1;
-}
-
 /* ior-hard: block b of segment s belongs to rank b mod nprocs; one segment per call. */
 static void read_interleaved(const char *test, const char *path, MPI_Info info, int calls)
 {
@@ -333,8 +294,8 @@ static void test_declared(void)
     rc = pfio_mpi_file_plan(fh, calls, counts, offsets, lengths);
     if (rc != MPI_SUCCESS)
         fail(test, "pfio_mpi_file_plan returned %d", rc);
-    if (!info_flag(fh, "prefetch_plan_result", verdict, sizeof verdict, &flag) || !flag ||
-        strcmp(verdict, "declared 5 calls") != 0)
+    flag = info_value(fh, "prefetch_plan_result", verdict, sizeof verdict);
+    if (!flag || strcmp(verdict, "declared 5 calls") != 0)
         fail(test, "MPI_File_get_info prefetch_plan_result = \"%s\", expected \"declared 5 calls\"",
              flag ? verdict : "(not set)");
     for (call = 0; call < calls; ++call) {

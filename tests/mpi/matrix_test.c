@@ -309,7 +309,8 @@ static void test_changes(void)
         MPI_Get_count(&st, MPI_BYTE, &got);
         for (i = 0; i < got && i < 500; ++i)
             if (r[i] != 0) {
-                fail("set_size", "grown byte %lld is 0x%02x, expected 0", off + i, r[i]);
+                fail("set_size", "grown byte %lld is 0x%02x, expected 0", (long long)(off + i),
+                     r[i]);
                 break;
             }
         if (got != 500)

@@ -25,16 +25,6 @@
 #include "pattern.h"
 #include "test_common.h"
 
-static int info_value(MPI_File fh, const char *key, char *value, int size)
-{
-    MPI_Info info;
-    int flag = 0;
-    MPI_File_get_info(fh, &info);
-    MPI_Info_get(info, key, size - 1, value, &flag);
-    MPI_Info_free(&info);
-    return flag;
-}
-
 static void test_selection(void)
 {
     const char *test = "selection";
@@ -471,139 +461,10 @@ static void test_size_changes(void)
     report(test, before);
 }
 
-/* ---- hints and stats ------------------------------------------------------------------- */
+/* ---- hints and stats: romio_driver_hints.c ---------------------------------------------- */
 
-static void test_hints(void)
-{
-    const char *test = "hints: round trip, bad value, differing between ranks";
-    int before = failures, rc;
-    char path[1024], value[256];
-    MPI_File fh;
-    MPI_Info info;
-    path_of(path, sizeof path, "hints.dat");
-    make_file(path, 1 << 20, SEED);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "prefetch_budget", "64M");
-    MPI_Info_set(info, "prefetch_queue_depth", "not-a-number");
-    MPI_Info_set(info, "prefetch_policy", "forestall");
-    MPI_Info_set(info, "prefetch_print_hints", "1");
-    /* rank 0 prints the hints in force at open: catch its stderr to check them */
-    char printed[8192] = "";
-    int saved = -1;
-    char capture[1100];
-    snprintf(capture, sizeof capture, "%s/print-hints.txt", dir);
-    if (rank == 0) {
-        int fd = open(capture, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-        fflush(stderr);
-        saved = dup(2);
-        dup2(fd, 2);
-        close(fd);
-    }
-    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
-    if (rank == 0) {
-        FILE *f;
-        fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        f = fopen(capture, "r");
-        if (f != NULL) {
-            size_t n = fread(printed, 1, sizeof printed - 1, f);
-            printed[n] = '\0';
-            fclose(f);
-        }
-        if (strstr(printed, "hints in force:") == NULL ||
-            strstr(printed, "prefetch_budget=64M") == NULL ||
-            strstr(printed, "prefetch_policy=forestall") == NULL)
-            fail(test, "prefetch_print_hints=1 printed \"%.300s\", expected the hints in force",
-                 printed);
-        if (strstr(printed, "queue_depth = \"not-a-number\"") == NULL)
-            fail(test, "the bad prefetch_queue_depth was not reported on rank 0: \"%.300s\"",
-                 printed);
-    }
-    if (!info_value(fh, "prefetch_budget", value, sizeof value) || strcmp(value, "64M") != 0)
-        fail(test, "prefetch_budget in force = \"%s\", expected \"64M\"", value);
-    if (!info_value(fh, "prefetch_policy", value, sizeof value) || strcmp(value, "forestall") != 0)
-        fail(test, "prefetch_policy in force = \"%s\", expected \"forestall\"", value);
-    if (!info_value(fh, "prefetch_queue_depth", value, sizeof value) ||
-        strcmp(value, "not-a-number") == 0 || value[0] == '\0')
-        fail(test, "prefetch_queue_depth in force = \"%s\", expected the default", value);
-    if (!info_value(fh, "cb_buffer_size", value, sizeof value))
-        fail(test, "standard hint cb_buffer_size missing from MPI_File_get_info");
-    {
-        unsigned char buf[4096];
-        MPI_Status st;
-        MPI_File_read_at(fh, 4096 * rank + 1, buf, 4096, MPI_BYTE, &st);
-        check_range(test, buf, 4096 * rank + 1, 4096, SEED);
-    }
-    MPI_File_close(&fh);
-    MPI_Info_free(&info);
-    if (nprocs > 1) {
-        MPI_Info_create(&info);
-        MPI_Info_set(info, "prefetch_budget", rank == 0 ? "32M" : "64M");
-        rc = open_selected(path, MPI_MODE_RDONLY, info, &fh);
-        if (rc == MPI_SUCCESS) {
-            fail(test, "MPI_File_open succeeded with prefetch_budget differing between ranks");
-            MPI_File_close(&fh);
-        }
-        MPI_Info_free(&info);
-    }
-    report(test, before);
-}
-
-static void test_stats(void)
-{
-    const char *test = "stats: per-rank files and the job summary";
-    int before = failures;
-    char path[1024], stats[1024], rankfile[1100];
-    unsigned char buf[8192];
-    MPI_File fh;
-    MPI_Info info;
-    MPI_Status st;
-    struct stat sb;
-    int k;
-    path_of(path, sizeof path, "stats.dat");
-    path_of(stats, sizeof stats, "stats.json");
-    make_file(path, 1 << 20, SEED);
-    if (rank == 0)
-        unlink(stats);
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "prefetch_stats", stats);
-    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
-    for (k = 0; k < 16; ++k)
-        MPI_File_read_at(fh, 8192LL * (k * nprocs + rank), buf, 8192, MPI_BYTE, &st);
-    MPI_File_close(&fh);
-    MPI_Info_free(&info);
-    snprintf(rankfile, sizeof rankfile, "%s/stats.rank%d.json", dir, rank);
-    if (stat(rankfile, &sb) != 0 || sb.st_size == 0)
-        fail(test, "per-rank stats %s missing", rankfile);
-    if (rank == 0) {
-        FILE *f = fopen(stats, "r");
-        char text[4096] = "";
-        unsigned long long reads = 0, engine = 0;
-        const char *p;
-        if (f == NULL) {
-            fail(test, "job summary %s missing", stats);
-        } else {
-            size_t n = fread(text, 1, sizeof text - 1, f);
-            text[n] = '\0';
-            fclose(f);
-            /* reads through the engine, or independent reads on the page-cache path */
-            p = strstr(text, "\"reads\": ");
-            if (p != NULL)
-                engine = strtoull(p + 9, NULL, 10);
-            p = strstr(text, "\"cache_reads\": ");
-            if (p != NULL)
-                reads = strtoull(p + 15, NULL, 10);
-            if ((read_path != NULL ? engine : reads) < 16ULL * nprocs)
-                fail(test,
-                     "job summary counts %llu reads on the %s path (%llu through the engine, "
-                     "%llu through the page cache), expected at least %d",
-                     read_path != NULL ? engine : reads, read_path != NULL ? "engine" : "cache",
-                     engine, reads, 16 * nprocs);
-        }
-    }
-    report(test, before);
-}
+void test_hints(void);
+void test_stats(void);
 
 int main(int argc, char **argv)
 {
