@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds pfio. Usage: scripts/build.sh [release|asan|tsan]
 #   release -> build/       (RelWithDebInfo)
-#   asan    -> build-asan/  (Debug with AddressSanitizer + UndefinedBehaviorSanitizer)
+#   asan    -> build-asan/  (Debug at -O1, as AddressSanitizer advises, with UndefinedBehaviorSanitizer)
 #   tsan    -> build-tsan/  (RelWithDebInfo with ThreadSanitizer; no MPI front end)
 #   fuzz    -> build-fuzz/  (clang, libFuzzer targets of fuzz/ with ASan+UBSan)
 # Idempotent: an existing build tree is reused and only what changed is rebuilt.
@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 kind=${1:-release}
 case "$kind" in
   release) dir=build; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
-  asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=Debug -DPFIO_SANITIZE=ON) ;;
+  asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=Debug -DPFIO_SANITIZE=ON
+                               "-DCMAKE_C_FLAGS_DEBUG=-g -O1" "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1") ;;
   tsan) dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPFIO_TSAN=ON) ;;
   fuzz) dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPFIO_SANITIZE=ON -DPFIO_FUZZ=ON
                                -DPFIO_BUILD_TESTS=OFF -DCMAKE_C_COMPILER=clang
