@@ -1,12 +1,12 @@
 #include "engine/config_keys.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <vector>
 
+#include "common/edit_distance.h"
 #include "common/size_parse.h"
 #include "layout/lustre_layout.h"
 #include "layout/striped_layout.h"
@@ -345,27 +345,14 @@ const std::vector<ConfigKey> &Keys() {
   return keys;
 }
 
-// Levenshtein distance of a and b, or some value >= limit once the distance cannot be below it
-// (every entry of a row is a lower bound of the result).
-size_t EditDistance(const std::string &a, const std::string &b, size_t limit) {
-  // Keys are short: their row fits on the stack (no allocation per key and per unknown name).
-  std::array<size_t, 128> small{};
-  std::vector<size_t> large(b.size() + 1 > small.size() ? b.size() + 1 : 0);
-  size_t *row = large.empty() ? small.data() : large.data();
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    size_t least = row[0];
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-      diag = up;
-      least = std::min(least, row[j]);
-    }
-    if (least >= limit) return limit;
-  }
-  return row[b.size()];
+// Each key as a word to measure names against (common/edit_distance.h), in key order.
+const std::vector<EditDistance> &KeyWords() {
+  static const std::vector<EditDistance> words = [] {
+    std::vector<EditDistance> w;
+    for (const ConfigKey &k : Keys()) w.emplace_back(k.name);
+    return w;
+  }();
+  return words;
 }
 
 // The key nearest to `name` (edit distance), ignoring a prefetch_ or pfio_ prefix and case.
@@ -379,7 +366,8 @@ const std::string &NearestKey(const std::string &name) {
   if (bare.size() > 64) bare.resize(64);
   const ConfigKey *best = &Keys().front();
   size_t best_d = SIZE_MAX;
-  for (const ConfigKey &k : Keys()) {
+  for (size_t i = 0; i < Keys().size(); ++i) {
+    const ConfigKey &k = Keys()[i];
     // A name that holds the key whole (memory_budget, lookahead) is nearest to it.
     const bool contains =
         k.name.find(bare) != std::string::npos || bare.find(k.name) != std::string::npos;
@@ -387,7 +375,7 @@ const std::string &NearestKey(const std::string &name) {
     const size_t gap =
         bare.size() > k.name.size() ? bare.size() - k.name.size() : k.name.size() - bare.size();
     if (!contains && gap >= best_d) continue;
-    const size_t d = contains ? 0 : EditDistance(bare, k.name, best_d);
+    const size_t d = contains ? 0 : KeyWords()[i].Distance(bare);
     if (d < best_d) best_d = d, best = &k;
   }
   return best->name;
