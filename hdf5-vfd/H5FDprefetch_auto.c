@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "H5FDprefetch_private.h"
 
@@ -31,12 +30,17 @@ static herr_t auto_collect(unsigned n, const H5E_error2_t *err, void *data)
     return 0;
 }
 
-/* PFIO_HDF5=off (or 0, no, disable) switches the preload off without unsetting LD_PRELOAD. */
+/* The key "hdf5" (PFIO_HDF5=off, like every other setting) switches the preload off without
+ * unsetting LD_PRELOAD. A config pfio refuses (a bad PFIO_* value) does not switch it off: the
+ * driver's open then fails on the same value and the file falls back with its message. */
 static int auto_switched_off(void)
 {
-    const char *v = getenv("PFIO_HDF5");
-    return v != NULL && (strcasecmp(v, "off") == 0 || strcmp(v, "0") == 0 ||
-                         strcasecmp(v, "no") == 0 || strcasecmp(v, "disable") == 0);
+    pfio_config *config = NULL;
+    uint64_t on = 1;
+    if (pfio_config_create(&config) == PFIO_OK)
+        pfio_config_get_number(config, "hdf5", &on);
+    pfio_config_destroy(config);
+    return on == 0;
 }
 
 /* Whether an open with these flags and this property list is one the driver takes over: the

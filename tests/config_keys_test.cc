@@ -14,22 +14,10 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "levenshtein_reference.h"
 
 namespace pfio {
 namespace {
-
-// The whole (a+1) x (b+1) matrix, in one allocation (the sanitizer builds pay per allocation).
-size_t Levenshtein(const std::string &a, const std::string &b) {
-  const size_t w = b.size() + 1;
-  std::vector<size_t> d((a.size() + 1) * w);
-  for (size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i)
-    for (size_t j = 1; j <= b.size(); ++j)
-      d[i * w + j] = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
-                               d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1] ? 1u : 0u)});
-  return d[a.size() * w + b.size()];
-}
 
 std::string ReferenceNearest(const std::string &name) {
   std::string bare = name;
@@ -44,7 +32,7 @@ std::string ReferenceNearest(const std::string &name) {
   for (size_t i = 0; i < count; ++i) {
     const std::string &k = keys[i].name;
     const bool contains = k.find(bare) != std::string::npos || bare.find(k) != std::string::npos;
-    const size_t d = contains ? 0 : Levenshtein(bare, k);
+    const size_t d = contains ? 0 : test::ReferenceLevenshtein(bare, k);
     if (d < best_d) best_d = d, best = k;
   }
   return best;

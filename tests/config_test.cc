@@ -115,6 +115,7 @@ const std::vector<KeyCase> &Cases() {
       {"print_hints", {{"1", "1"}, {"off", "0"}}, {"all"}},
       {"record", {{"/tmp/calls.rec", "/tmp/calls.rec"}, {"", ""}}, {}},
       {"replay", {{"run1.rec", "run1.rec"}, {"", ""}}, {}},
+      {"hdf5", {{"off", "0"}, {"1", "1"}}, {"maybe"}},
       {"predict", {{"0", "0"}, {"on", "1"}}, {"strided"}},
       {"engine_min",
        {{"never", "never"}, {"NEVER", "never"}, {"64K", "64K"}, {"0", "0"}},

@@ -10,20 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "levenshtein_reference.h"
+
 namespace pfio {
 namespace {
-
-size_t Reference(const std::string &a, const std::string &b) {
-  const size_t w = b.size() + 1;
-  std::vector<size_t> d((a.size() + 1) * w);
-  for (size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i)
-    for (size_t j = 1; j <= b.size(); ++j)
-      d[i * w + j] = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
-                               d[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1] ? 1u : 0u)});
-  return d[a.size() * w + b.size()];
-}
 
 std::string Random(std::mt19937_64 &rng, size_t len, int alphabet) {
   std::string s(len, '\0');
@@ -50,7 +40,7 @@ TEST(EditDistance, AgreesWithTheDefinitionOnRandomStrings) {
     const int alphabet = n % 3 == 0 ? 2 : n % 3 == 1 ? 27 : 256;
     const size_t wlen = rng() % 80, tlen = rng() % 100;  // words on both sides of 64 bytes
     const std::string word = Random(rng, wlen, alphabet), text = Random(rng, tlen, alphabet);
-    ASSERT_EQ(EditDistance(word).Distance(text), Reference(word, text))
+    ASSERT_EQ(EditDistance(word).Distance(text), test::ReferenceLevenshtein(word, text))
         << "word " << wlen << " bytes, text " << tlen << " bytes, alphabet " << alphabet;
   }
 }

@@ -128,7 +128,7 @@ def run(args, workload, method, seed):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PFIO_")}
     stats = None
     if method in ("preload", "declared"):
-        stats = tempfile.mktemp(prefix="pybench-stats-")
+        stats = os.path.join(args.scratch, "stats-%s-%s" % (workload, method))
         env["PFIO_STATS_PATH"] = stats
         if not (method == "declared" and workload != "time"):
             env["LD_PRELOAD"] = args.preload
@@ -181,6 +181,8 @@ def main():
         if m not in METHODS:
             raise SystemExit("pybench: method %r: expected one of %s" % (m, ", ".join(METHODS)))
     out = open(args.json, "a") if args.json else None
+    scratch = tempfile.TemporaryDirectory(prefix="pybench-")  # pfio's counters files, per run
+    args.scratch = scratch.name
     for rnd in range(args.rounds):
         for workload in args.workloads.split(","):
             order = methods[rnd % len(methods):] + methods[:rnd % len(methods)]

@@ -16,3 +16,12 @@ _ENGINE_FIELDS = [  # pfio_stats, in the order of pfio/pfio.h
 
 class _EngineStats(ctypes.Structure):
     _fields_ = _ENGINE_FIELDS
+
+
+def as_dict(struct):
+    """A ctypes struct's fields as a dict, text fields (char arrays) decoded."""
+    out = {}
+    for name, _ in struct._fields_:
+        value = getattr(struct, name)
+        out[name] = value.decode(errors="replace") if isinstance(value, bytes) else value
+    return out

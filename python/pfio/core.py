@@ -16,7 +16,7 @@ import os
 
 from . import PfioError
 from ._loader import load
-from ._stats import _EngineStats
+from ._stats import _EngineStats, as_dict
 
 _lib = None
 
@@ -93,9 +93,7 @@ class Context:
         raw = _EngineStats()
         _check(_library().pfio_stats_get(self._ctx, ctypes.byref(raw), ctypes.sizeof(raw)),
                "pfio_stats_get")
-        return {name: (getattr(raw, name).decode(errors="replace")
-                       if isinstance(getattr(raw, name), bytes) else getattr(raw, name))
-                for name, _ in _EngineStats._fields_}
+        return as_dict(raw)
 
     def write_stats(self, path):
         """Writes pfio's counters as JSON to path (as the setting stats_path does at the end)."""

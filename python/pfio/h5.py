@@ -22,7 +22,7 @@ from h5py import h5f, h5p
 
 from . import PfioError
 from ._native import check, driver
-from ._stats import _ENGINE_FIELDS, _U64, _EngineStats
+from ._stats import _U64, _EngineStats, as_dict
 
 _SETTINGS_MAX, _KEY_MAX, _VALUE_MAX = 16, 32, 96
 
@@ -126,9 +126,5 @@ def stats(obj):
     raw = _Stats()
     check(lib.H5FD_prefetch_get_stats(obj.id.id, ctypes.byref(raw)), "H5FD_prefetch_get_stats")
     out = {name: getattr(raw, name) for name in _DRIVER_FIELDS}
-    engine = {}
-    for name, kind in _ENGINE_FIELDS:
-        value = getattr(raw.engine, name)
-        engine[name] = value.decode(errors="replace") if isinstance(value, bytes) else value
-    out["engine"] = engine
+    out["engine"] = as_dict(raw.engine)
     return out

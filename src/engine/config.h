@@ -48,7 +48,9 @@ struct Config {
   std::string record;                              // ROMIO driver: calls recorded to this file
   std::string replay;                              // ROMIO driver: calls replayed from this file
   bool predict = true;                             // HDF5 driver: predict strided raw-data reads
-  uint64_t engine_min = UINT64_MAX;                // HDF5 driver: reads this large via the engine
+  bool hdf5 =
+      true;  // libpfio_hdf5_preload.so: unmodified programs' H5Fopen through the HDF5 driver
+  uint64_t engine_min = UINT64_MAX;  // HDF5 driver: reads this large via the engine
 };
 
 // Checks every field (the same checks as the string setters) and the rules between fields

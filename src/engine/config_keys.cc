@@ -330,6 +330,9 @@ std::vector<ConfigKey> MakeKeys() {
       [](const std::string &) { return true; },
       "the ROMIO driver declares the collective calls of a record of an earlier run of the same "
       "file (name, size and ranks checked) and plans them ahead"));
+  keys.push_back(BoolKey("hdf5", &Config::hdf5,
+                         "under libpfio_hdf5_preload.so, files an unmodified HDF5 program opens "
+                         "with the default driver open through the HDF5 driver; 0: left to HDF5"));
   keys.push_back(BoolKey("predict", &Config::predict,
                          "the HDF5 driver predicts strided raw-data reads while nothing is "
                          "declared"));

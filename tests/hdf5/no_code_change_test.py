@@ -224,6 +224,21 @@ print('copy checked')
         self.assertIn("H5FD__sec2_open", done.stderr)  # HDF5's own error, from its own driver
         self.assertIn("H5Fopen failed", done.stderr)
 
+    def test_the_switch_is_a_setting_like_the_others(self):
+        # PFIO_HDF5 is pfio's key "hdf5": "on" keeps the driver (a variable pfio did not know
+        # would make every open fall back), and a bad value is named like any other.
+        stats = self.stats_path("switch-on")
+        done = run([os.environ["NCC_PLAIN_SERIAL"], self.h5, "rows"],
+                   {"PFIO_STATS_PATH": stats, "PFIO_HDF5": "on"})
+        self.assertEqual(done.stderr, "")
+        self.assertGreaterEqual(self.driver_counters(stats, self.h5)["raw_reads"], 1)
+        stats = self.stats_path("switch-bad")
+        done = run([os.environ["NCC_PLAIN_SERIAL"], self.h5, "rows"],
+                   {"PFIO_STATS_PATH": stats, "PFIO_HDF5": "maybe"})
+        self.assertIn("values checked", done.stdout)
+        self.assertIn('PFIO_HDF5 = "maybe"', done.stderr)
+        self.assertFalse(os.path.exists(stats + ".hdf5"))
+
     def test_switched_off_and_swmr_readers_are_left_to_hdf5(self):
         stats = self.stats_path("off")
         done = run([os.environ["NCC_PLAIN_SERIAL"], self.h5, "tiles"],
