@@ -143,7 +143,7 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 24, kMax = 4 };
+    enum { kFields = 26, kMax = 4 };
     unsigned long long mine[kFields] = {0}, sum[kFields];
     /* per rank, the job's most: reorder buffer peak, that plus the memory charged to the budget
      * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
@@ -186,6 +186,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         mine[19] = cs.bytes_read;
         mine[20] = cs.bytes_shipped;
         mine[21] = cs.exchange_steps;
+        mine[24] = cs.calls_planned_ahead;
+        mine[25] = cs.bytes_advised;
         most[2] = cs.exchange_peak;
     }
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
@@ -210,13 +212,14 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
                 "\"predicted_misses\": %llu, \"declared_calls\": %llu, "
                 "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu, "
-                "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu}\n}\n",
+                "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu, "
+                "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
                 sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], most_all[0], most_all[1],
                 ~most_all[3], sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs,
                 sum[13] / (unsigned)nprocs, sum[14], sum[15], sum[16] / (unsigned)nprocs,
                 sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs, sum[19], sum[20],
-                sum[21] / (unsigned)nprocs, most_all[2]);
+                sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25]);
         fclose(f);
     }
 }

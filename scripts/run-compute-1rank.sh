@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Computation between reads with one rank, on this machine's disk and on the 2 ms test bed
 # (scripts/testbed.sh): one rank computes on one core, so the other is free for the I/O path;
-# the question is how much of the reading pfio hides behind the computation. pfio-mpibench
-# --compute auto (per call, stock ROMIO's read time per call) for ior-hard, btio, tiles and
-# random with ROMIO, pfio (page cache) and pfio-engine, every byte verified and every run cache-
+# the question is how much of the reading pfio hides behind the computation. The rank runs
+# with --bind-to none: Open MPI binds a single rank to core 0, and pfio's threads (advice,
+# completion) inherit the binding, so bound they take their time from the computation's core.
+# pfio-mpibench --compute auto (per call, stock ROMIO's read time per call) for ior-hard, btio,
+# tiles and random with ROMIO, pfio (page cache), pfio-declared (every call declared after the
+# open) and pfio-engine, every byte verified and every run cache-
 # evicted, then docs/benchmarks.md's section "Computation between reads, one rank" from the JSON
 # in docs/results/compute-1rank/ (scripts/render_compute.py).
 # usage: bash scripts/run-compute-1rank.sh   (env: SIZE=1G ROUNDS=2 PROFILE=pfs)
@@ -24,8 +27,9 @@ mkdir -p "$out"
 pfio_on_exit 'bash scripts/testbed.sh down'
 run() { # target file
   echo "== $1, Open MPI, 1 rank, $rounds round(s), --compute auto"
-  "${pfio_mpirun[@]}" -np 1 "$bin" --file "$2" --size "$size" --rounds "$rounds" --keep \
-    --compute auto --workloads ior-hard,btio,tiles,random --methods romio,pfio,pfio-engine \
+  "${pfio_mpirun[@]}" --bind-to none -np 1 "$bin" --file "$2" --size "$size" --rounds "$rounds" \
+    --keep --compute auto --workloads ior-hard,btio,tiles,random \
+    --methods romio,pfio,pfio-declared,pfio-engine \
     --json "$PWD/$out/runs-$1.jsonl" | tee "$out/$1-np1.log"
 }
 run disk "$data"

@@ -1,6 +1,8 @@
 // CollectiveReader with declared calls (checked across ranks, wrong ones costing a miss, never a
 // byte), recorded runs replayed (cut short, never overwriting what is not a record, bad headers
 // named), and every rank's exchange buffers and prefetch within its budget: every byte checked.
+#include <atomic>
+
 #include "collective_reader_fixture.h"
 
 namespace pfio::collective {
@@ -36,6 +38,26 @@ TEST_F(CollectiveReaderTest, DeclaredCallsArePlannedAndChecked) {
     EXPECT_EQ(s.predicted_hits, 5u);
     EXPECT_EQ(s.predicted_misses, 0u);
   });
+}
+
+// On the cache path a declared call's dense runs are advised while the calls before it run (the
+// kernel's readahead would start them only when the call reaches them), and the current call's
+// are left to readahead: 2 ranks, each reading 2 MiB of its own per call, side by side.
+TEST_F(CollectiveReaderTest, DeclaredDenseCallsAreAdvisedAheadNotWhenTheyAreRead) {
+  ReaderOptions o;
+  o.buffer = BufferKind::kCache;
+  constexpr uint64_t kPart = 2 << 20;
+  std::atomic<uint64_t> advised{0};
+  RunRanks(2, path_, o, [&](Rank &rank, int r) {
+    auto call = [&](uint64_t c) {
+      return FileRanges{{(c * 2 + static_cast<uint64_t>(r)) * kPart, kPart}};
+    };
+    ASSERT_EQ(rank.reader->DeclareCollective({call(0), call(1), call(2)}), "");
+    for (uint64_t c = 0; c < 3; ++c) ReadAndCheck(rank, call(c));
+    EXPECT_EQ(rank.reader->stats().predicted_hits, 3u);
+    advised += rank.reader->stats().bytes_advised;
+  });
+  EXPECT_EQ(advised.load(), 2 * 2 * kPart) << "calls 1 and 2 once each, call 0 never";
 }
 
 TEST_F(CollectiveReaderTest, ADeclarationThatIsWrongCostsAMissNeverABadByte) {

@@ -62,6 +62,7 @@ TEST_P(CollectiveReaderPathTest, OnlySparseCallsArePlannedAhead) {
     const ReaderStats &s = rank.reader->stats();
     EXPECT_EQ(s.predicted_hits, 2u);
     EXPECT_EQ(s.calls_planned_ahead, 0u) << "96 blocks side by side are dense";
+    EXPECT_EQ(s.bytes_advised, 0u) << "dense calls are left to the kernel's readahead";
     pfio_stats st;
     ASSERT_EQ(pfio_stats_get(rank.ctx, &st, sizeof st), PFIO_OK);
     if (!cache && s.bytes_read > 0) {

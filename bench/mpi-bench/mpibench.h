@@ -25,8 +25,9 @@
 #define PER_CALL 100
 #define MAX_RUNS 4096
 #define SEQ_DEPTH 4 /* the sequential yardstick's reads in flight */
-#define NMETHODS 8  /* ompio romio pfio pfio-noplan pfio-engine pfio-engine-cache romio-again seq \
-                     */
+#define NMETHODS                                                                \
+  9 /* ompio romio pfio pfio-declared pfio-noplan pfio-engine pfio-engine-cache \
+       romio-again seq */
 
 extern int rank, nprocs; /* this rank in MPI_COMM_WORLD, and how many */
 

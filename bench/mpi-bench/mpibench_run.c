@@ -1,6 +1,7 @@
 /* pfio-mpibench: One run: a method reading a workload (every byte checked), the computation between
  * calls, the sequential yardstick. */
 #define _GNU_SOURCE
+#include "../../include/pfio/pfio_mpi.h"
 #include "mpibench.h"
 
 /* ---- one run ----------------------------------------------------------------------------- */
@@ -107,6 +108,45 @@ static void set_view(MPI_File fh, const Extents *e) {
   free(displs);
 }
 
+/* pfio-declared: every call of the workload declared to pfio at once (pfio_mpi_file_plan), the
+ * extents in the order the call's view visits them. 0 (the reason in why) when pfio refused. */
+static int declare_calls(MPI_File fh, const Workload *w, char *why, size_t size) {
+  int *counts = malloc((size_t)w->calls * sizeof *counts), call, rc, flag = 0;
+  MPI_Offset *off = NULL, *len = NULL;
+  long long n = 0, cap = 0;
+  Extents e = {0};
+  char result[MPI_MAX_INFO_VAL + 1] = "";
+  MPI_Info info;
+  for (call = 0; call < w->calls; ++call) {
+    e.n = 0;
+    e.bytes = 0;
+    w->extents(w, call, &e);
+    counts[call] = e.n;
+    if (n + e.n > cap) {
+      cap = 2 * (n + e.n);
+      off = realloc(off, (size_t)cap * sizeof *off);
+      len = realloc(len, (size_t)cap * sizeof *len);
+    }
+    for (int i = 0; i < e.n; ++i, ++n) {
+      off[n] = e.off[i];
+      len[n] = e.len[i];
+    }
+  }
+  rc = pfio_mpi_file_plan(fh, w->calls, counts, off, len);
+  MPI_File_get_info(fh, &info);
+  MPI_Info_get(info, "prefetch_plan_result", MPI_MAX_INFO_VAL, result, &flag);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS || !flag || strncmp(result, "declared", 8) != 0)
+    snprintf(why, size, "pfio_mpi_file_plan did not declare the %d calls: %s", w->calls,
+             flag ? result : "no prefetch_plan_result");
+  free(counts);
+  free(off);
+  free(len);
+  free(e.off);
+  free(e.len);
+  return rc == MPI_SUCCESS && flag && strncmp(result, "declared", 8) == 0;
+}
+
 /* Every byte of the call against the pattern, a word at a time where the file offset is a
  * multiple of 8 (the check is part of the timed run: it stands for the application's work). */
 static void wrong_byte(const Workload *w, int call, long long offset) {
@@ -152,6 +192,19 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   phase[0] = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!ok) return 0;
+  if (strcmp(method, "pfio-declared") == 0) {
+    if (opts.independent) {
+      snprintf(why, size, "declared plans are for collective reads (--calls independent)");
+      MPI_File_close(&fh);
+      return 0;
+    }
+    ok = declare_calls(fh, w, why, size);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!ok) {
+      MPI_File_close(&fh);
+      return 0;
+    }
+  }
   for (call = 0; call < w->calls; ++call) {
     MPI_Status st;
     e.n = 0;

@@ -19,6 +19,9 @@
  *   romio        stock ROMIO: Open MPI: ROMIO 3.2.1 through pfio's io component with hint
  *                prefetch=stock (the same code as Open MPI's romio321); MPICH: the plain name
  *   pfio         the ad_prefetch driver ("prefetch:" name): the collective layer, look-ahead on
+ *   pfio-declared  pfio, and right after the open every rank declares all its calls of the
+ *                workload (pfio_mpi_file_plan, include/pfio/pfio_mpi.h; the time it takes is in
+ *                the run's): what an application that knows its reads can tell pfio
  *   pfio-noplan  the driver with look-ahead across calls off (hint prefetch_coll_lookahead=0)
  *   pfio-engine  the driver reading through pfio's engine (O_DIRECT into the budget) instead of
  *                the page cache (hints prefetch_coll_path=engine, prefetch_read_path=engine)
@@ -59,9 +62,15 @@ int rank, nprocs;
 Options opts;
 
 int main(int argc, char **argv) {
-  const char *const all_methods[] = {"ompio",       "romio",       "pfio",
-                                     "pfio-noplan", "pfio-engine", "pfio-engine-cache",
-                                     "romio-again", "seq"};
+  const char *const all_methods[] = {"ompio",
+                                     "romio",
+                                     "pfio",
+                                     "pfio-declared",
+                                     "pfio-noplan",
+                                     "pfio-engine",
+                                     "pfio-engine-cache",
+                                     "romio-again",
+                                     "seq"};
   const char *const all_workloads[] = {"ior-hard", "random", "btio", "tiles", "restart"};
   const char *methods[NMETHODS];
   char why[256], version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -80,7 +89,8 @@ int main(int argc, char **argv) {
     if (listed(o.methods, all_methods[i])) methods[nmethods++] = all_methods[i];
   if (nmethods == 0)
     die("--methods: expected some of "
-        "ompio,romio,pfio,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq; "
+        "ompio,romio,pfio,pfio-declared,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,"
+        "seq; "
         "got ",
         o.methods);
   for (w = 0; w < 5; ++w)

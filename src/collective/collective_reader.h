@@ -83,6 +83,7 @@ struct ReaderStats {
   uint64_t predicted_misses = 0;
   uint64_t declared_calls = 0;       // calls declared (DeclareCollective, replay)
   uint64_t calls_planned_ahead = 0;  // later calls this aggregator planned (look-ahead)
+  uint64_t bytes_advised = 0;        // advised to the kernel (cache path), joined gaps included
   uint64_t plan_errors = 0;          // engine plans refused (the reads still happen, unplanned)
   uint64_t round_bytes = 0;          // the round agreed in the last call
   uint64_t memory_charged = 0;       // charged to the budget for the exchange buffers

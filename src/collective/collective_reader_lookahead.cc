@@ -101,7 +101,12 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
     }
   }
   if (cache_) {
-    cache_->Advise(plan, CacheReader::DenseRuns(std::move(dense)));
+    // Only this call's dense runs are left to the kernel's readahead: it meets its marks while
+    // this call reads them. The calls ahead are advised, dense runs included: readahead does not
+    // start a run before the reader reaches it, so with computation between calls a dense call
+    // would wait for its first requests at every call (btio on the test bed, 1 rank, declared:
+    // the same 1.33 s in the read calls with and without a computation as long as the reads).
+    stats_.bytes_advised += cache_->Advise(plan, dense_now);
     return;
   }
   std::vector<pfio_extent> readahead;

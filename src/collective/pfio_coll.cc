@@ -160,7 +160,9 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            static_cast<int>(coll->reader->aggregation().aggregators().size()),
                            s.round_bytes,
                            s.exchange_steps,
-                           s.exchange_peak};
+                           s.exchange_peak,
+                           s.calls_planned_ahead,
+                           s.bytes_advised};
 }
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {

@@ -50,9 +50,11 @@ typedef struct pfio_coll_stats {
   uint64_t bytes_shipped; /* read for other ranks and sent to them */
   int aggregator;         /* this rank's aggregator index, -1 when it is none */
   int aggregators;
-  uint64_t round_bytes;    /* the round agreed in the last call (the budgets' smallest) */
-  uint64_t exchange_steps; /* exchanges; more than rounds when a round went in steps */
-  uint64_t exchange_peak;  /* most send + receive buffer bytes held at once */
+  uint64_t round_bytes;         /* the round agreed in the last call (the budgets' smallest) */
+  uint64_t exchange_steps;      /* exchanges; more than rounds when a round went in steps */
+  uint64_t exchange_peak;       /* most send + receive buffer bytes held at once */
+  uint64_t calls_planned_ahead; /* later calls this aggregator planned (look-ahead) */
+  uint64_t bytes_advised;       /* advised to the kernel ahead of the reads (page-cache path) */
 } pfio_coll_stats;
 
 enum { PFIO_COLL_ERROR = -1, PFIO_COLL_READ = 0, PFIO_COLL_STOCK = 1 };

@@ -36,6 +36,7 @@ struct FileHandle {
   // Where its prefetched bytes are held: the reorder buffer (read with the backend's reads) or
   // the page cache (advised; io/page_cache_backend.h).
   pfio_buffer_kind buffer = PFIO_BUFFER_ENGINE;
+  uint64_t willneed_limit = 0;  // the page-cache kind: the most one WILLNEED reads (willneed.h)
 };
 
 // What says whether a file changed on disk: its size and its modification and status-change

@@ -8,11 +8,15 @@
 #include <string>
 
 #include "io/file_open.h"
+#include "io/willneed.h"
 
 namespace pfio {
 
 PageCacheAdvisor::PageCacheAdvisor(int fd)
-    : own_fd_(OwnDescriptor(fd)), owner_(getpid()), shared_(std::make_unique<Shared>()) {
+    : own_fd_(OwnDescriptor(fd)),
+      limit_(own_fd_ >= 0 ? WillneedLimit(own_fd_) : kMinWillneedLimit),
+      owner_(getpid()),
+      shared_(std::make_unique<Shared>()) {
   if (own_fd_ >= 0) shared_->thread = std::thread([this] { Run(); });
 }
 
@@ -33,8 +37,7 @@ PageCacheAdvisor::~PageCacheAdvisor() {
 }
 
 void PageCacheAdvisor::Advise(const Range &r) {
-  const int rc = posix_fadvise(own_fd_, static_cast<off_t>(r.offset), static_cast<off_t>(r.length),
-                               POSIX_FADV_WILLNEED);
+  const int rc = pfio::Willneed(own_fd_, r.offset, r.length, limit_);
   std::lock_guard<std::mutex> lock(shared_->mu);
   ++shared_->counts.advised;
   shared_->counts.bytes += r.length;

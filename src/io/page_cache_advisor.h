@@ -3,7 +3,9 @@
 // Contract. One advisor per open file. It advises on a descriptor of its own, so the caller may
 // close its own at any time: the file reopened through /proc/self/fd (an open file description
 // of its own), or a dup() where that fails. Willneed() queues a range and returns at
-// once; the advisor's thread advises the queued ranges in the order queued. Advice is a hint:
+// once; the advisor's thread advises the queued ranges in the order queued, each in pieces the
+// kernel reads whole (io/willneed.h: one WILLNEED reads at most the device's readahead or
+// request limit, 8 MiB on this project's VM, and drops the rest). Advice is a hint:
 // a failed advice is counted, never reported, and reads stay correct whatever was advised.
 // When kMaxQueued ranges wait already, or in a child of fork() (which has no advisor thread),
 // Willneed() advises in the calling thread instead. The destructor drops what is still queued
@@ -78,6 +80,7 @@ class PageCacheAdvisor {
   void Run();
 
   const int own_fd_;
+  const uint64_t limit_;  // the most one WILLNEED reads on this file (io/willneed.h)
   const pid_t owner_;
   std::unique_ptr<Shared> shared_;
 };

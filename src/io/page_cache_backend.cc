@@ -11,6 +11,7 @@
 #include "common/fs_type.h"
 #include "io/file_open.h"
 #include "io/sync_backend.h"
+#include "io/willneed.h"
 
 namespace pfio {
 
@@ -63,6 +64,7 @@ Status PageCacheBackend::OpenCached(const std::string &path, FileHandle *out) {
   f.o_direct = false;
   f.buffer = PFIO_BUFFER_CACHE;
   f.remote = OnRemoteStorage(f.buffered_fd);
+  f.willneed_limit = WillneedLimit(advice_fd);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!thread_.joinable()) thread_ = std::thread([this] { Advise(); });
@@ -132,8 +134,7 @@ void PageCacheBackend::Advise() {
 
 int PageCacheBackend::AdviseWillneed(IoRequest *req) {
   req->result = static_cast<int64_t>(req->length);  // advice lands whatever the kernel says
-  return posix_fadvise(req->file->direct_fd, static_cast<off_t>(req->offset),
-                       static_cast<off_t>(req->length), POSIX_FADV_WILLNEED);
+  return Willneed(req->file->direct_fd, req->offset, req->length, req->file->willneed_limit);
 }
 
 void PageCacheBackend::FinishLocked(IoRequest *req, int rc) {
