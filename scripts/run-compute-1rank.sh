@@ -4,6 +4,9 @@
 # the question is how much of the reading pfio hides behind the computation. The rank runs
 # with --bind-to none: Open MPI binds a single rank to core 0, and pfio's threads (advice,
 # completion) inherit the binding, so bound they take their time from the computation's core.
+# The test bed's server runs on the last core only (TESTBED_CPUS): a storage target on other
+# machines would not take the computation's CPU (unpinned, the busy loop ran 1.1-1.6x as long
+# beside pfio's reads on the test bed, 2026-11-27).
 # pfio-mpibench --compute auto (per call, stock ROMIO's read time per call) for ior-hard, btio,
 # tiles and random with ROMIO, pfio (page cache), pfio-declared (every call declared after the
 # open) and pfio-engine, every byte verified and every run cache-
@@ -34,7 +37,7 @@ run() { # target file
 }
 run disk "$data"
 status=0
-served=$(bash scripts/testbed.sh up "$profile" "$data") || status=$?
+served=$(TESTBED_CPUS=$(($(nproc) - 1)) bash scripts/testbed.sh up "$profile" "$data") || status=$?
 if [ "$status" -eq 0 ]; then
   bash scripts/testbed.sh check | tee "$out/fio-$profile.txt"
   run "$profile" "$served"

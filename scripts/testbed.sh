@@ -15,7 +15,11 @@
 #   far   5 ms, 64 in flight   (a farther or busier one)
 #   near  0.5 ms, 64 in flight (a fast network target)
 # TESTBED_LOG=PATH logs every request the target serves (nbdkit's log filter: offset and size)
-# to PATH, to count requests and their sizes. State lives in $TESTBED_DIR (default build/testbed): the mount point mnt/, the pid files, the
+# to PATH, to count requests and their sizes. TESTBED_CPUS=LIST runs the server (nbdkit and
+# nbdfuse) on those CPUs only (taskset -c LIST): on this 2-core VM a computation on the other
+# core then does not share its core with the server, as it would not with a storage target on
+# other machines (the kernel's FUSE work for the reader still runs where the reader runs).
+# State lives in $TESTBED_DIR (default build/testbed): the mount point mnt/, the pid files, the
 # socket, profile.env and fio.json. Exit status 3 means this machine cannot host the test bed
 # (no /dev/fuse, no permission to mount, or a tool missing): callers say so and go on with the
 # disk alone. Eviction works on the served file: POSIX_FADV_DONTNEED and drop_caches empty its
@@ -107,14 +111,16 @@ up() {
   # time; the delay filter sleeps in that thread, so in-flight requests = connections in use.
   local log=() logfile=()
   [ -z "${TESTBED_LOG:-}" ] || { log=(--filter=log); logfile=(logfile="$TESTBED_LOG"); }
-  nbdkit --unix "$state/nbd.sock" --pidfile "$state/nbdkit.pid" -r -t 2 \
+  local pin=()
+  [ -z "${TESTBED_CPUS:-}" ] || pin=(taskset -c "$TESTBED_CPUS")
+  "${pin[@]}" nbdkit --unix "$state/nbd.sock" --pidfile "$state/nbdkit.pid" -r -t 2 \
     "${log[@]}" --filter=delay file "$file" rdelay="${delay}ms" "${logfile[@]}" ||
     unavailable "nbdkit did not start"
   for i in $(seq 100); do [ -S "$state/nbd.sock" ] && break; sleep 0.05; done
   [ -S "$state/nbd.sock" ] || { down; unavailable "nbdkit's socket did not appear"; }
   # nbdfuse uses C-1 of its C connections for requests (one per blocked FUSE worker).
   LD_PRELOAD=$so PFIO_TESTBED_FUSE_THREADS=$((inflight * 2)) \
-    setsid nbdfuse -r -C $((inflight + 1)) -o kernel_cache -P "$state/nbdfuse.pid" \
+    setsid "${pin[@]}" nbdfuse -r -C $((inflight + 1)) -o kernel_cache -P "$state/nbdfuse.pid" \
     "$mnt/$name" --unix "$state/nbd.sock" >"$state/nbdfuse.log" 2>&1 </dev/null &
   for i in $(seq 200); do [ -s "$state/nbdfuse.pid" ] && mountpoint -q "$mnt" && break; sleep 0.05; done
   if ! mountpoint -q "$mnt"; then
@@ -129,6 +135,7 @@ delay_ms=$delay
 inflight=$inflight
 backing=$file
 served=$mnt/$name
+cpus=${TESTBED_CPUS:-all}
 ENV
   echo "$mnt/$name"
 }
@@ -148,16 +155,18 @@ check() {
   fio_one qd32-4k --rw=randread --bs=4k --ioengine=libaio --iodepth=32
   fio_one qd1-1m --rw=read --bs=1m --ioengine=psync --iodepth=1
   fio_one qd16-1m --rw=read --bs=1m --ioengine=libaio --iodepth=16
-  /usr/bin/python3 - "$state" "$profile" "$delay_ms" "$inflight" <<'PY'
+  /usr/bin/python3 - "$state" "$profile" "$delay_ms" "$inflight" "${cpus:-all}" <<'PY'
 import json, sys
-state, profile, delay, inflight = sys.argv[1:5]
-out = {"profile": profile, "delay_ms": float(delay), "inflight": int(inflight), "tool": "fio"}
+state, profile, delay, inflight, cpus = sys.argv[1:6]
+out = {"profile": profile, "delay_ms": float(delay), "inflight": int(inflight), "tool": "fio",
+       "server_cpus": cpus}
 for label in ("qd1-4k", "qd32-4k", "qd1-1m", "qd16-1m"):
     r = json.load(open(f"{state}/fio-{label}.json"))["jobs"][0]["read"]
     out[label] = {"iops": round(r["iops"]), "mib_s": round(r["bw_bytes"] / 2**20, 1),
                   "lat_ms": round(r["clat_ns"]["mean"] / 1e6, 3)}
 json.dump(out, open(f"{state}/fio.json", "w"))
-print(f"testbed {profile} ({delay} ms, {inflight} in flight), fio direct reads: "
+pinned = "" if cpus == "all" else f", server on CPU {cpus}"
+print(f"testbed {profile} ({delay} ms, {inflight} in flight{pinned}), fio direct reads: "
       f"4 KiB random QD1 {out['qd1-4k']['iops']} IOPS ({out['qd1-4k']['lat_ms']} ms), "
       f"QD32 {out['qd32-4k']['iops']} IOPS; 1 MiB sequential QD1 {out['qd1-1m']['mib_s']} MiB/s, "
       f"QD16 {out['qd16-1m']['mib_s']} MiB/s")

@@ -40,24 +40,38 @@ TEST_F(CollectiveReaderTest, DeclaredCallsArePlannedAndChecked) {
   });
 }
 
-// On the cache path a declared call's dense runs are advised while the calls before it run (the
-// kernel's readahead would start them only when the call reaches them), and the current call's
-// are left to readahead: 2 ranks, each reading 2 MiB of its own per call, side by side.
-TEST_F(CollectiveReaderTest, DeclaredDenseCallsAreAdvisedAheadNotWhenTheyAreRead) {
+// On the cache path the dense runs of declared calls ahead are advised while the calls before
+// them run, except what the kernel's readahead reaches by itself: the current call's runs, and
+// the first 8 MiB of a run that continues the run before it. 2 ranks, each reading its own part
+// of a call, the ranks' parts side by side; the bytes advised summed over the ranks.
+TEST_F(CollectiveReaderTest, DeclaredDenseCallsAheadAreAdvisedWhereReadaheadDoesNotReach) {
+  constexpr uint64_t kMiB = 1 << 20;
   ReaderOptions o;
   o.buffer = BufferKind::kCache;
-  constexpr uint64_t kPart = 2 << 20;
-  std::atomic<uint64_t> advised{0};
-  RunRanks(2, path_, o, [&](Rank &rank, int r) {
-    auto call = [&](uint64_t c) {
-      return FileRanges{{(c * 2 + static_cast<uint64_t>(r)) * kPart, kPart}};
-    };
-    ASSERT_EQ(rank.reader->DeclareCollective({call(0), call(1), call(2)}), "");
-    for (uint64_t c = 0; c < 3; ++c) ReadAndCheck(rank, call(c));
-    EXPECT_EQ(rank.reader->stats().predicted_hits, 3u);
-    advised += rank.reader->stats().bytes_advised;
-  });
-  EXPECT_EQ(advised.load(), 2 * 2 * kPart) << "calls 1 and 2 once each, call 0 never";
+  // Three calls of `part` bytes per rank, call c starting at c * stride: the bytes advised.
+  auto advised_by = [&](uint64_t part, uint64_t stride) {
+    std::atomic<uint64_t> advised{0};
+    RunRanks(2, path_, o, [&](Rank &rank, int r) {
+      auto call = [&](uint64_t c) {
+        return FileRanges{{c * stride + static_cast<uint64_t>(r) * part, part}};
+      };
+      ASSERT_EQ(rank.reader->DeclareCollective({call(0), call(1), call(2)}), "");
+      for (uint64_t c = 0; c < 3; ++c) ReadAndCheck(rank, call(c));
+      EXPECT_EQ(rank.reader->stats().predicted_hits, 3u);
+      advised += rank.reader->stats().bytes_advised;
+    });
+    return advised.load();
+  };
+  // 4 MiB calls 2 MiB apart: readahead does not cross a gap; calls 1 and 2 once each, call 0
+  // (read while it is the current call) never.
+  EXPECT_EQ(advised_by(2 * kMiB, 6 * kMiB), 2 * 4 * kMiB);
+  // 4 MiB calls one after the other: inside the window readahead runs ahead of the reader.
+  EXPECT_EQ(advised_by(2 * kMiB, 4 * kMiB), 0u);
+  // 8.5 MiB calls one after the other (the file holds three): calls 1 and 2 past their first
+  // 8 MiB (rounded out to the extents an aggregator reads), never all of them.
+  const uint64_t large = advised_by(17 * kMiB / 4, 17 * kMiB / 2);
+  EXPECT_GT(large, 0u);
+  EXPECT_LT(large, 17 * kMiB);
 }
 
 TEST_F(CollectiveReaderTest, ADeclarationThatIsWrongCostsAMissNeverABadByte) {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/busy_compute.h"
 #include "../common/sequential_rate.h"
 #include "H5FDprefetch.h"
 
@@ -40,11 +42,13 @@ typedef struct {
   const char *file, *datasets, *patterns, *methods, *json, *budget;
   hsize_t rows;
   int rounds, points, quiet, lookup;
+  double compute_ms; /* 0: none; > 0: ms per H5Dread; < 0: auto (sec2's read time per H5Dread) */
 } Options;
 
 /* What one run measured (sent from the child through a pipe). */
 typedef struct {
   double elapsed, declare_seconds;
+  double read_seconds, busy_seconds; /* inside H5Dread; in the computation between reads */
   uint64_t bytes, bad, raw_reads, hits, misses, unplanned, bytes_read, predicted, memory_peak,
       lookups, sweep_advised;
   int ok;
@@ -57,10 +61,15 @@ typedef struct {
 } Slab;
 
 typedef struct {
-  int dataset, pattern, method, round;
+  int dataset, pattern, method, round; /* method COMPUTE_ONLY: the computation alone */
+  double compute_ms;                   /* the computation per H5Dread of this run (0: none) */
   Result r;
   long peak_rss_kib;
 } Run;
+#define COMPUTE_ONLY (-1)
+
+/* The busy loop's steps per second (h5bench_compute.c; 0 until calibrated). */
+extern double busy_rate;
 
 /* h5bench_util.c */
 void usage(FILE *out);
@@ -77,7 +86,14 @@ void warm(const char *path);
 
 /* h5bench_run.c */
 void run_one(const Options *o, Run *run);
+size_t selections(const Options *o, int di, int pi);
 double sequential_rate(const char *path);
 void lookup_cost(const Options *o, int n, double *by_coord_us, double *declare_us);
+
+/* h5bench_compute.c */
+void calibrate_compute(void);
+double compute_for(const Options *o, const Run *runs, int nruns, int di, int pi, int round);
+void run_compute_only(const Options *o, Run *run);
+void print_compute_table(const Options *o, const Run *runs, int nruns);
 
 #endif

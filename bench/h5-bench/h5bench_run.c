@@ -46,8 +46,15 @@ static hid_t select_slab(hid_t dset, const Slab *s) {
 
 /* ---- one run (in a child process) ------------------------------------------------------------ */
 
-static void run_child(const Options *o, int di, int pi, int mi, Result *res) {
+size_t selections(const Options *o, int di, int pi) {
+  size_t n = 0;
+  free(pattern_slabs(o, &datasets[di], pi, &n));
+  return n;
+}
+
+static void run_child(const Options *o, int di, int pi, int mi, double compute_ms, Result *res) {
   const Dataset *d = &datasets[di];
+  const double steps = compute_ms / 1000.0 * busy_rate;
   size_t n = 0, i, biggest = 0;
   Slab *slabs = pattern_slabs(o, d, pi, &n);
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), file, dset;
@@ -95,16 +102,19 @@ static void run_child(const Options *o, int di, int pi, int mi, Result *res) {
     const Slab *s = &slabs[i];
     hsize_t count[2] = {s->nr, s->nc};
     hid_t fs = select_slab(dset, s), ms = H5Screate_simple(2, count, NULL);
+    double t = now();
     if (H5Dread(dset, H5T_NATIVE_UINT64, ms, fs, H5P_DEFAULT, buf) < 0) {
       snprintf(res->error, sizeof res->error, "H5Dread of selection %zu failed", i);
       return;
     }
+    res->read_seconds += now() - t;
     H5Sclose(ms);
     H5Sclose(fs);
     for (hsize_t r = 0; r < s->nr; ++r)
       for (hsize_t c = 0; c < s->nc; ++c)
         res->bad += buf[r * s->nc + c] != value_of(d, s->r0 + r, s->c0 + c, o->rows);
     res->bytes += s->nr * s->nc * sizeof *buf;
+    if (steps > 0) res->busy_seconds += busy_compute(steps);
   }
   if (mi == 1 || mi == 2 || mi == 4) {
     H5FD_prefetch_stats_t st;
@@ -150,7 +160,7 @@ void run_one(const Options *o, Run *run) {
   if (pid == 0) {
     Result r;
     close(fds[0]);
-    run_child(o, run->dataset, run->pattern, run->method, &r);
+    run_child(o, run->dataset, run->pattern, run->method, run->compute_ms, &r);
     if (write(fds[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(2);
     _exit(0);
   }

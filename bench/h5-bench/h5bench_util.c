@@ -6,7 +6,7 @@ void usage(FILE *out) {
   fputs(
       "usage: pfio-h5bench [--file PATH] [--rows N] [--datasets LIST] [--patterns LIST]\n"
       "                    [--methods LIST] [--rounds R] [--budget SIZE] [--points N]\n"
-      "                    [--json PATH] [--lookup] [--quiet] [--help]\n"
+      "                    [--json PATH] [--compute MS|auto] [--lookup] [--quiet] [--help]\n"
       "  datasets: c8k c128k c1m contig (N x N uint64, chunks 8 KiB, 128 KiB, 1 MiB, none)\n"
       "  patterns: tiles columns rows random-points\n"
       "  methods:  sec2 prefetch prefetch-declared sec2-cached declared-engine\n"

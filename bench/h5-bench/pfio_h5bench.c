@@ -3,7 +3,7 @@
  *
  * usage: pfio-h5bench [--file PATH] [--rows N] [--datasets LIST] [--patterns LIST]
  *                     [--methods LIST] [--rounds R] [--budget SIZE] [--points N]
- *                     [--json PATH] [--lookup] [--quiet] [--help]
+ *                     [--json PATH] [--compute MS|auto] [--lookup] [--quiet] [--help]
  * Datasets (N x N unsigned 64-bit values each, N = --rows, 8192 by default: 512 MiB each):
  *   c8k     chunked, 32 x 32 chunks (8 KiB)
  *   c128k   chunked, 128 x 128 chunks (128 KiB)
@@ -22,6 +22,12 @@
  *                      no driver can beat it; it is HDF5's own cost per read on this machine
  *   declared-engine    prefetch-declared with engine_min = 64 KiB: extents of 64 KiB and more
  *                      read by pfio's engine instead of the page cache
+ * --compute MS|auto: computation between reads: after each selection's check a busy loop worth
+ *   MS milliseconds (bench/common/busy_compute.h, calibrated at start-up); auto takes sec2's time
+ *   inside H5Dread per selection in the same round. Each round then runs, per dataset and
+ *   pattern, every method without the computation, the computation alone, and every method
+ *   with it; a second table gives time alone, computation alone, time to solution, time inside
+ *   H5Dread, overlap and time to solution against sec2's.
  * --lookup also times finding chunk addresses (H5Dget_chunk_info_by_coord against
  * H5FD_prefetch_declare) for 256, 1024 and 4096 random chunks of c8k.
  * Every run is a child process (so its peak RSS is its own): the file is evicted from the page
@@ -56,7 +62,7 @@ static double median_rate(const Run *runs, int nruns, int di, int pi, int mi, lo
   *rss = 0;
   for (int i = 0; i < nruns; ++i) {
     const Run *r = &runs[i];
-    if (r->dataset == di && r->pattern == pi && r->method == mi && r->r.ok) {
+    if (r->dataset == di && r->pattern == pi && r->method == mi && r->r.ok && r->compute_ms == 0) {
       v[n++] = (double)r->r.bytes / (1 << 20) / r->r.elapsed;
       if (r->peak_rss_kib > *rss) *rss = r->peak_rss_kib;
     }
@@ -109,7 +115,14 @@ static void parse(int argc, char **argv, Options *o) {
       o->points = atoi(v);
     else if (strcmp(a, "--json") == 0)
       o->json = v;
-    else {
+    else if (strcmp(a, "--compute") == 0) {
+      char *end = NULL;
+      o->compute_ms = strcmp(v, "auto") == 0 ? -1 : strtod(v, &end);
+      if (o->compute_ms == 0 || (end != NULL && (*end != '\0' || o->compute_ms < 0))) {
+        fprintf(stderr, "pfio-h5bench: --compute %s: expected milliseconds > 0 or auto\n", v);
+        exit(2);
+      }
+    } else {
       fprintf(stderr, "pfio-h5bench: unknown option %s\n", a);
       usage(stderr);
       exit(2);
@@ -134,6 +147,47 @@ static void parse(int argc, char **argv, Options *o) {
       !check_list("patterns", o->patterns, patterns, NPATTERNS) ||
       !check_list("methods", o->methods, methods, NMETHODS))
     exit(2);
+}
+
+/* A run's progress line and JSON line; 1 when it failed. */
+static int report(const Options *o, const Run *run, int done, int total, FILE *json) {
+  const Result *r = &run->r;
+  const char *dataset = datasets[run->dataset].name, *pattern = patterns[run->pattern];
+  const char *method = run->method == COMPUTE_ONLY ? "compute-only" : methods[run->method];
+  if (!r->ok) {
+    fprintf(stderr, "pfio-h5bench: %s %s %s FAILED: %s\n", dataset, pattern, method, r->error);
+  } else if (o->quiet) {
+  } else if (run->method == COMPUTE_ONLY) {
+    fprintf(stderr, "[-] %-6s %-13s compute-only %.2f ms per read: %.2f s\n", dataset, pattern,
+            run->compute_ms, r->elapsed);
+  } else {
+    fprintf(stderr,
+            "[%d/%d] %-6s %-13s %-17s %8.1f MiB/s  %6.2f s  reads %llu "
+            "hits %llu misses %llu unplanned %llu%s\n",
+            done, total, dataset, pattern, method, (double)r->bytes / (1 << 20) / r->elapsed,
+            r->elapsed, (unsigned long long)r->raw_reads, (unsigned long long)r->hits,
+            (unsigned long long)r->misses, (unsigned long long)r->unplanned,
+            run->compute_ms > 0 ? "  +compute" : "");
+  }
+  if (json != NULL)
+    fprintf(json,
+            "{\"dataset\":\"%s\",\"pattern\":\"%s\",\"method\":\"%s\","
+            "\"round\":%d,\"rows\":%llu,\"ok\":%s,\"elapsed_s\":%.6f,"
+            "\"declare_s\":%.6f,\"bytes\":%llu,\"mib_s\":%.3f,"
+            "\"raw_reads\":%llu,\"hits\":%llu,\"misses\":%llu,\"unplanned\":%llu,"
+            "\"bytes_read\":%llu,\"predicted\":%llu,\"memory_peak\":%llu,"
+            "\"peak_rss_kib\":%ld,\"budget\":\"%s\",\"chunk_lookups\":%llu,"
+            "\"sweep_advised\":%llu,\"compute_ms\":%.3f,\"read_s\":%.6f,\"busy_s\":%.6f}\n",
+            dataset, pattern, method, run->round, (unsigned long long)o->rows,
+            r->ok ? "true" : "false", r->elapsed, r->declare_seconds, (unsigned long long)r->bytes,
+            r->ok && r->elapsed > 0 ? (double)r->bytes / (1 << 20) / r->elapsed : 0,
+            (unsigned long long)r->raw_reads, (unsigned long long)r->hits,
+            (unsigned long long)r->misses, (unsigned long long)r->unplanned,
+            (unsigned long long)r->bytes_read, (unsigned long long)r->predicted,
+            (unsigned long long)r->memory_peak, run->peak_rss_kib, o->budget,
+            (unsigned long long)r->lookups, (unsigned long long)r->sweep_advised, run->compute_ms,
+            r->read_seconds, r->busy_seconds);
+  return !r->ok;
 }
 
 int main(int argc, char **argv) {
@@ -169,57 +223,42 @@ int main(int argc, char **argv) {
       for (int mi = 0; mi < NMETHODS; ++mi)
         total += listed(o.datasets, datasets[di].name) && listed(o.patterns, patterns[pi]) &&
                  listed(o.methods, methods[mi]);
-  total *= o.rounds;
+  total *= o.rounds * (o.compute_ms != 0 ? 2 : 1);
+  if (o.compute_ms != 0) calibrate_compute();
   for (int round = 0; round < o.rounds; ++round)
     for (int di = 0; di < NDATASETS; ++di)
-      for (int pi = 0; pi < NPATTERNS; ++pi)
-        for (int step = 0; step < NMETHODS && nruns < MAX_RUNS; ++step) {
-          /* Each round starts with another method, so no method always runs first after the
-           * eviction or right after the same neighbour. */
-          const int mi = (step + round) % NMETHODS;
-          Run *run = &runs[nruns];
-          if (!listed(o.datasets, datasets[di].name) || !listed(o.patterns, patterns[pi]) ||
-              !listed(o.methods, methods[mi]))
-            continue;
-          run->dataset = di;
-          run->pattern = pi;
-          run->method = mi;
-          run->round = round;
-          run_one(&o, run);
-          ++nruns;
-          ++done;
-          if (!run->r.ok) {
-            ++failed;
-            fprintf(stderr, "pfio-h5bench: %s %s %s FAILED: %s\n", datasets[di].name, patterns[pi],
-                    methods[mi], run->r.error);
-          } else if (!o.quiet) {
-            fprintf(stderr,
-                    "[%d/%d] %-6s %-13s %-17s %8.1f MiB/s  %6.2f s  reads %llu "
-                    "hits %llu misses %llu unplanned %llu\n",
-                    done, total, datasets[di].name, patterns[pi], methods[mi],
-                    (double)run->r.bytes / (1 << 20) / run->r.elapsed, run->r.elapsed,
-                    (unsigned long long)run->r.raw_reads, (unsigned long long)run->r.hits,
-                    (unsigned long long)run->r.misses, (unsigned long long)run->r.unplanned);
+      for (int pi = 0; pi < NPATTERNS; ++pi) {
+        if (!listed(o.datasets, datasets[di].name) || !listed(o.patterns, patterns[pi])) continue;
+        for (int pass = 0; pass < (o.compute_ms != 0 ? 2 : 1); ++pass) {
+          double ms = 0;
+          if (pass == 1) { /* with the computation: first the computation alone */
+            ms = compute_for(&o, runs, nruns, di, pi, round);
+            if (ms <= 0 || nruns >= MAX_RUNS) {
+              fprintf(stderr, "pfio-h5bench: --compute auto needs a sec2 run that succeeded\n");
+              return 2;
+            }
+            runs[nruns] = (Run){.dataset = di,
+                                .pattern = pi,
+                                .method = COMPUTE_ONLY,
+                                .round = round,
+                                .compute_ms = ms};
+            run_compute_only(&o, &runs[nruns]);
+            failed += report(&o, &runs[nruns++], 0, 0, json);
           }
-          if (json != NULL)
-            fprintf(json,
-                    "{\"dataset\":\"%s\",\"pattern\":\"%s\",\"method\":\"%s\","
-                    "\"round\":%d,\"rows\":%llu,\"ok\":%s,\"elapsed_s\":%.6f,"
-                    "\"declare_s\":%.6f,\"bytes\":%llu,\"mib_s\":%.3f,"
-                    "\"raw_reads\":%llu,\"hits\":%llu,\"misses\":%llu,\"unplanned\":%llu,"
-                    "\"bytes_read\":%llu,\"predicted\":%llu,\"memory_peak\":%llu,"
-                    "\"peak_rss_kib\":%ld,\"budget\":\"%s\",\"chunk_lookups\":%llu,"
-                    "\"sweep_advised\":%llu}\n",
-                    datasets[di].name, patterns[pi], methods[mi], round, (unsigned long long)o.rows,
-                    run->r.ok ? "true" : "false", run->r.elapsed, run->r.declare_seconds,
-                    (unsigned long long)run->r.bytes,
-                    run->r.ok ? (double)run->r.bytes / (1 << 20) / run->r.elapsed : 0,
-                    (unsigned long long)run->r.raw_reads, (unsigned long long)run->r.hits,
-                    (unsigned long long)run->r.misses, (unsigned long long)run->r.unplanned,
-                    (unsigned long long)run->r.bytes_read, (unsigned long long)run->r.predicted,
-                    (unsigned long long)run->r.memory_peak, run->peak_rss_kib, o.budget,
-                    (unsigned long long)run->r.lookups, (unsigned long long)run->r.sweep_advised);
+          for (int step = 0; step < NMETHODS && nruns < MAX_RUNS; ++step) {
+            /* Each round starts with another method, so no method always runs first after the
+             * eviction or right after the same neighbour. */
+            const int mi = (step + round) % NMETHODS;
+            Run *run = &runs[nruns];
+            if (!listed(o.methods, methods[mi])) continue;
+            *run =
+                (Run){.dataset = di, .pattern = pi, .method = mi, .round = round, .compute_ms = ms};
+            run_one(&o, run);
+            ++nruns;
+            failed += report(&o, run, ++done, total, json);
+          }
         }
+      }
   if (o.lookup) {
     hsize_t chunks = (o.rows / 32) * (o.rows / 32);
     for (int n = 256; n <= 4096; n *= 4) {
@@ -256,6 +295,7 @@ int main(int argc, char **argv) {
     }
   printf("seq (one reader, O_DIRECT 8 MiB reads of the whole file, %d in flight): %.1f MiB/s\n",
          SEQ_DEPTH, seq);
+  if (o.compute_ms != 0) print_compute_table(&o, runs, nruns);
   if (json != NULL) {
     fprintf(json, "{\"seq_mib_s\":%.3f,\"rows\":%llu}\n", seq, (unsigned long long)o.rows);
     fclose(json);

@@ -51,6 +51,16 @@ for m in romio pfio; do
 done
 grep -q "^ior-hard  pfio .*x$" "$work/compute.out" ||
   { cat "$work/compute.out"; echo "FAIL: no overlap table"; exit 1; }
+run 2 "$work/declared" "$driver" "${preload[@]}" -- "$bench" --file "$work/bench.data" \
+  --size 64M --rounds 1 --workloads random,btio --methods pfio-declared \
+  --json "$work/declared.jsonl" >"$work/declared.out" 2>&1 || { cat "$work/declared.out"; exit 1; }
+for w in random btio; do
+  grep -q "\"workload\": \"$w\", \"method\": \"pfio-declared\"" "$work/declared.jsonl" ||
+    { cat "$work/declared.out"; echo "FAIL: no pfio-declared run of $w"; exit 1; }
+done
+if grep -q "skipped" "$work/declared.out"; then
+  cat "$work/declared.out"; echo "FAIL: pfio-declared was skipped"; exit 1
+fi
 if run 1 "$work/badcompute" "$driver" -- "$bench" --compute 2x >"$work/badcompute.out" 2>&1; then
   echo "FAIL: --compute 2x was accepted"; exit 1
 fi
