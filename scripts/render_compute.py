@@ -9,6 +9,8 @@ import os
 import statistics
 import sys
 
+from render_common import replace_section
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "compute-1rank")
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
@@ -89,15 +91,7 @@ def main():
                                    " (" + open(fio).read().strip().splitlines()[-1] + ")"))
         parts += ["", table(target, runs), ""]
     parts.append(END)
-    section = "\n".join(parts)
-    with open(DOC) as f:
-        doc = f.read()
-    if BEGIN in doc:
-        doc = doc[:doc.index(BEGIN)] + section + doc[doc.index(END) + len(END):]
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + section + "\n"
-    with open(DOC, "w") as f:
-        f.write(doc)
+    replace_section(DOC, BEGIN, END, parts)
     print("render_compute: %s updated" % DOC)
 
 

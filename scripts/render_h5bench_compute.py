@@ -9,6 +9,8 @@ import os
 import statistics
 import sys
 
+from render_common import replace_section
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "h5bench-compute")
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
@@ -112,15 +114,7 @@ def main():
         parts += ["**%s**: without computation" % title, "", rate_table(runs), "",
                   "With computation between reads:", "", compute_table(runs), ""]
     parts.append(END)
-    section = "\n".join(parts)
-    with open(DOC) as f:
-        doc = f.read()
-    if BEGIN in doc:
-        doc = doc[:doc.index(BEGIN)] + section + doc[doc.index(END) + len(END):]
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + section + "\n"
-    with open(DOC, "w") as f:
-        f.write(doc)
+    replace_section(DOC, BEGIN, END, parts)
     print("render_h5bench_compute: %s updated" % DOC)
 
 
