@@ -40,10 +40,10 @@ TEST_F(CollectiveReaderTest, DeclaredCallsArePlannedAndChecked) {
   });
 }
 
-// On the cache path the dense runs of declared calls ahead are advised while the calls before
-// them run, except what the kernel's readahead reaches by itself: the current call's runs, and
-// the first 8 MiB of a run that continues the run before it. 2 ranks, each reading its own part
-// of a call, the ranks' parts side by side; the bytes advised summed over the ranks.
+// On the cache path the next declared call's dense runs are advised once the call before it is
+// read, except what the kernel's readahead reaches by itself: the first 8 MiB of a run that
+// continues the run before it. 2 ranks, each reading its own part of a call, the ranks' parts
+// side by side; the bytes advised summed over the ranks.
 TEST_F(CollectiveReaderTest, DeclaredDenseCallsAheadAreAdvisedWhereReadaheadDoesNotReach) {
   constexpr uint64_t kMiB = 1 << 20;
   ReaderOptions o;

@@ -61,14 +61,8 @@ uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const File
   // sorted and disjoint).
   uint64_t advised = 0;
   auto advise = [&](uint64_t offset, uint64_t length) {
-    ++advise_calls_;
     advised += length;
-    // A refused advice (EINVAL on a file system without readahead) leaves the reads to Read.
-    if (advisor_)
-      pfio_advisor_willneed(advisor_.get(), offset, length);
-    else
-      (void)posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
-                          POSIX_FADV_WILLNEED);
+    WillneedRange(offset, length);
   };
   auto before = advised_.begin();
   for (const FileRange &r : joined) {
@@ -82,6 +76,28 @@ uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const File
   }
   advised_ = std::move(joined);
   return advised;
+}
+
+uint64_t CacheReader::AdviseNow(const std::vector<pfio_extent> &extents) {
+  FileRanges ranges;
+  ranges.reserve(extents.size());
+  for (const pfio_extent &e : extents) ranges.push_back({e.offset, e.length});
+  uint64_t advised = 0;
+  for (const FileRange &r : Joined(std::move(ranges), kJoinSpan, join_gap_)) {
+    WillneedRange(r.offset, r.length);
+    advised += r.length;
+  }
+  return advised;
+}
+
+void CacheReader::WillneedRange(uint64_t offset, uint64_t length) {
+  ++advise_calls_;
+  // A refused advice (EINVAL on a file system without readahead) leaves the reads to Read.
+  if (advisor_)
+    pfio_advisor_willneed(advisor_.get(), offset, length);
+  else
+    (void)posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                        POSIX_FADV_WILLNEED);
 }
 
 std::string CacheReader::Read(std::vector<pfio_read_piece> pieces) {

@@ -66,6 +66,9 @@ class CacheReader {
   // Extents in the order they will be read; `dense` sorted by offset (DenseRuns). Returns the
   // bytes newly advised (joined gaps included).
   uint64_t Advise(const std::vector<pfio_extent> &extents, const FileRanges &dense);
+  // Advises `extents` (any order; adjacent ones joined as Advise joins them) now, whatever the
+  // calls before advised, and leaves Advise's memory of them alone. Returns the bytes advised.
+  uint64_t AdviseNow(const std::vector<pfio_extent> &extents);
   // Pieces in any order; their buffers are filled from the file.
   std::string Read(std::vector<pfio_read_piece> pieces);
 
@@ -78,6 +81,7 @@ class CacheReader {
   // Advise advises.
   std::unique_ptr<pfio_advisor, void (*)(pfio_advisor *)> advisor_{nullptr, pfio_advisor_destroy};
   FileRanges advised_;  // the previous Advise's ranges, sorted by offset
+  void WillneedRange(uint64_t offset, uint64_t length);  // by the advisor, else here
   uint64_t advise_calls_ = 0;
 };
 

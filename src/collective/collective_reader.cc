@@ -122,6 +122,10 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   std::string read_error;
   const Outcome rounds = ReadRounds(schedule, pieces, starts, &read_error, error);
   if (rounds != Outcome::kRead) return rounds;
+  if (cache_ && !advise_after_.empty()) {  // the next call's dense runs (PlanAhead)
+    stats_.bytes_advised += cache_->AdviseNow(advise_after_);
+    advise_after_.clear();
+  }
   // 4. One verdict for every rank.
   const Outcome verdict = Verdict(read_error, error);
   if (verdict != Outcome::kRead) return verdict;

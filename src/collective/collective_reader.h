@@ -179,7 +179,10 @@ class CollectiveReader {
   uint64_t round_;          // agreed in the last call (starts at options_.round_bytes)
   predict::ShiftedCalls<FileRange> predictor_{1};
   std::deque<CallPlans> declared_;  // future calls, front = the next one
-  PlanRecordWriter record_;         // rank 0 only, when recording
+  // Cache path: the next call's dense extents past what the kernel's readahead reaches, advised
+  // once this call's bytes are read (PlanAhead has the why).
+  std::vector<pfio_extent> advise_after_;
+  PlanRecordWriter record_;  // rank 0 only, when recording
   std::string record_error_;
   ReaderStats stats_;
   std::string broken_;  // the transport failure that stopped this reader, "" while usable
