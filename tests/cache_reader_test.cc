@@ -33,6 +33,16 @@ struct PatternFile {
   const int fd;
 };
 
+TEST(CacheReaderTest, WithoutKeepsThePartsOutsideTheOtherRanges) {
+  const FileRanges ranges = {{0, 100}, {200, 100}, {400, 50}};
+  // Cuts the first range twice, covers the second whole, and touches none of the third.
+  const FileRanges minus = {{10, 20}, {50, 10}, {190, 120}, {450, 10}};
+  EXPECT_EQ(CacheReader::Without(ranges, minus),
+            (FileRanges{{0, 10}, {30, 20}, {60, 40}, {400, 50}}));
+  EXPECT_EQ(CacheReader::Without(ranges, {}), ranges);
+  EXPECT_TRUE(CacheReader::Without({}, minus).empty());
+}
+
 TEST(CacheReaderTest, DenseRunsJoinCloseRangesAndDropShortRuns) {
   const FileRanges runs = CacheReader::DenseRuns({
       {10 * kMiB, kMiB / 2},  // joined with the next: gap one page

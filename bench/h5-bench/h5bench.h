@@ -74,6 +74,7 @@ extern double busy_rate;
 /* h5bench_util.c */
 void usage(FILE *out);
 double now(void);
+int by_double(const void *a, const void *b); /* qsort's comparison of doubles, ascending */
 int listed(const char *list, const char *name);
 int check_list(const char *what, const char *list, const char *const *known, int n);
 uint64_t value_of(const Dataset *d, hsize_t row, hsize_t col, hsize_t cols);

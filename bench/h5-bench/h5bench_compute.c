@@ -32,11 +32,6 @@ void run_compute_only(const Options *o, Run *run) {
   run->r.ok = 1;
 }
 
-static int by_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The median of a Result field over the rounds' runs of (di, pi, mi), with or without
  * computation; -1 when there is none. */
 static double median_of(const Run *runs, int nruns, int di, int pi, int mi, int with_compute,

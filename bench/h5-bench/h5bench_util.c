@@ -15,6 +15,11 @@ void usage(FILE *out) {
       out);
 }
 
+int by_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

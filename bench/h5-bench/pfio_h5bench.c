@@ -50,11 +50,6 @@ const char *methods[] = {"sec2", "prefetch", "prefetch-declared", "sec2-cached",
 
 /* ---- report ---------------------------------------------------------------------------------- */
 
-static int by_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Median MiB/s of (dataset, pattern, method) over the rounds; 0 if none. */
 static double median_rate(const Run *runs, int nruns, int di, int pi, int mi, long *rss) {
   double v[MAX_RUNS];

@@ -43,6 +43,21 @@ FileRanges CacheReader::DenseRuns(FileRanges ranges) {
   return out;
 }
 
+FileRanges CacheReader::Without(const FileRanges &ranges, const FileRanges &minus) {
+  FileRanges out;
+  auto before = minus.begin();
+  for (const FileRange &r : ranges) {
+    uint64_t at = r.offset;
+    while (before != minus.end() && before->end() <= at) ++before;
+    for (auto it = before; it != minus.end() && it->offset < r.end(); ++it) {
+      if (it->offset > at) out.push_back({at, it->offset - at});
+      at = std::max(at, it->end());
+    }
+    if (at < r.end()) out.push_back({at, r.end() - at});
+  }
+  return out;
+}
+
 bool CacheReader::Inside(const FileRanges &sorted, uint64_t offset, uint64_t length) {
   auto it = std::upper_bound(sorted.begin(), sorted.end(), offset,
                              [](uint64_t off, const FileRange &a) { return off < a.offset; });
@@ -57,22 +72,11 @@ uint64_t CacheReader::Advise(const std::vector<pfio_extent> &extents, const File
   for (const pfio_extent &e : extents)
     if (!Inside(dense, e.offset, e.length)) sparse.push_back({e.offset, e.length});
   FileRanges joined = Joined(std::move(sparse), kJoinSpan, join_gap_);
-  // Advise what the previous call did not: the parts of each range outside its ranges (both
-  // sorted and disjoint).
+  // Advise what the previous call did not.
   uint64_t advised = 0;
-  auto advise = [&](uint64_t offset, uint64_t length) {
-    advised += length;
-    WillneedRange(offset, length);
-  };
-  auto before = advised_.begin();
-  for (const FileRange &r : joined) {
-    uint64_t at = r.offset;
-    while (before != advised_.end() && before->end() <= at) ++before;
-    for (auto it = before; it != advised_.end() && it->offset < r.end(); ++it) {
-      if (it->offset > at) advise(at, it->offset - at);
-      at = std::max(at, it->end());
-    }
-    if (at < r.end()) advise(at, r.end() - at);
+  for (const FileRange &r : Without(joined, advised_)) {
+    advised += r.length;
+    WillneedRange(r.offset, r.length);
   }
   advised_ = std::move(joined);
   return advised;

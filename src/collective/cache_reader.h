@@ -60,6 +60,8 @@ class CacheReader {
   // `ranges` (any order) sorted by offset, those at most `gap` apart joined while the joined
   // range stays within max_span; empty ones dropped.
   static FileRanges Joined(FileRanges ranges, uint64_t max_span, uint64_t gap);
+  // The parts of `ranges` outside `minus` (both sorted by offset and disjoint), in order.
+  static FileRanges Without(const FileRanges &ranges, const FileRanges &minus);
   // Whether [offset, offset + length) lies inside one of `sorted`'s ranges (sorted by offset).
   static bool Inside(const FileRanges &sorted, uint64_t offset, uint64_t length);
 

@@ -64,22 +64,6 @@ FileRanges LeftToReadahead(const FileRanges &now, const std::vector<FileRanges> 
   return CacheReader::Joined(std::move(left), UINT64_MAX, 0);
 }
 
-// `runs` (sorted, disjoint) without what `left` (sorted, disjoint) covers.
-FileRanges PastReadahead(const FileRanges &runs, const FileRanges &left) {
-  FileRanges out;
-  auto it = left.begin();
-  for (const FileRange &r : runs) {
-    uint64_t at = r.offset;
-    while (it != left.end() && it->end() <= at) ++it;
-    for (auto l = it; l != left.end() && l->offset < r.end(); ++l) {
-      if (l->offset > at) out.push_back({at, l->offset - at});
-      at = std::max(at, l->end());
-    }
-    if (at < r.end()) out.push_back({at, r.end() - at});
-  }
-  return out;
-}
-
 // Aggregator `me`'s part of `runs` to advise: each run cut into `aggregators` contiguous parts
 // (at page boundaries), the me-th of each, within the file. The pages are the job's, whoever
 // advises them: whole ranges keep the device's requests large, where each aggregator's own
@@ -179,9 +163,10 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
     stats_.bytes_advised += cache_->Advise(plan, dense_runs);
     advise_after_.clear();
     if (!dense_ahead.empty())
-      advise_after_ = ShareOfRuns(
-          PastReadahead(dense_ahead.front(), LeftToReadahead(dense_now, {dense_ahead.front()})), me,
-          aggregation_.aggregators().size(), file_, file_size);
+      advise_after_ =
+          ShareOfRuns(CacheReader::Without(dense_ahead.front(),
+                                           LeftToReadahead(dense_now, {dense_ahead.front()})),
+                      me, aggregation_.aggregators().size(), file_, file_size);
     return;
   }
   std::vector<pfio_extent> readahead;
