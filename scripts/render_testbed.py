@@ -82,11 +82,16 @@ def testbed_rows(results, docs):
                       default=0)
         out += ["", f"### {ranks} rank{'s' if ranks > 1 else ''}, collective reads "
                 f"(median MiB/s over {nrounds} round{'s' if nrounds > 1 else ''})", ""]
+        seq = {t: _median([r["mib_s"] for r in runs[t] if r["ranks"] == ranks
+                            and r["method"] == "seq"]) for t in targets}
         head = "| workload |"
         rule = "|---|"
         for t in targets:
             head += f" {t}: stock | {t}: pfio | {t}: pfio-engine | {t}: pfio / stock | {t}: A/A |"
             rule += "---:|---:|---:|---:|---:|"
+            if seq[t]:
+                head += f" {t}: stock / seq | {t}: pfio / seq |"
+                rule += "---:|---:|"
         out += [head, rule]
         for w in WORKLOADS:
             if not any(mib(t, ranks, w, m) for t in targets for m in ("pfio", "romio", "ompio")):
@@ -98,12 +103,22 @@ def testbed_rows(results, docs):
                 ratio = f"**{p / s:.2f}×**" if p and s else "–"
                 aa = f"{a / b:.2f}×" if a and b else "–"
                 row += f" {_fmt(s)} | {_fmt(p)} | {_fmt(e)} | {ratio} | {aa} |"
+                if seq[t]:
+                    row += f" {_fmt(s and s / seq[t], '.2f')} | {_fmt(p and p / seq[t], '.2f')} |"
             out.append(row)
-        seq = {t: _median([r["mib_s"] for r in runs[t] if r["ranks"] == ranks
-                            and r["method"] == "seq"]) for t in targets}
         if any(seq.values()):
-            out += ["", "Sequential rate of the same file from one reader (O_DIRECT 8 MiB reads, 4 in "
-                    "flight): " + ", ".join(f"{t} {v:.0f} MiB/s" for t, v in seq.items() if v) + "."]
+            out += ["", "`seq`: the same file read from one reader (rank 0, O_DIRECT 8 MiB reads, 4 in "
+                    "flight) while the other ranks wait in a barrier, in the same invocation: "
+                    + ", ".join(f"{t} {v:.0f} MiB/s" for t, v in seq.items() if v) + "."]
+        busy = {t: {k: _median([r["node_busy"] for r in runs[t] if r["ranks"] == ranks
+                                and r.get("node_busy", -1) >= 0 and not r.get("compute_ms")
+                                and (r["method"] in STOCK if k == "stock" else r["method"] == k)])
+                    for k in ("stock", "pfio", "seq")} for t in targets}
+        if any(v for b in busy.values() for v in b.values()):
+            out += ["", "The node's CPUs busy during a run (median share of both cores' time, "
+                    "`/proc/stat`): " + "; ".join(
+                        f"{t} " + ", ".join(f"{k} {v:.0%}" for k, v in b.items() if v is not None)
+                        for t, b in busy.items()) + "."]
     # Computation between reads.
     comp = [(t, ranks) for t in targets for ranks in rank_counts
             if any(r.get("compute_ms", 0) > 0 for r in runs[t] if r["ranks"] == ranks)]

@@ -53,7 +53,7 @@ for np in $ranks; do
 done
 for np in $more; do
   for target in "${targets[@]}"; do
-    run "$target" "$np" 1 --methods ompio,romio,pfio,pfio-engine,romio-again "$@"
+    run "$target" "$np" 1 --methods ompio,romio,pfio,pfio-engine,romio-again,seq "$@"
   done
 done
 /usr/bin/python3 scripts/render_docs.py docs/results docs

@@ -63,6 +63,7 @@ typedef struct {
   double compute_ms;              /* computation per call (0: the I/O alone) */
   double busy_s;                  /* the slowest rank's time in the computation */
   long long bytes, rss_max_kib;
+  double node_busy; /* share of rank 0's node's CPU time busy during the run (-1: unknown) */
 } Run;
 
 extern Options opts;
@@ -83,6 +84,8 @@ int make_file(const Options *o);
 void evict(const Options *o);
 void reset_peak_rss(void);
 long long peak_rss_kib(void);
+void node_cpu_ticks(long long *busy, long long *all);
+double node_busy_since(long long busy0, long long all0);
 
 /* mpibench_run.c */
 void calibrate_compute(void);

@@ -110,3 +110,29 @@ long long peak_rss_kib(void) {
   if (f != NULL) fclose(f);
   return kib;
 }
+
+/* ---- the node's CPUs ------------------------------------------------------------------- */
+
+/* Jiffies of all this node's CPUs since boot: busy (user, nice, system, irq, softirq, steal)
+ * and in all (busy + idle + iowait), from /proc/stat's first line; both 0 when unreadable. */
+void node_cpu_ticks(long long *busy, long long *all) {
+  long long v[8] = {0};
+  FILE *f = fopen("/proc/stat", "r");
+  *busy = *all = 0;
+  if (f == NULL) return;
+  if (fscanf(f, "cpu %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4],
+             &v[5], &v[6], &v[7]) == 8) {
+    *busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+    *all = *busy + v[3] + v[4];
+  }
+  fclose(f);
+}
+
+/* The share of the node's CPU time busy since node_cpu_ticks gave busy0 and all0; -1 when
+ * /proc/stat could not be read or no tick passed. */
+double node_busy_since(long long busy0, long long all0) {
+  long long busy, all;
+  node_cpu_ticks(&busy, &all);
+  if (all0 <= 0 || all <= all0) return -1;
+  return (double)(busy - busy0) / (double)(all - all0);
+}

@@ -163,24 +163,25 @@ void report_run(const Options *o, const Run *run, int done, int total, FILE *jso
   else
     printf(
         "[%3d/%d] round %d %-8s %-11s %8.1f MiB/s  %6.2f s  in calls %6.2f s"
-        "  CPU %6.2f s  peak RSS %lld MiB%s  verified\n",
+        "  CPU %6.2f s  node busy %3.0f %%  peak RSS %lld MiB%s  verified\n",
         done, total, run->round, run->workload, run->method, mib, run->seconds, run->in_calls,
-        run->cpu, run->rss_max_kib / 1024, run->compute_ms > 0 ? "  +compute" : "");
+        run->cpu, 100 * run->node_busy, run->rss_max_kib / 1024,
+        run->compute_ms > 0 ? "  +compute" : "");
   fflush(stdout);
   if (json)
     fprintf(json,
             "{\"workload\": \"%s\", \"method\": \"%s\", \"round\": %d, "
             "\"ranks\": %d, \"bytes\": %lld, \"seconds\": %.6f, "
             "\"in_calls\": %.6f, \"open_s\": %.6f, \"view_s\": %.6f, "
-            "\"close_s\": %.6f, \"cpu_seconds\": %.6f, \"mib_s\": %.3f, "
+            "\"close_s\": %.6f, \"cpu_seconds\": %.6f, \"node_busy\": %.4f, \"mib_s\": %.3f, "
             "\"peak_rss_max_mib\": %.1f, \"compute_ms\": %.3f, \"busy_s\": %.6f, "
             "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
             "\"calls\": \"%s\", \"verified\": %s}\n",
             run->workload, run->method, run->round, nprocs, run->bytes, run->seconds, run->in_calls,
-            run->open_s, run->view_s, run->close_s, run->cpu, run->bytes ? mib : 0.0,
-            run->rss_max_kib / 1024.0, run->compute_ms, run->busy_s, o->size,
-            o->budget ? o->budget : "auto", version, o->independent ? "independent" : "collective",
-            run->bytes ? "true" : "false");
+            run->open_s, run->view_s, run->close_s, run->cpu, run->node_busy,
+            run->bytes ? mib : 0.0, run->rss_max_kib / 1024.0, run->compute_ms, run->busy_s,
+            o->size, o->budget ? o->budget : "auto", version,
+            o->independent ? "independent" : "collective", run->bytes ? "true" : "false");
 }
 
 /* The computation per call for a workload in round r: --compute's value, or with auto the stock

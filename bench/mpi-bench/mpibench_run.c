@@ -179,7 +179,7 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   MPI_File fh;
   Extents e = {0};
   unsigned char *buf = NULL;
-  long long cap = 0, bytes = 0, all_bytes = 0, rss;
+  long long cap = 0, bytes = 0, all_bytes = 0, rss, node_busy0, node_all0;
   double t0, t_in = 0, t, secs, in_max = 0, cpu0, cpu, phase[3] = {0, 0, 0}; /* open, view, close */
   double busy = 0, steps = compute_steps(compute_ms);
   int call, ok;
@@ -187,6 +187,7 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   reset_peak_rss();
   MPI_Barrier(MPI_COMM_WORLD);
   cpu0 = cpu_seconds();
+  node_cpu_ticks(&node_busy0, &node_all0);
   t0 = MPI_Wtime();
   ok = open_for(o, method, &fh, why, size);
   phase[0] = MPI_Wtime() - t0;
@@ -242,6 +243,7 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   MPI_Reduce(&bytes, &all_bytes, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&rss, &out->rss_max_kib, 1, MPI_LONG_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&busy, &out->busy_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  out->node_busy = node_busy_since(node_busy0, node_all0); /* every rank has finished */
   out->compute_ms = compute_ms;
   out->in_calls = in_max;
   out->bytes = all_bytes;
@@ -268,13 +270,16 @@ void recalibrate_compute(const Workload *w, double compute_ms) {
 /* The computation alone: the workload's calls with no I/O, compute_ms each. */
 void run_compute_only(const Workload *w, double compute_ms, Run *out) {
   double t0, secs, busy = 0, steps = compute_steps(compute_ms);
+  long long node_busy0, node_all0;
   int call;
   MPI_Barrier(MPI_COMM_WORLD);
+  node_cpu_ticks(&node_busy0, &node_all0);
   t0 = MPI_Wtime();
   for (call = 0; call < w->calls; ++call) busy += busy_compute(steps);
   secs = MPI_Wtime() - t0;
   MPI_Reduce(&secs, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&busy, &out->busy_s, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  out->node_busy = node_busy_since(node_busy0, node_all0);
   out->compute_ms = compute_ms;
 }
 
@@ -295,10 +300,12 @@ static int seq_check(const unsigned char *buf, size_t n, uint64_t off, void *arg
  * flight (bench/common/sequential_rate.h says why not one). */
 int run_seq(const Options *o, Run *out) {
   double t0, cpu0;
+  long long node_busy0, node_all0;
   sequential_result r = {0};
   evict(o);
   reset_peak_rss();
   cpu0 = cpu_seconds();
+  node_cpu_ticks(&node_busy0, &node_all0);
   t0 = MPI_Wtime();
   if (rank == 0 && sequential_read(o->file, 8 << 20, SEQ_DEPTH, seq_check, NULL, &r) != 0)
     die("the sequential read (the device limit) failed: ", r.error);
@@ -307,6 +314,7 @@ int run_seq(const Options *o, Run *out) {
   out->in_calls = out->seconds;
   out->bytes = (long long)r.bytes;
   out->rss_max_kib = peak_rss_kib();
+  out->node_busy = node_busy_since(node_busy0, node_all0);
   MPI_Barrier(MPI_COMM_WORLD);
   return 1;
 }
