@@ -93,8 +93,8 @@ void ADIOI_PREFETCH_OpenColl(ADIO_File fd, int rank, int access_mode, int *error
     if (pf != NULL && pf->record_path[0] && !pf->internal) {
         /* rank 0 writes the record: its verdict holds on every rank */
         char why[1024] = "";
-        if (pf->rank == 0)
-            pfio_coll_check_record(pf->record_path, fd->filename, why, sizeof why);
+        if (pf->rank == 0 && pfio_coll_check_record(pf->record_path, fd->filename) != PFIO_OK)
+            snprintf(why, sizeof why, "%s", pfio_last_error());
         MPI_Bcast(why, (int)sizeof why, MPI_CHAR, 0, fd->comm);
         if (why[0]) {
             if (pf->rank == 0)

@@ -26,7 +26,6 @@
 static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
     pfio_coll_options o;
-    char err[512];
     int flag = 0;
     char value[32];
     if (!pf->coll_enabled) {
@@ -60,8 +59,9 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     o.file_name = fd->filename;
     o.record_path = pf->record_path[0] ? pf->record_path : NULL;
     o.replay_path = pf->replay_path[0] ? pf->replay_path : NULL;
-    if (pfio_coll_create(fd->comm, pf->ctx, pf->file, &o, &pf->coll, err, sizeof err) != 0) {
-        snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d: %.140s", pf->rank, err);
+    if (pfio_coll_create(fd->comm, pf->ctx, pf->file, &o, &pf->coll) != PFIO_OK) {
+        snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d: %.140s", pf->rank,
+                 pfio_last_error());
         return 0;
     }
     return 1;
@@ -122,7 +122,9 @@ void ADIOI_PREFETCH_Check_replay(ADIO_File fd, ADIOI_PREFETCH_File *pf, char *wh
                  pf->replay_path, fd->filename);
         return;
     }
-    pfio_coll_check_replay(pf->replay_path, fd->filename, (uint64_t)sb.st_size, nprocs, why, size);
+    if (pfio_coll_check_replay(pf->replay_path, fd->filename, (uint64_t)sb.st_size, nprocs) !=
+        PFIO_OK)
+        snprintf(why, size, "%s", pfio_last_error());
 }
 
 /* Reads exactly `size` bytes at `offset` of fd; 0 when the file ends first or fails. */
@@ -244,18 +246,17 @@ void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const ch
     /* Every rank takes part in the exchange; a rank with a bad plan declares none, so the call
      * counts differ and every rank refuses. */
     if (err[0]) {
-        char mine[1024];
-        snprintf(mine, sizeof mine, "%s", err);
-        rc = pfio_coll_declare(pf->coll, 0, NULL, NULL, NULL, err, sizeof err);
-        snprintf(err, sizeof err, "%s", mine); /* this rank's own reason */
-        rc = -1;
+        (void)pfio_coll_declare(pf->coll, 0, NULL, NULL, NULL); /* err keeps this rank's reason */
+        rc = PFIO_EINVAL;
     } else {
-        rc = pfio_coll_declare(pf->coll, ncalls, counts, offsets, lengths, err, sizeof err);
+        rc = pfio_coll_declare(pf->coll, ncalls, counts, offsets, lengths);
+        if (rc != PFIO_OK)
+            snprintf(err, sizeof err, "%s", pfio_last_error());
     }
     free(counts);
     free(offsets);
     free(lengths);
-    if (rc == 0) {
+    if (rc == PFIO_OK) {
         snprintf(verdict, sizeof verdict, "declared %d calls", ncalls);
         ADIOI_Info_set(fd->info, "prefetch_plan_result", verdict);
         return;
@@ -285,10 +286,10 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
-    int npieces = 0, nextents = 0, have_pieces, want_stock, rc;
+    int npieces = 0, nextents = 0, have_pieces, want_stock, stock = 0;
+    pfio_status rc;
     uint64_t total = 0, nread = 0;
     ADIO_Offset fp_ind = fd->fp_ind;
-    char err[1024];
     if (pf == NULL || pf->internal) {
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                   error_code);
@@ -306,25 +307,25 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
     want_stock = !have_pieces || ADIOI_PREFETCH_Active(fd) == NULL ||
                  !clip_to_file(fd, pf, pieces, npieces, &total);
     rc = pfio_coll_read(pf->coll, pieces, have_pieces ? (size_t)npieces : 0, want_stock, &nread,
-                        err, sizeof err);
+                        &stock);
     free(pieces);
     free(extents);
-    if (rc == PFIO_COLL_STOCK) {
+    if (rc == PFIO_OK && stock) {
         fd->fp_ind = fp_ind; /* two-phase walks the view again from the same place */
         ++pf->stock_reads;
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                   error_code);
         return;
     }
-    if (rc != PFIO_COLL_READ) {
+    if (rc != PFIO_OK) {
 #if PFIO_ROMIO_MAJOR < 4
         /* Open MPI's ROMIO glue keeps only the error class: the reason goes to stderr. */
         fprintf(stderr, "pfio: file %s: rank %d: collective read failed: %s\n", fd->filename,
-                pf->rank, err);
+                pf->rank, pfio_last_error());
 #endif
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
                                            "ADIOI_PREFETCH_ReadStridedColl", __LINE__, MPI_ERR_IO,
-                                           "**io", "**io %s", err);
+                                           "**io", "**io %s", pfio_last_error());
         return;
     }
     fd->fp_sys_posn = -1;

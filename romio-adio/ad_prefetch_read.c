@@ -44,8 +44,8 @@ static pfio_cache *cache_path(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
     if (pf->read_path != PREFETCH_BUFFER_CACHE || fd->fd_sys < 0)
         return NULL;
-    if (pf->cache == NULL)
-        pf->cache = pfio_cache_create(fd->fd_sys);
+    if (pf->cache == NULL && pfio_cache_create(fd->fd_sys, &pf->cache) != PFIO_OK)
+        pf->cache = NULL; /* out of memory: the engine path serves the read */
     return pf->cache;
 }
 
@@ -273,8 +273,8 @@ static void read_strided_cached(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf
     uint64_t lo, hi, now = 0;
     pfio_read_piece *cut = NULL;
     struct stat sb;
-    char err[512];
-    int i, rc;
+    int i;
+    pfio_status rc;
     ++pf->cache_reads;
     span_of(extents, nextents, &lo, &hi);
     if (hi > pf->size) {
@@ -294,7 +294,7 @@ static void read_strided_cached(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf
                 cut[i].length = now - cut[i].offset;
             total += cut[i].length;
         }
-        rc = pfio_cache_read(pf->cache, cut, (size_t)npieces, err, sizeof err);
+        rc = pfio_cache_read(pf->cache, cut, (size_t)npieces);
         free(cut);
     } else if (sieve) {
         ++pf->cache_sieved;
@@ -304,12 +304,12 @@ static void read_strided_cached(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf
         pf->sieving = 0;
         return;
     } else {
-        rc = pfio_cache_read(pf->cache, pieces, (size_t)npieces, err, sizeof err);
+        rc = pfio_cache_read(pf->cache, pieces, (size_t)npieces);
     }
-    if (rc != 0) {
+    if (rc != PFIO_OK) {
         *error_code =
             MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_ReadStrided",
-                                 __LINE__, MPI_ERR_IO, "**io", "**io %s", err);
+                                 __LINE__, MPI_ERR_IO, "**io", "**io %s", pfio_last_error());
         return;
     }
     fd->fp_sys_posn = -1; /* fp_ind moved when the view was walked (ADIOI_Calc_my_off_len) */

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "api/api_errors.h"
+#include "api/pfio_front_end.h"
 #include "engine/config.h"
 #include "engine/config_keys.h"
 #include "engine/context.h"
@@ -299,6 +300,15 @@ const char *pfio_strerror(pfio_status status) {
 
 const char *pfio_last_error(void) {
   return pfio::api::LastError().c_str();
+}
+
+pfio_status pfio_front_end_fail(pfio_status status, const char *message) {
+  try {
+    pfio::api::LastError() = message != nullptr ? message : "";
+  } catch (const std::exception &) {
+    // Without memory for the message the status still says what failed.
+  }
+  return status;
 }
 
 unsigned pfio_version(void) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/pfio_front_end.h"
 #include "collective/cache_reader.h"
 #include "collective/collective_reader.h"
 #include "collective/mpi_transport.h"
@@ -19,15 +20,14 @@ struct pfio_coll {
 
 namespace {
 
-void Put(char *err, size_t errlen, const std::string &text) {
-  if (err != nullptr && errlen > 0) std::snprintf(err, errlen, "%s", text.c_str());
+pfio_status Fail(pfio_status status, const std::string &message) {
+  return pfio_front_end_fail(status, message.c_str());
 }
 
 }  // namespace
 
-extern "C" int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
-                                const pfio_coll_options *options, pfio_coll **out, char *err,
-                                size_t errlen) {
+extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
+                                        const pfio_coll_options *options, pfio_coll **out) {
   try {
     pfio::collective::ReaderOptions o;
     o.round_bytes = options->round_bytes;
@@ -47,43 +47,41 @@ extern "C" int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
         comm, options->timeout_ms, options->bound_name ? options->bound_name : "timeout_ms");
     std::string why = pfio::collective::CollectiveReader::Create(coll->transport.get(), ctx, file,
                                                                  o, &coll->reader);
-    if (!why.empty()) {
-      Put(err, errlen, why);
-      return -1;
-    }
+    if (!why.empty()) return Fail(PFIO_EINVAL, why);
     *out = coll.release();
-    return 0;
+    return PFIO_OK;
+  } catch (const std::bad_alloc &) {
+    return Fail(PFIO_ENOMEM, "collective reader: out of memory for its plans and tables");
   } catch (const std::exception &e) {
-    Put(err, errlen, std::string("collective reader: ") + e.what());
-    return -1;
+    return Fail(PFIO_EIO, std::string("collective reader: ") + e.what());
   }
 }
 
-extern "C" int pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
-                              int want_stock, uint64_t *nread, char *err, size_t errlen) {
+extern "C" pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
+                                      int want_stock, uint64_t *nread, int *stock) {
   using Outcome = pfio::collective::CollectiveReader::Outcome;
+  *stock = 0;
   try {
     std::string why;
     switch (coll->reader->Read(pieces, count, want_stock != 0, nread, &why)) {
       case Outcome::kRead:
-        return PFIO_COLL_READ;
+        return PFIO_OK;
       case Outcome::kStock:
-        return PFIO_COLL_STOCK;
+        *stock = 1;
+        return PFIO_OK;
       case Outcome::kError:
         break;
     }
-    Put(err, errlen, why);
+    return Fail(PFIO_EIO, why);
   } catch (const std::bad_alloc &) {
-    Put(err, errlen, "collective read: out of memory for the plans or a round's buffers");
+    return Fail(PFIO_ENOMEM, "collective read: out of memory for the plans or a round's buffers");
   } catch (const std::exception &e) {
-    Put(err, errlen, std::string("collective read: ") + e.what());
+    return Fail(PFIO_EIO, std::string("collective read: ") + e.what());
   }
-  return PFIO_COLL_ERROR;
 }
 
-extern "C" int pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts,
-                                 const int64_t *offsets, const int64_t *lengths, char *err,
-                                 size_t errlen) {
+extern "C" pfio_status pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts,
+                                         const int64_t *offsets, const int64_t *lengths) {
   try {
     std::vector<pfio::collective::FileRanges> calls(static_cast<size_t>(ncalls < 0 ? 0 : ncalls));
     std::string bad;
@@ -102,40 +100,32 @@ extern "C" int pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts,
     if (!bad.empty()) calls.clear();  // still take part in the exchange, so no rank waits
     std::string why = coll->reader->DeclareCollective(calls);
     if (why.empty()) why = bad;
-    if (!why.empty()) {
-      Put(err, errlen, why);
-      return -1;
-    }
-    return 0;
+    return why.empty() ? PFIO_OK : Fail(PFIO_EINVAL, why);
+  } catch (const std::bad_alloc &) {
+    return Fail(PFIO_ENOMEM, "declared plan: out of memory for the declared calls");
   } catch (const std::exception &e) {
-    Put(err, errlen, std::string("declared plan: ") + e.what());
-    return -1;
+    return Fail(PFIO_EIO, std::string("declared plan: ") + e.what());
   }
 }
 
-extern "C" int pfio_coll_check_replay(const char *path, const char *file_name, uint64_t size,
-                                      int ranks, char *err, size_t errlen) {
+extern "C" pfio_status pfio_coll_check_replay(const char *path, const char *file_name,
+                                              uint64_t size, int ranks) {
   try {
     pfio::collective::PlanRecordHeader header;
     std::string why = pfio::collective::ReadPlanRecordHeader(path, &header);
     if (why.empty()) why = pfio::collective::CheckPlanRecord(path, header, file_name, size, ranks);
-    Put(err, errlen, why);
-    return why.empty() ? 0 : -1;
+    return why.empty() ? PFIO_OK : Fail(PFIO_EINVAL, why);
   } catch (const std::exception &e) {
-    Put(err, errlen, std::string("plan record: ") + e.what());
-    return -1;
+    return Fail(PFIO_EIO, std::string("plan record: ") + e.what());
   }
 }
 
-extern "C" int pfio_coll_check_record(const char *path, const char *file_name, char *err,
-                                      size_t errlen) {
+extern "C" pfio_status pfio_coll_check_record(const char *path, const char *file_name) {
   try {
     const std::string why = pfio::collective::CheckRecordTarget(path, file_name);
-    Put(err, errlen, why);
-    return why.empty() ? 0 : -1;
+    return why.empty() ? PFIO_OK : Fail(PFIO_EINVAL, why);
   } catch (const std::exception &e) {
-    Put(err, errlen, std::string("plan record: ") + e.what());
-    return -1;
+    return Fail(PFIO_EIO, std::string("plan record: ") + e.what());
   }
 }
 
@@ -174,8 +164,15 @@ struct pfio_cache {
   pfio::collective::CacheReader reader;
 };
 
-extern "C" pfio_cache *pfio_cache_create(int fd) {
-  return new (std::nothrow) pfio_cache(fd);
+extern "C" pfio_status pfio_cache_create(int fd, pfio_cache **out) {
+  try {
+    *out = new pfio_cache(fd);
+    return PFIO_OK;
+  } catch (const std::exception &) {
+    *out = nullptr;
+    return Fail(PFIO_ENOMEM, "page-cache reader of descriptor " + std::to_string(fd) +
+                                 ": out of memory for its advice thread");
+  }
 }
 
 extern "C" void pfio_cache_advise(pfio_cache *cache, const pfio_extent *extents, size_t count) {
@@ -189,17 +186,17 @@ extern "C" void pfio_cache_advise(pfio_cache *cache, const pfio_extent *extents,
   }
 }
 
-extern "C" int pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces, size_t count,
-                               char *err, size_t errlen) {
+extern "C" pfio_status pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces,
+                                       size_t count) {
   try {
     const std::string why =
         cache->reader.Read(std::vector<pfio_read_piece>(pieces, pieces + count));
-    if (why.empty()) return 0;
-    Put(err, errlen, why);
+    return why.empty() ? PFIO_OK : Fail(PFIO_EIO, why);
+  } catch (const std::bad_alloc &) {
+    return Fail(PFIO_ENOMEM, "reading through the page cache: out of memory for the pieces");
   } catch (const std::exception &e) {
-    Put(err, errlen, std::string("reading through the page cache: ") + e.what());
+    return Fail(PFIO_EIO, std::string("reading through the page cache: ") + e.what());
   }
-  return -1;
 }
 
 extern "C" void pfio_cache_destroy(pfio_cache *cache) {

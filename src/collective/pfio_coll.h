@@ -3,12 +3,14 @@
  * Contract. One pfio_coll per open file and communicator; every rank of the communicator calls
  * pfio_coll_read for the same collective call, in the same order. Each call exchanges the
  * ranks' extents, lets aggregator ranks read them through their pfio context (planning the
- * calls predicted from repetition ahead), and ships the bytes to the ranks that asked. Return
- * values agree on every rank: PFIO_COLL_READ (every byte of this rank's pieces delivered,
- * *nread = their total), PFIO_COLL_STOCK (some rank asked for the stock path, nothing read),
- * PFIO_COLL_ERROR (err holds one line naming the failing rank or MPI operation; after a
- * transport failure every later call fails at once). MPI is called only from the calling
- * thread. Not installed: the front ends' own header, built once per MPI (Open MPI, MPICH). */
+ * calls predicted from repetition ahead), and ships the bytes to the ranks that asked. Every
+ * call returns a pfio_status, as pfio's own calls do, and on failure leaves one line in the
+ * calling thread's pfio_last_error(). pfio_coll_read's outcome agrees on every rank: PFIO_OK with
+ * *stock = 0 (every byte of this rank's pieces delivered, *nread = their total), PFIO_OK with
+ * *stock = 1 (some rank asked for the stock path, nothing read), or an error (PFIO_EIO: the
+ * message names the failing rank or MPI operation; after a transport failure every later call
+ * fails at once). MPI is called only from the calling thread. Not installed: the front ends' own
+ * header, built once per MPI (Open MPI, MPICH). */
 #ifndef PFIO_COLL_H_INCLUDED
 #define PFIO_COLL_H_INCLUDED
 
@@ -57,30 +59,29 @@ typedef struct pfio_coll_stats {
   uint64_t bytes_advised;       /* advised to the kernel ahead of the reads (page-cache path) */
 } pfio_coll_stats;
 
-enum { PFIO_COLL_ERROR = -1, PFIO_COLL_READ = 0, PFIO_COLL_STOCK = 1 };
 /* Where aggregators' reads are held (collective_reader.h): pfio's engine (O_DIRECT into the
  * budget), or the page cache with the plan advised ahead (posix_fadvise WILLNEED). */
 enum { PFIO_COLL_BUFFER_ENGINE = 0, PFIO_COLL_BUFFER_CACHE = 1 };
 
-/* 0 and *out, or -1 with err naming the bad option or why the replay is refused (another
- * file, size or rank count). Not collective. */
-int pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
-                     const pfio_coll_options *options, pfio_coll **out, char *err, size_t errlen);
-int pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count, int want_stock,
-                   uint64_t *nread, char *err, size_t errlen);
+/* PFIO_OK and *out, or PFIO_EINVAL naming the bad option or why the replay is refused (another
+ * file, size or rank count), PFIO_ENOMEM. Not collective. */
+pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
+                             const pfio_coll_options *options, pfio_coll **out);
+pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
+                           int want_stock, uint64_t *nread, int *stock);
 /* Collective: this rank's extents of its next `ncalls` collective calls (counts[k] extents for
- * call k, in offsets/lengths one call after the other). 0, or -1 with err (the same on every
- * rank: e.g. ranks declaring different numbers of calls). */
-int pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts, const int64_t *offsets,
-                      const int64_t *lengths, char *err, size_t errlen);
-/* Whether a record at `path` may be replayed for this file, size and rank count: 0, or -1 with
- * err naming what differs. Not collective. */
-int pfio_coll_check_replay(const char *path, const char *file_name, uint64_t size, int ranks,
-                           char *err, size_t errlen);
-/* Whether a record of `file_name` may be written at `path`: 0 when it does not exist or is an
- * earlier pfio record, else -1 with err saying why it is refused (the file being read, a file
+ * call k, in offsets/lengths one call after the other). PFIO_OK, or PFIO_EINVAL (the same on
+ * every rank: e.g. ranks declaring different numbers of calls). */
+pfio_status pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts,
+                              const int64_t *offsets, const int64_t *lengths);
+/* Whether a record at `path` may be replayed for this file, size and rank count: PFIO_OK, or
+ * PFIO_EINVAL naming what differs (PFIO_EIO when it could not be read). Not collective. */
+pfio_status pfio_coll_check_replay(const char *path, const char *file_name, uint64_t size,
+                                   int ranks);
+/* Whether a record of `file_name` may be written at `path`: PFIO_OK when it does not exist or is
+ * an earlier pfio record, else PFIO_EINVAL saying why it is refused (the file being read, a file
  * that is not a record, a directory). Not collective. */
-int pfio_coll_check_record(const char *path, const char *file_name, char *err, size_t errlen);
+pfio_status pfio_coll_check_record(const char *path, const char *file_name);
 void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats);
 /* The first failure to write the record, "" when none. */
 const char *pfio_coll_record_error(const pfio_coll *coll);
@@ -89,13 +90,13 @@ void pfio_coll_destroy(pfio_coll *coll);
 /* The page-cache read path on its own (collective/cache_reader.h), for the driver's independent
  * reads. The descriptor is not owned. advise: the sparse parts of `extents` (runs of 1 MiB and
  * more among them are left to the kernel's readahead) are advised with POSIX_FADV_WILLNEED,
- * each at most once in a row. read: every piece from the file (buffered preadv); 0, or -1 with
- * err naming the offset and errno, or the short read (the file ends before a piece). */
+ * each at most once in a row. read: every piece from the file (buffered preadv); PFIO_OK, or
+ * PFIO_EIO naming the offset and errno, or the short read (the file ends before a piece).
+ * create: PFIO_OK and *out, or PFIO_ENOMEM (*out NULL). */
 typedef struct pfio_cache pfio_cache;
-pfio_cache *pfio_cache_create(int fd); /* NULL when out of memory */
+pfio_status pfio_cache_create(int fd, pfio_cache **out);
 void pfio_cache_advise(pfio_cache *cache, const pfio_extent *extents, size_t count);
-int pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces, size_t count, char *err,
-                    size_t errlen);
+pfio_status pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces, size_t count);
 void pfio_cache_destroy(pfio_cache *cache);
 
 #ifdef __cplusplus

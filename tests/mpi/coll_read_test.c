@@ -311,6 +311,10 @@ static void test_declared(void)
              "ranks declaring 1 and 2 calls: pfio_mpi_file_plan returned %d, expected "
              "MPI_ERR_ARG",
              rc);
+    flag = info_value(fh, "prefetch_plan_result", verdict, sizeof verdict);
+    if (nprocs > 1 && (!flag || !strstr(verdict, "declared 2 collective calls, rank 0 declared 1")))
+        fail(test, "prefetch_plan_result = \"%s\", expected the refusal naming both call counts",
+             flag ? verdict : "(not set)");
     MPI_File_close(&fh);
     MPI_Info_free(&info);
     expect_summary(test, stats, "declared_calls", 5);
