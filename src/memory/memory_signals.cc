@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/status.h"
+#include "common/text_file.h"
 
 namespace pfio {
 
@@ -24,8 +25,17 @@ constexpr double kFallWindowSeconds = 1.0;
 // cgroup v1 writes "no limit" as a number near 2^63.
 constexpr uint64_t kUnlimited = 1ull << 60;
 
-uint64_t ReadNumberFile(const std::string &path, bool *ok) {
-  std::ifstream in(path);
+// The whole text of `path`, read once ("" when unreadable).
+std::string TextOf(const std::string &path) {
+  KeptFile f(path);
+  std::string text;
+  f.Read(&text);
+  return text;
+}
+
+// A file that holds one number ("max", empty or anything else: not ok).
+uint64_t NumberIn(const std::string &text, bool *ok) {
+  std::istringstream in(text);
   std::string s;
   *ok = static_cast<bool>(in >> s) && s != "max" && !s.empty() &&
         s.find_first_not_of("0123456789") == std::string::npos;
@@ -33,8 +43,8 @@ uint64_t ReadNumberFile(const std::string &path, bool *ok) {
 }
 
 // "key value" lines (memory.events, memory.oom_control): the value of `key`, 0 when missing.
-uint64_t ReadKeyedValue(const std::string &path, const char *key) {
-  std::ifstream in(path);
+uint64_t KeyedValueIn(const std::string &text, const char *key) {
+  std::istringstream in(text);
   std::string k;
   uint64_t v;
   while (in >> k >> v) {
@@ -43,32 +53,30 @@ uint64_t ReadKeyedValue(const std::string &path, const char *key) {
   return 0;
 }
 
-bool IsDir(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+// The sum of several keys' values in "key value" lines.
+uint64_t KeyedSumIn(const std::string &text, std::initializer_list<const char *> keys) {
+  uint64_t sum = 0;
+  for (const char *k : keys) sum += KeyedValueIn(text, k);
+  return sum;
 }
 
-double SteadySeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-}  // namespace
-
-uint64_t ReadMeminfoBytes(const std::string &path, const char *field) {
-  std::ifstream in(path);
+// The "some" line's total= of a PSI file (0 when missing).
+uint64_t PsiSomeTotalIn(const std::string &text) {
+  std::istringstream in(text);
   std::string line;
-  const size_t n = std::strlen(field);
   while (std::getline(in, line)) {
-    if (line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':') {
-      return std::stoull(line.substr(n + 1)) * 1024;  // values are kB
-    }
+    if (line.rfind("some", 0) != 0) continue;
+    auto pos = line.find("total=");
+    if (pos != std::string::npos) return std::stoull(line.substr(pos + 6));
   }
   return 0;
 }
 
-void ReadMeminfoBytes(const std::string &path, std::initializer_list<const char *> fields,
-                      std::initializer_list<uint64_t *> out) {
+// /proc/meminfo's `fields` (kB) in bytes into *out[i] (0 when missing).
+void MeminfoIn(const std::string &text, std::initializer_list<const char *> fields,
+               std::initializer_list<uint64_t *> out) {
   for (uint64_t *o : out) *o = 0;
-  std::ifstream in(path);
+  std::istringstream in(text);
   std::string line;
   size_t found = 0;
   while (found < fields.size() && std::getline(in, line)) {
@@ -82,6 +90,44 @@ void ReadMeminfoBytes(const std::string &path, std::initializer_list<const char 
       if (o != out.end()) ++o;
     }
   }
+}
+
+// The cgroup's limit and usage, each file's text from `text_of`.
+CgroupMemory CgroupMemoryWith(const MemorySignalSources &src,
+                              const std::function<std::string(const std::string &)> &text_of) {
+  CgroupMemory m;
+  bool has_limit = false, has_usage = false;
+  if (!src.cgroup_v2_dir.empty()) {
+    m.limit = NumberIn(text_of(src.cgroup_v2_dir + "/memory.max"), &has_limit);
+    m.usage = NumberIn(text_of(src.cgroup_v2_dir + "/memory.current"), &has_usage);
+  }
+  if (!(has_limit && has_usage) && !src.cgroup_v1_dir.empty()) {
+    m.limit = NumberIn(text_of(src.cgroup_v1_dir + "/memory.limit_in_bytes"), &has_limit);
+    m.usage = NumberIn(text_of(src.cgroup_v1_dir + "/memory.usage_in_bytes"), &has_usage);
+  }
+  m.has_limit = has_limit && has_usage && m.limit < kUnlimited;
+  return m;
+}
+
+bool IsDir(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+uint64_t ReadMeminfoBytes(const std::string &path, const char *field) {
+  uint64_t v = 0;
+  MeminfoIn(TextOf(path), {field}, {&v});
+  return v;
+}
+
+void ReadMeminfoBytes(const std::string &path, std::initializer_list<const char *> fields,
+                      std::initializer_list<uint64_t *> out) {
+  MeminfoIn(TextOf(path), fields, out);
 }
 
 MemorySignalSources MemorySignalSources::Own() {
@@ -117,18 +163,7 @@ MemorySignalSources MemorySignalSources::Own() {
 }
 
 CgroupMemory ReadCgroupMemory(const MemorySignalSources &src) {
-  CgroupMemory m;
-  bool has_limit = false, has_usage = false;
-  if (!src.cgroup_v2_dir.empty()) {
-    m.limit = ReadNumberFile(src.cgroup_v2_dir + "/memory.max", &has_limit);
-    m.usage = ReadNumberFile(src.cgroup_v2_dir + "/memory.current", &has_usage);
-  }
-  if (!(has_limit && has_usage) && !src.cgroup_v1_dir.empty()) {
-    m.limit = ReadNumberFile(src.cgroup_v1_dir + "/memory.limit_in_bytes", &has_limit);
-    m.usage = ReadNumberFile(src.cgroup_v1_dir + "/memory.usage_in_bytes", &has_usage);
-  }
-  m.has_limit = has_limit && has_usage && m.limit < kUnlimited;
-  return m;
+  return CgroupMemoryWith(src, TextOf);
 }
 
 uint64_t MemoryTheRankMayUse(uint32_t reserve_percent, const MemorySignalSources &src) {
@@ -150,34 +185,32 @@ ProcMemorySignals::ProcMemorySignals(MemorySignalSources sources, uint32_t reser
     : src_(std::move(sources)),
       reserve_percent_(reserve_percent),
       clock_(clock ? std::move(clock) : Clock(SteadySeconds)) {
-  last_psi_total_ = ReadPsiSomeTotal();
-  if (!src_.cgroup_v2_dir.empty()) {
-    for (const char *k : {"high", "max", "oom", "oom_kill"}) {
-      last_v2_events_ += ReadKeyedValue(src_.cgroup_v2_dir + "/memory.events", k);
-    }
-  }
-  if (!src_.cgroup_v1_dir.empty()) {
-    last_v1_oom_kills_ = ReadKeyedValue(src_.cgroup_v1_dir + "/memory.oom_control", "oom_kill");
-  }
+  last_psi_total_ = PsiSomeTotalIn(Text(src_.psi));
+  if (!src_.cgroup_v2_dir.empty())
+    last_v2_events_ =
+        KeyedSumIn(Text(src_.cgroup_v2_dir + "/memory.events"), {"high", "max", "oom", "oom_kill"});
+  if (!src_.cgroup_v1_dir.empty())
+    last_v1_oom_kills_ = KeyedValueIn(Text(src_.cgroup_v1_dir + "/memory.oom_control"), "oom_kill");
 }
 
-uint64_t ProcMemorySignals::ReadPsiSomeTotal() const {
-  std::ifstream in(src_.psi);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("some", 0) != 0) continue;
-    auto pos = line.find("total=");
-    if (pos != std::string::npos) return std::stoull(line.substr(pos + 6));
-  }
-  return 0;
+ProcMemorySignals::~ProcMemorySignals() = default;
+
+std::string ProcMemorySignals::Text(const std::string &path) {
+  Kept &k = kept_[path];
+  if (!k.file) k.file = std::make_unique<KeptFile>(path);
+  std::string text;
+  const double now = clock_();
+  // A file that could not be opened (a cgroup file the hierarchy does not have: most samples
+  // of a run here opened two such files in vain) is tried again a second later.
+  if (now < k.retry_at) return text;
+  if (!k.file->Read(&text)) k.retry_at = now + kRetryMissingSeconds;
+  return text;
 }
 
 void ProcMemorySignals::SampleCgroup(MemorySample *s) {
   if (!src_.cgroup_v2_dir.empty()) {
-    uint64_t events = 0;
-    for (const char *k : {"high", "max", "oom", "oom_kill"}) {
-      events += ReadKeyedValue(src_.cgroup_v2_dir + "/memory.events", k);
-    }
+    const uint64_t events =
+        KeyedSumIn(Text(src_.cgroup_v2_dir + "/memory.events"), {"high", "max", "oom", "oom_kill"});
     if (events > last_v2_events_) {
       s->contention = s->hard = true;
       s->reason = Format("cgroup memory.events: %llu new high/max/oom events",
@@ -186,16 +219,17 @@ void ProcMemorySignals::SampleCgroup(MemorySample *s) {
     last_v2_events_ = events;
   }
   if (!src_.cgroup_v1_dir.empty()) {
-    const std::string oom = src_.cgroup_v1_dir + "/memory.oom_control";
-    const uint64_t kills = ReadKeyedValue(oom, "oom_kill");
-    if (ReadKeyedValue(oom, "under_oom") > 0 || kills > last_v1_oom_kills_) {
+    const std::string oom = Text(src_.cgroup_v1_dir + "/memory.oom_control");
+    const uint64_t kills = KeyedValueIn(oom, "oom_kill");
+    if (KeyedValueIn(oom, "under_oom") > 0 || kills > last_v1_oom_kills_) {
       s->contention = s->hard = true;
       s->reason = Format("cgroup v1 memory.oom_control: under_oom, or %llu new OOM kills",
                          (unsigned long long)(kills - std::min(kills, last_v1_oom_kills_)));
     }
     last_v1_oom_kills_ = kills;
   }
-  const CgroupMemory cg = ReadCgroupMemory(src_);
+  const CgroupMemory cg =
+      CgroupMemoryWith(src_, [this](const std::string &path) { return Text(path); });
   if (!cg.has_limit) return;
   const uint64_t room = cg.limit > cg.usage ? cg.limit - cg.usage : 0;
   const uint64_t reserve = Reserve(cg.limit, reserve_percent_);
@@ -208,19 +242,20 @@ void ProcMemorySignals::SampleCgroup(MemorySample *s) {
   }
 }
 
-uint64_t ProcessResidentBytes() {
-  FILE *f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
+uint64_t ResidentBytesIn(const std::string &statm) {
   unsigned long long size = 0, resident = 0;
-  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
-  std::fclose(f);
+  const int got = std::sscanf(statm.c_str(), "%llu %llu", &size, &resident);
   return got == 2 ? resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+uint64_t ProcessResidentBytes() {
+  return ResidentBytesIn(TextOf("/proc/self/statm"));
 }
 
 MemorySample ProcMemorySignals::Sample() {
   MemorySample s;
   const double now = clock_();
-  const uint64_t psi = ReadPsiSomeTotal();
+  const uint64_t psi = PsiSomeTotalIn(Text(src_.psi));
   if (psi > last_psi_total_ + kPsiStallUs) {
     s.contention = true;
     s.reason =
@@ -229,12 +264,12 @@ MemorySample ProcMemorySignals::Sample() {
   last_psi_total_ = psi;
 
   uint64_t total = 0, avail = 0, anon = 0, shmem = 0;
-  ReadMeminfoBytes(src_.meminfo, {"MemTotal", "MemAvailable", "AnonPages", "Shmem"},
-                   {&total, &avail, &anon, &shmem});
+  MeminfoIn(Text(src_.meminfo), {"MemTotal", "MemAvailable", "AnonPages", "Shmem"},
+            {&total, &avail, &anon, &shmem});
   if (total > 0) {
     s.total = total;
     s.anon_and_shmem = anon + shmem;
-    s.process_resident = ProcessResidentBytes();
+    s.process_resident = ResidentBytesIn(Text("/proc/self/statm"));
     const uint64_t reserve = Reserve(total, reserve_percent_);
     s.headroom = avail > reserve ? avail - reserve : 0;
     const double dt = now - last_time_;
