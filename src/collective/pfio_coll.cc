@@ -24,6 +24,11 @@ pfio_status Fail(pfio_status status, const std::string &message) {
   return pfio_front_end_fail(status, message.c_str());
 }
 
+// Without a std::string: safe inside a handler of std::bad_alloc.
+pfio_status Fail(pfio_status status, const char *message) {
+  return pfio_front_end_fail(status, message);
+}
+
 }  // namespace
 
 extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
@@ -170,8 +175,10 @@ extern "C" pfio_status pfio_cache_create(int fd, pfio_cache **out) {
     return PFIO_OK;
   } catch (const std::exception &) {
     *out = nullptr;
-    return Fail(PFIO_ENOMEM, "page-cache reader of descriptor " + std::to_string(fd) +
-                                 ": out of memory for its advice thread");
+    char message[96];  // no allocation: memory just ran out
+    std::snprintf(message, sizeof message,
+                  "page-cache reader of descriptor %d: out of memory for it", fd);
+    return Fail(PFIO_ENOMEM, message);
   }
 }
 
