@@ -83,6 +83,11 @@ static void stale_case(const char *test, int old_file, int by_mpi)
     must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     read_blocks_all(test, fh, 0, calls / 2, SEED);
     read_run(test, fh, 0, 16, SEED);
+    /* Every rank is done with the old bytes before the file changes: without this barrier rank 0
+     * rewrote the file while ranks that ran late (a loaded machine) still read their run, which
+     * then rightly saw the new bytes (strace: rank 0's open for writing 11 ms before rank 1's
+     * last read of the old content). */
+    MPI_Barrier(MPI_COMM_WORLD);
     if (by_mpi)
         rewrite_mpi(path, STALE_SIZE, SEED2);
     else
@@ -362,6 +367,7 @@ static void test_truncate(void)
         MPI_File_read_at_all(fh, off, buf, (int)block, MPI_BYTE, &st);
         check_range(test, buf, off, (size_t)block, SEED);
     }
+    MPI_Barrier(MPI_COMM_WORLD); /* a collective call need not wait for every rank's bytes */
     if (rank == 0 && truncate(path, small) != 0)
         fail(test, "truncate(%s) failed", path);
     MPI_Barrier(MPI_COMM_WORLD);
