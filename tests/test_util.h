@@ -7,10 +7,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,17 +23,25 @@
 namespace pfio::test {
 
 // A directory removed at the end of the test. PFIO_TEST_DIR picks where (default: the build
-// tree's working directory, a real disk file system so O_DIRECT is exercised).
+// tree's working directory, a real disk file system so O_DIRECT is exercised); it is made if
+// missing. A directory that cannot be made stops the test with an exception naming it (never a
+// fallback to "." that the destructor would then empty: that removed the build tree's tests
+// once, PFIO_TEST_DIR naming a directory not made yet).
 class ScratchDir {
  public:
   ScratchDir() {
-    const char *base = std::getenv("PFIO_TEST_DIR");
-    std::string tmpl = std::string(base && *base ? base : ".") + "/pfio-test-XXXXXX";
+    const char *env = std::getenv("PFIO_TEST_DIR");
+    const std::string base = env && *env ? env : ".";
+    std::error_code ec;
+    std::filesystem::create_directories(base, ec);
+    std::string tmpl = base + "/pfio-test-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
-    char *d = mkdtemp(buf.data());
-    if (d == nullptr) ADD_FAILURE() << "mkdtemp(" << tmpl << ") failed";
-    path_ = d ? d : ".";
+    if (mkdtemp(buf.data()) == nullptr)
+      throw std::runtime_error("scratch directory: mkdtemp(" + tmpl +
+                               ") failed: " + std::strerror(errno) + " (PFIO_TEST_DIR = '" + base +
+                               "', expected a writable directory)");
+    path_ = buf.data();
   }
   ~ScratchDir() {
     std::error_code ec;
