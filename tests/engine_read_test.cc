@@ -90,6 +90,23 @@ TEST_P(WindowModes, MemoryChargedFromOutsideIsLeftFree) {
   EXPECT_EQ(c.Stats().memory_charged, 0u);
 }
 
+TEST(EngineRead, MemoryCapIsTheBudgetsCapAndBoundsACharge) {
+  // What the collective layer sizes its exchange rounds from: asked for, and the same cap a
+  // charge is checked against.
+  Context c(8 * kMiB, "pipelined");
+  uint64_t cap = 0;
+  ASSERT_EQ(pfio_memory_cap(c.ctx, &cap), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(cap, c.Stats().budget_cap);
+  EXPECT_GT(cap, 4 * kMiB);
+  EXPECT_LE(cap, 8 * kMiB) << "the cap lies within the budget set";
+  EXPECT_EQ(pfio_memory_charge(c.ctx, cap / 2 + 1), PFIO_EINVAL);
+  EXPECT_EQ(pfio_memory_charge(c.ctx, cap / 2), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(pfio_memory_cap(c.ctx, nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("pfio_memory_cap"), std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_memory_cap(nullptr, &cap), PFIO_EINVAL);
+}
+
 TEST(EngineRead, SequentialPlanIsLeftToKernelReadahead) {
   test::ScratchDir dir;
   const uint64_t size = 8 * kMiB;

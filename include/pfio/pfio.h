@@ -259,6 +259,11 @@ pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint6
  * half the budget's cap. */
 pfio_status pfio_memory_charge(pfio_context *ctx, uint64_t bytes);
 
+/* The most the context's budget may be (*cap, bytes): the cap its AIMD controller moves the
+ * budget under, fixed at creation. What a caller sizes the buffers it charges with
+ * pfio_memory_charge from (a charge may take at most half of it). */
+pfio_status pfio_memory_cap(pfio_context *ctx, uint64_t *cap);
+
 /* Between pfio_ignore and pfio_unignore, reads do not move through the plan and do not count as
  * misses (for example a plan callback reading an index). Calls nest. */
 pfio_status pfio_ignore(pfio_context *ctx);

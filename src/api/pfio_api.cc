@@ -251,6 +251,14 @@ pfio_status pfio_memory_charge(pfio_context *ctx, uint64_t bytes) {
   PFIO_CALL("pfio_memory_charge", return Report(e.ChargeMemory(bytes)));
 }
 
+pfio_status pfio_memory_cap(pfio_context *ctx, uint64_t *cap) {
+  if (cap == nullptr) return NullArgument("pfio_memory_cap", "cap");
+  PFIO_CALL("pfio_memory_cap", {
+    *cap = e.MemoryCap();
+    return PFIO_OK;
+  });
+}
+
 pfio_status pfio_ignore(pfio_context *ctx) {
   PFIO_CALL("pfio_ignore", return Report(e.Ignore()));
 }

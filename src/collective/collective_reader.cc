@@ -27,9 +27,9 @@ FileRanges RangesOf(const pfio_read_piece *pieces, size_t count, std::vector<uin
 }  // namespace
 
 uint64_t CollectiveReader::RoundAllowance(pfio_context *ctx, uint64_t asked) {
-  pfio_stats s{};
-  if (pfio_stats_get(ctx, &s, sizeof s) != PFIO_OK || s.budget_cap == 0) return asked;
-  const uint64_t share = (s.budget_cap / kBudgetShare) & ~uint64_t{4095};
+  uint64_t cap = 0;
+  if (pfio_memory_cap(ctx, &cap) != PFIO_OK || cap == 0) return asked;
+  const uint64_t share = (cap / kBudgetShare) & ~uint64_t{4095};
   return std::min(asked, std::max(kMinRound, share));
 }
 

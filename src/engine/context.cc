@@ -320,6 +320,11 @@ Status Context::ChargeMemory(uint64_t bytes) {
   return Status::Ok();
 }
 
+uint64_t Context::MemoryCap() {
+  Lock lock(mu_);
+  return memory_.cap();
+}
+
 Status Context::Ignore() {
   Lock lock(mu_);
   read_path_.Ignore();
