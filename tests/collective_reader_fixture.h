@@ -32,6 +32,9 @@ constexpr uint64_t kBlock = 47008;
 
 // infill_max of the ranks' contexts when a test sets it (nullptr: the default).
 [[maybe_unused]] const char *infill = nullptr;
+// The ranks' contexts' buffer kind when a test sets it ("cache": the engine's page-cache kind;
+// nullptr: the default, the reorder buffer).
+[[maybe_unused]] const char *buffer_kind = nullptr;
 // Rank 0's budget when a test sets it (nullptr: 16M like the others).
 [[maybe_unused]] const char *rank0_budget = nullptr;
 
@@ -45,6 +48,9 @@ struct Rank {
     EXPECT_EQ(pfio_config_set(cfg, "budget", budget), PFIO_OK) << pfio_last_error();
     if (infill != nullptr) {
       EXPECT_EQ(pfio_config_set(cfg, "infill_max", infill), PFIO_OK) << pfio_last_error();
+    }
+    if (buffer_kind != nullptr) {
+      EXPECT_EQ(pfio_config_set(cfg, "buffer", buffer_kind), PFIO_OK) << pfio_last_error();
     }
     EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
     pfio_config_destroy(cfg);

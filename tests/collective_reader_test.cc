@@ -117,6 +117,46 @@ TEST_F(CollectiveReaderTest, OnTheCachePathOwnBytesAreReadInOneBatchAndShippedOn
   });
 }
 
+// A column of tiles: each rank reads a 32 KiB piece of every 256 KiB row (64 rows, 2 MiB a
+// call), the next call the piece beside it. Where the aggregators' reads land in the page cache
+// they plan at least kCacheLookahead ahead, so that the pieces of later calls beside this call's
+// join it in one advice: on the cache path and on the engine's page-cache kind alike (it planned
+// 4 MiB ahead, two calls here, and read tiles on the disk at 0.79-0.80x the cache path). The
+// reorder buffer keeps the 4 MiB floor (rounds of 1 MiB, 2 aggregators: 2 rounds / 2 < 4 MiB).
+TEST_F(CollectiveReaderTest, ReadsIntoThePageCachePlanAsFarAheadOnEitherPath) {
+  ReaderOptions o;
+  o.round_bytes = 1 << 20;
+  auto column = [](int r, uint64_t call) {
+    FileRanges mine;
+    for (uint64_t row = 0; row < 64; ++row)
+      mine.push_back({row * (256 << 10) + call * (64 << 10) + static_cast<uint64_t>(r) * (32 << 10),
+                      32 << 10});
+    return mine;
+  };
+  // Calls planned ahead per predicted call, after 4 calls (2 of them predicted).
+  auto planned_ahead = [&](BufferKind path, const char *kind) {
+    o.buffer = path;
+    buffer_kind = kind;
+    std::vector<uint64_t> planned(2, 0);
+    RunRanks(2, path_, o, [&](Rank &rank, int r) {
+      for (uint64_t call = 0; call < 4; ++call) ReadAndCheck(rank, column(r, call));
+      EXPECT_EQ(rank.reader->stats().predicted_hits, 2u) << "rank " << r;
+      planned[static_cast<size_t>(r)] = rank.reader->stats().calls_planned_ahead;
+    });
+    buffer_kind = nullptr;
+    return planned;
+  };
+  const std::vector<uint64_t> cache = planned_ahead(BufferKind::kCache, nullptr);
+  const std::vector<uint64_t> engine_cache = planned_ahead(BufferKind::kEngine, "cache");
+  const std::vector<uint64_t> engine = planned_ahead(BufferKind::kEngine, nullptr);
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_GE(cache[r], 3 * 8u) << "rank " << r << ": 8 calls ahead at 3 predicted calls";
+    EXPECT_EQ(engine_cache[r], cache[r]) << "rank " << r;
+    EXPECT_LE(engine[r], 3 * 2u) << "rank " << r << ": the reorder buffer's 4 MiB floor";
+    EXPECT_GT(engine[r], 0u) << "rank " << r;
+  }
+}
+
 TEST_F(CollectiveReaderTest, ShiftsByWholeStripingPeriodsReuseThePlanAndWasteNothing) {
   // 4 ranks x 16 blocks of 4 KiB per call: each call moves by 256 KiB, a multiple of the
   // striping period (4 KiB units x 4 targets), so predicted calls are the call's plan moved.

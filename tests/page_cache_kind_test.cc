@@ -84,6 +84,24 @@ std::vector<pfio_extent> PlanBlocks(test::Context &c, const ColdFile &file, size
   return plan;
 }
 
+TEST(PageCacheKind, AFileTellsItsBufferKind) {
+  // What the collective layer asks to size its look-ahead (pfio_file_buffer).
+  ColdFile file(1 * kMiB, 3);
+  test::Context cached(CacheKind(4 * kMiB));
+  test::Context own(test::Settings{{"budget", "4M"}});
+  const int32_t a = cached.Open(file.path), b = own.Open(file.path);
+  int page_cache = -1;
+  ASSERT_EQ(pfio_file_buffer(cached.ctx, a, &page_cache), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(page_cache, 1);
+  ASSERT_EQ(pfio_file_buffer(own.ctx, b, &page_cache), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(page_cache, 0);
+  EXPECT_EQ(pfio_file_buffer(own.ctx, b + 7, &page_cache), PFIO_EBADF);
+  EXPECT_NE(std::string(pfio_last_error()).find("file"), std::string::npos) << pfio_last_error();
+  EXPECT_EQ(pfio_file_buffer(own.ctx, b, nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("page_cache"), std::string::npos)
+      << pfio_last_error();
+}
+
 TEST(PageCacheKind, EveryPlanShapeReadsTheFilesBytes) {
   ColdFile file(32 * kMiB, 7);
   test::Context c(CacheKind(4 * kMiB));

@@ -206,6 +206,11 @@ pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size) {
   PFIO_CALL("pfio_file_size", return Report(e.FileSize(file, size)));
 }
 
+pfio_status pfio_file_buffer(pfio_context *ctx, int32_t file, int *page_cache) {
+  if (page_cache == nullptr) return NullArgument("pfio_file_buffer", "page_cache");
+  PFIO_CALL("pfio_file_buffer", return Report(e.FileBuffer(file, page_cache)));
+}
+
 pfio_status pfio_plan_append(pfio_context *ctx, const pfio_extent *extents, size_t count) {
   PFIO_CALL("pfio_plan_append", return Report(e.PlanAppend(extents, count)));
 }

@@ -85,6 +85,9 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
   if (options_.buffer == BufferKind::kCache)
     cache_ = std::make_unique<CacheReader>(options_.cache_fd);
+  int engine_page_cache = 0;
+  page_cache_ = cache_ != nullptr ||
+                (pfio_file_buffer(ctx_, file_, &engine_page_cache) == PFIO_OK && engine_page_cache);
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {

@@ -54,7 +54,8 @@ struct ReaderOptions {
   int aggregators = 0;                 // cb_nodes; 0: every rank
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
   uint64_t lookahead_bytes = 0;  // later calls planned per aggregator; 0: 2 rounds / aggregators,
-                                 // and at least 32 MiB on the cache path
+                                 // and at least 32 MiB where reads land in the page cache (the
+                                 // cache path, or the engine's page-cache kind)
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
   bool own_units = true;  // a unit only one rank asks for is read by that rank (call_schedule.h)
   // With own_units: an extent of at least this many bytes is read by its own rank when that rank
@@ -187,6 +188,9 @@ class CollectiveReader {
   ReaderStats stats_;
   std::string broken_;  // the transport failure that stopped this reader, "" while usable
   std::unique_ptr<CacheReader> cache_;  // the kCache path
+  // The aggregator's reads land in the kernel's page cache: the kCache path, or the engine path
+  // on a file of the engine's page-cache kind (pfio_file_buffer).
+  bool page_cache_ = false;
 };
 
 }  // namespace pfio::collective

@@ -111,9 +111,12 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // least kCacheLookahead per aggregator: its advice goes out sorted by offset, so pieces of
   // later calls next to this call's join them into one request (a blocked solver's row of
   // tiles: 8 KiB per call and row, side by side across calls), and that needs several calls.
+  // The same holds for the engine's page-cache kind, whose requests join the pieces of calls
+  // side by side too: with the 4 MiB floor it read tiles at 0.79-0.80x the cache path on the
+  // disk, with 32 MiB at 0.86-0.91x (4 ranks, 1 GiB, 5 rounds; on the test bed within noise).
   const uint64_t limit = options_.lookahead_bytes
                              ? options_.lookahead_bytes
-                             : std::max<uint64_t>(cache_ ? kCacheLookahead : 4ull << 20,
+                             : std::max<uint64_t>(page_cache_ ? kCacheLookahead : 4ull << 20,
                                                   2 * round_ / aggregation_.aggregators().size());
   if (options_.lookahead_calls > 0 && (declared || (predictor_.predicting() && !all_dense()))) {
     for (uint64_t j = 1; j <= options_.lookahead_calls && ahead < limit; ++j) {

@@ -230,6 +230,13 @@ Status Context::FileSize(int32_t id, uint64_t *size) {
   return s;
 }
 
+Status Context::FileBuffer(int32_t id, int *page_cache) {
+  Lock lock(mu_);
+  Status s = files_.Check(id, "file");
+  if (s.ok()) *page_cache = files_.handle(id).buffer == PFIO_BUFFER_CACHE ? 1 : 0;
+  return s;
+}
+
 // Every planned and buffered byte of file `id` goes; its reads in flight land and are dropped
 // (bounded by timeout_ms; `doing` names the call in the error).
 Status Context::DropFileLocked(Lock &lock, int32_t id, const char *doing) {

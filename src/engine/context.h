@@ -73,6 +73,7 @@ class Context : private ReadPath::Host {
   // pfio_file_check: RefreshFile when the file's version no longer vouches for what was read.
   Status CheckFile(int32_t id, bool *changed);
   Status FileSize(int32_t id, uint64_t *size);
+  Status FileBuffer(int32_t id, int *page_cache);  // 1: the page-cache kind
 
   Status PlanAppend(const pfio_extent *extents, size_t count);
   Status PlanReplace(const pfio_extent *extents, size_t count);
