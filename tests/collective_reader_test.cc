@@ -133,7 +133,8 @@ TEST_F(CollectiveReaderTest, ReadsIntoThePageCachePlanAsFarAheadOnEitherPath) {
                       32 << 10});
     return mine;
   };
-  // Calls planned ahead per predicted call, after 4 calls (2 of them predicted).
+  // Calls planned ahead in 4 calls: calls 1-3 plan ahead (the shift is known from call 1 on), and
+  // calls 2 and 3 are the predicted hits.
   auto planned_ahead = [&](BufferKind path, const char *kind) {
     o.buffer = path;
     buffer_kind = kind;
