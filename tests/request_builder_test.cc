@@ -92,32 +92,42 @@ TEST_F(RequestBuilderTest, RequestsNeverExceedMaxRequest) {
 
 namespace pfio {
 
-// Files of the page-cache kind on remote storage: gaps up to kCacheJoinGapRemote go with their
-// neighbours, in requests up to cache_max_request, and count in the memory the read needs; on
-// local storage, and for the engine kind, only infill_max does.
-TEST_F(RequestBuilderTest, RemotePageCacheFilesJoinWideGapsAndChargeThem) {
+// Files of the page-cache kind join gaps up to kCacheJoinGapLocal with their neighbours
+// (kCacheJoinGapRemote on remote storage), in requests up to cache_max_request, and count them
+// in the memory the read needs; the engine kind joins only infill_max.
+TEST_F(RequestBuilderTest, PageCacheFilesJoinWideGapsAndChargeThem) {
   shape_.infill_max = 8192;
   shape_.max_request = 256 * 1024;
   shape_.cache_max_request = 1 << 20;
-  auto tiles = [this] {  // 32 KiB of every 88 KiB, 16 tiles: 1.4 MiB
+  auto tiles = [this](uint64_t row) {  // 32 KiB of every `row` bytes, 16 tiles
     std::vector<Piece *> v;
-    for (uint64_t i = 0; i < 16; ++i) v.push_back(P(i * 88 * 1024, 32 * 1024));
+    for (uint64_t i = 0; i < 16; ++i) v.push_back(P(i * row, 32 * 1024));
     return v;
   };
-  for (const auto &[kind, remote] : {std::pair{PFIO_BUFFER_ENGINE, true},
-                                     {PFIO_BUFFER_CACHE, false},
-                                     {PFIO_BUFFER_CACHE, true}}) {
-    file_.buffer = kind;
-    file_.remote = remote;
+  struct Case {
+    pfio_buffer_kind kind;
+    bool remote;
+    uint64_t row;
+    size_t per_request;  // tiles in the first request
+  };
+  // 88 KiB rows leave 56 KiB gaps (joined by either page-cache file: 1 MiB holds 12 tiles and
+  // 11 gaps); 120 KiB rows leave 88 KiB (joined on remote storage only: 9 tiles and 8 gaps).
+  for (const Case &c :
+       {Case{PFIO_BUFFER_ENGINE, false, 88 << 10, 1}, Case{PFIO_BUFFER_ENGINE, true, 88 << 10, 1},
+        Case{PFIO_BUFFER_CACHE, false, 88 << 10, 12}, Case{PFIO_BUFFER_CACHE, true, 88 << 10, 12},
+        Case{PFIO_BUFFER_CACHE, false, 120 << 10, 1},
+        Case{PFIO_BUFFER_CACHE, true, 120 << 10, 9}}) {
+    file_.buffer = c.kind;
+    file_.remote = c.remote;
     TearDown();
-    reqs_ = BuildRequests(tiles(), shape_, handles_);
-    const bool joined = kind == PFIO_BUFFER_CACHE && remote;
-    SCOPED_TRACE(joined ? "joined" : "apart");
-    // Joined: 1 MiB spans hold 12 tiles (11 gaps of 56 KiB), then the other 4 (3 gaps).
-    ASSERT_EQ(reqs_.size(), joined ? 2u : 16u);
-    EXPECT_EQ(reqs_[0]->pieces.size(), joined ? 12u : 1u);
-    EXPECT_EQ(reqs_[0]->gap_bytes, joined ? 11 * 56 * 1024u : 0u);
-    EXPECT_EQ(reqs_[0]->piece_bytes, joined ? 12 * 32 * 1024u + 11 * 56 * 1024u : 32 * 1024u);
+    reqs_ = BuildRequests(tiles(c.row), shape_, handles_);
+    SCOPED_TRACE(::testing::Message()
+                 << "kind " << c.kind << " remote " << c.remote << " row " << c.row);
+    const uint64_t gap = c.row - 32 * 1024, n = c.per_request;
+    ASSERT_EQ(reqs_.size(), (16 + n - 1) / n);
+    EXPECT_EQ(reqs_[0]->pieces.size(), n);
+    EXPECT_EQ(reqs_[0]->gap_bytes, (n - 1) * gap);
+    EXPECT_EQ(reqs_[0]->piece_bytes, n == 1 ? 32 * 1024u : n * 32 * 1024 + (n - 1) * gap);
     EXPECT_LE(reqs_[0]->req.length, shape_.cache_max_request);
   }
 }

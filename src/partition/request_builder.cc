@@ -47,9 +47,10 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     cur->target_offset = p->target_offset;
     cur->req.file = handles.at(p->file);
     cached = cur->req.file->buffer == PFIO_BUFFER_CACHE;
-    const bool remote = cached && cur->req.file->remote;
-    join = remote ? std::max(shape.infill_max, kCacheJoinGapRemote) : shape.infill_max;
-    span = remote ? std::max(shape.max_request, shape.cache_max_request) : shape.max_request;
+    join = !cached                 ? shape.infill_max
+           : cur->req.file->remote ? std::max(shape.infill_max, kCacheJoinGapRemote)
+                                   : std::max(shape.infill_max, kCacheJoinGapLocal);
+    span = cached ? std::max(shape.max_request, shape.cache_max_request) : shape.max_request;
     cur->req.offset = p->offset;
     cur->req.length = p->length;
     cur->piece_bytes = p->length;
