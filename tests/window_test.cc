@@ -1,5 +1,6 @@
 // Window: budgeted admission (repeats count once, shared older pieces count, bookkeeping
-// counts), references, sequential runs left to readahead, consumption, resync and removal.
+// counts), references, sequential runs left to readahead, consumption, resync, removal, and a
+// replacement that keeps the unread entries the new plan starts with.
 #include "engine/window.h"
 
 #include <gtest/gtest.h>
@@ -112,6 +113,33 @@ TEST_F(WindowTest, ResyncSkipsToALaterEntryAndRemoveIfDropsEntries) {
   window_->Clear();
   EXPECT_TRUE(window_->empty());
   EXPECT_FALSE(window_->has_more());
+}
+
+TEST_F(WindowTest, AReplacementKeepsTheEntriesTheNewPlanStartsWith) {
+  Append({{0, 4 * kKiB}, {40 * kKiB, 4 * kKiB}, {80 * kKiB, 4 * kKiB}, {120 * kKiB, 4 * kKiB}});
+  Window::NewRanges pending;
+  Plan(1 << 20, &pending);
+  window_->ConsumeFront();
+  Piece *second = window_->front().refs[0];
+  // The new plan repeats [40K) and [80K), then goes elsewhere: 2 kept, [120K) replaced.
+  const std::vector<Extent> next = {{file_, false, 40 * kKiB, 4 * kKiB},
+                                    {file_, false, 80 * kKiB, 4 * kKiB},
+                                    {file_, false, 160 * kKiB, 4 * kKiB}};
+  EXPECT_EQ(window_->SamePrefix(next.data(), next.size(), 0), 2u);
+  EXPECT_EQ(window_->SamePrefix(next.data() + 1, 2, 1), 1u);  // from the second unread entry
+  EXPECT_EQ(window_->SamePrefix(next.data() + 2, 1, 0), 0u);
+  std::deque<Window::Entry> old =
+      window_->ReplaceAfter(2, [&](AccessPlan *plan) { plan->Append(next.data() + 2, 1); });
+  EXPECT_EQ(old.size(), 1u);  // [120K)'s entry, for the caller to drop
+  EXPECT_EQ(window_->size(), 2u);
+  EXPECT_EQ(window_->front().refs[0], second);  // the same piece, not planned again
+  EXPECT_EQ(window_->plan().size(), 3u);
+  EXPECT_EQ(window_->plan().at(window_->plan().front_index() + 2).offset, 160 * kKiB);
+  EXPECT_EQ(window_->DropEntries(&old), 0u);  // never read: nothing wasted
+  Plan(1 << 20, &pending);
+  EXPECT_EQ(window_->size(), 3u);
+  // A plan that starts differently keeps nothing.
+  EXPECT_EQ(window_->SamePrefix(next.data() + 1, 2, 0), 0u);
 }
 
 }  // namespace

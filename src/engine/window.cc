@@ -185,12 +185,29 @@ uint64_t Window::RemoveIf(const std::function<bool(const Extent &)> &pred) {
   return wasted;
 }
 
-std::deque<Window::Entry> Window::Replace(const std::function<void(AccessPlan *)> &fill) {
-  std::deque<Entry> old = std::move(entries_);
-  entries_.clear();
-  plan_.TruncateFrom(plan_.front_index());
+std::deque<Window::Entry> Window::ReplaceAfter(uint64_t keep,
+                                               const std::function<void(AccessPlan *)> &fill) {
+  std::deque<Entry> old;
+  if (keep < entries_.size()) {
+    const auto first = entries_.begin() + static_cast<std::ptrdiff_t>(keep);
+    old.assign(std::make_move_iterator(first), std::make_move_iterator(entries_.end()));
+    entries_.erase(first, entries_.end());
+  }
+  plan_.TruncateFrom(plan_.front_index() + keep);
   fill(&plan_);
   return old;
+}
+
+uint64_t Window::SamePrefix(const Extent *extents, size_t count, uint64_t from) const {
+  uint64_t same = 0;
+  for (uint64_t i = plan_.front_index() + from; same < count && i < plan_.end_index(); ++i) {
+    const Extent e = plan_.at(i);
+    const Extent &x = extents[same];
+    if (e.file != x.file || e.marked != x.marked || e.offset != x.offset || e.length != x.length)
+      break;
+    ++same;
+  }
+  return same;
 }
 
 uint64_t Window::DropEntries(std::deque<Entry> *entries) {

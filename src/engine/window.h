@@ -90,7 +90,15 @@ class Window {
   // Replaces everything not yet read with what `fill` appends to the plan: the new entries are
   // planned by the caller (Refill) before the old references go (DropEntries), so pieces both
   // plans need are kept.
-  std::deque<Entry> Replace(const std::function<void(AccessPlan *)> &fill);
+  std::deque<Entry> Replace(const std::function<void(AccessPlan *)> &fill) {
+    return ReplaceAfter(0, fill);
+  }
+  // The same for everything after the first `keep` unread entries, which stay as they are
+  // (their pieces, and passthrough as it was decided when they were planned); keep is at most
+  // the plan's unread size.
+  std::deque<Entry> ReplaceAfter(uint64_t keep, const std::function<void(AccessPlan *)> &fill);
+  // How many of `extents` repeat, in order, the unread plan from its front.
+  uint64_t SamePrefix(const Extent *extents, size_t count, uint64_t from) const;
   uint64_t DropEntries(std::deque<Entry> *entries);
   // Drops the whole unread plan (shutdown).
   uint64_t Clear();

@@ -1,0 +1,63 @@
+// A plan replaced call by call, as the collective layer replaces it (this call and the next ones,
+// one call further each time): the unread entries the new plan starts with are kept as they are
+// (engine/window.h ReplaceAfter), every byte is served from the plan, none is read twice, in
+// either buffer kind.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api_context.h"
+#include "pfio/pfio.h"
+#include "test_util.h"
+
+namespace pfio {
+namespace {
+
+using namespace test;  // Context, ReadAll, kSeed, kMiB
+
+class SlidingPlan : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(SlidingPlan, ReplacingWithTheSameStartKeepsItAndReadsEveryBlockOnce) {
+  ScratchDir dir;
+  const uint64_t size = 8 * kMiB, block = 8192;
+  std::string path = dir.MakeFile("sliding", size, kSeed);
+  Settings settings = Context::Config(4 * kMiB, "pipelined", "auto");
+  settings.push_back({"buffer", GetParam()});
+  settings.push_back({"infill_max", "0"});
+  Context c(settings);
+  int32_t f = c.Open(path);
+  // Call k reads column k of a table: 8 KiB of every 256 KiB row, 16 rows, calls side by side
+  // (rows far enough apart that neither kind joins them). The plan: this call and the next 3.
+  const int calls = 8, ahead = 3, rows = 16;
+  auto call = [&](int k) {
+    std::vector<pfio_extent> v;
+    for (int r = 0; r < rows; ++r)
+      v.push_back(
+          {f, 0, static_cast<uint64_t>(r) * 256 * 1024 + static_cast<uint64_t>(k) * block, block});
+    return v;
+  };
+  for (int k = 0; k < calls; ++k) {
+    std::vector<pfio_extent> plan;
+    for (int j = k; j <= k + ahead && j < calls; ++j) {
+      std::vector<pfio_extent> more = call(j);
+      plan.insert(plan.end(), more.begin(), more.end());
+    }
+    ASSERT_EQ(pfio_plan_replace(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+    ReadAll(c, call(k), kSeed);
+  }
+  const pfio_stats s = c.Stats();
+  EXPECT_EQ(s.hits, static_cast<uint64_t>(calls * rows));
+  EXPECT_EQ(s.misses, 0u);
+  EXPECT_EQ(s.bytes_served, static_cast<uint64_t>(calls * rows) * block);
+  // Each block prefetched once: a replacement that planned kept entries again, or dropped and
+  // re-read their pieces, would read more.
+  EXPECT_EQ(s.bytes_read, s.bytes_served);
+  EXPECT_EQ(s.bytes_wasted, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(BufferKinds, SlidingPlan, ::testing::Values("engine", "cache"));
+
+}  // namespace
+}  // namespace pfio
