@@ -81,40 +81,53 @@ TEST_P(CollectiveReaderPathTest, OnlySparseCallsArePlannedAhead) {
   });
 }
 
-TEST_F(CollectiveReaderTest, OnTheCachePathOwnBytesAreReadInOneBatchAndShippedOnesPerRound) {
+TEST_F(CollectiveReaderTest, IntoThePageCacheOwnBytesAreReadInOneBatchAndShippedOnesPerRound) {
   // Rounds of 64 KiB. Calls 0-1: each rank asks for its own 5 stripe units (contiguous, a
-  // restart's pattern), which it reads itself and ships nothing: one batch a call, however many
-  // rounds. Calls 2-3: 8 KiB blocks interleaved over the ranks, shipped between them: one batch
-  // per round that has bytes for the aggregator to read. Every byte checked either way.
+  // restart's pattern), which it reads itself and ships nothing: where the reads land in the page
+  // cache (the cache path, the engine's page-cache kind) one batch a call, however many rounds;
+  // into the reorder buffer one per round (its rounds bound what the budget holds). Calls 2-3:
+  // 8 KiB blocks interleaved over the ranks, shipped between them: one batch per round that has
+  // bytes for the aggregator to read. Every byte checked either way.
   ReaderOptions o;
-  o.buffer = BufferKind::kCache;
   o.round_bytes = 64 << 10;
   o.unit = 64 << 10;
   o.lookahead_calls = 0;
-  RunRanks(2, path_, o, [&](Rank &rank, int r) {
-    const uint64_t unit = 64 << 10;
-    for (uint64_t call = 0; call < 2; ++call) {
-      const uint64_t before = rank.reader->stats().rounds;
-      ReadAndCheck(rank, {{(call * 10 + static_cast<uint64_t>(r) * 5) * unit, 5 * unit}});
-      EXPECT_GE(rank.reader->stats().rounds - before, 5u) << "call " << call;
-    }
-    EXPECT_EQ(rank.reader->stats().aggregator_reads, 2u) << "rank " << r << ": one per call";
-    EXPECT_EQ(rank.reader->stats().bytes_shipped, 0u) << "rank " << r;
-    const uint64_t before = rank.reader->stats().aggregator_reads;
-    const uint64_t rounds_before = rank.reader->stats().rounds;
-    for (uint64_t call = 2; call < 4; ++call) {
-      FileRanges blocks;
-      for (uint64_t i = 0; i < 16; ++i)
-        blocks.push_back({(call * 64 + 2 * i + static_cast<uint64_t>(r)) * 8192 + 3, 8192});
-      ReadAndCheck(rank, blocks);
-    }
-    EXPECT_GT(rank.reader->stats().bytes_shipped, 0u) << "rank " << r;
-    // About 128 KiB an aggregator reads a call (its stripe units of 64 KiB): two rounds or more.
-    EXPECT_GE(rank.reader->stats().aggregator_reads - before, 4u) << "rank " << r;
-    EXPECT_LE(rank.reader->stats().aggregator_reads - before,
-              rank.reader->stats().rounds - rounds_before)
-        << "rank " << r << ": one batch per round with bytes to read when bytes are shipped";
-  });
+  auto run = [&](BufferKind path, const char *kind, bool one_batch) {
+    o.buffer = path;
+    buffer_kind = kind;
+    SCOPED_TRACE(kind != nullptr ? kind : path == BufferKind::kCache ? "cache path" : "engine");
+    RunRanks(2, path_, o, [&](Rank &rank, int r) {
+      const uint64_t unit = 64 << 10;
+      for (uint64_t call = 0; call < 2; ++call) {
+        const uint64_t before = rank.reader->stats().rounds;
+        ReadAndCheck(rank, {{(call * 10 + static_cast<uint64_t>(r) * 5) * unit, 5 * unit}});
+        EXPECT_GE(rank.reader->stats().rounds - before, 5u) << "call " << call;
+      }
+      if (one_batch)
+        EXPECT_EQ(rank.reader->stats().aggregator_reads, 2u) << "rank " << r << ": one per call";
+      else
+        EXPECT_GE(rank.reader->stats().aggregator_reads, 10u) << "rank " << r << ": per round";
+      EXPECT_EQ(rank.reader->stats().bytes_shipped, 0u) << "rank " << r;
+      const uint64_t before = rank.reader->stats().aggregator_reads;
+      const uint64_t rounds_before = rank.reader->stats().rounds;
+      for (uint64_t call = 2; call < 4; ++call) {
+        FileRanges blocks;
+        for (uint64_t i = 0; i < 16; ++i)
+          blocks.push_back({(call * 64 + 2 * i + static_cast<uint64_t>(r)) * 8192 + 3, 8192});
+        ReadAndCheck(rank, blocks);
+      }
+      EXPECT_GT(rank.reader->stats().bytes_shipped, 0u) << "rank " << r;
+      // About 128 KiB an aggregator reads a call (its stripe units of 64 KiB): two rounds or more.
+      EXPECT_GE(rank.reader->stats().aggregator_reads - before, 4u) << "rank " << r;
+      EXPECT_LE(rank.reader->stats().aggregator_reads - before,
+                rank.reader->stats().rounds - rounds_before)
+          << "rank " << r << ": one batch per round with bytes to read when bytes are shipped";
+    });
+    buffer_kind = nullptr;
+  };
+  run(BufferKind::kCache, nullptr, true);
+  run(BufferKind::kEngine, "cache", true);
+  run(BufferKind::kEngine, nullptr, false);
 }
 
 // A column of tiles: each rank reads a 32 KiB piece of every 256 KiB row (64 rows, 2 MiB a

@@ -93,12 +93,13 @@ CollectiveReader::Outcome CollectiveReader::ReadRounds(const CallSchedule &sched
   const size_t ranks = static_cast<size_t>(transport_->size());
   std::vector<uint8_t> send;
   std::vector<uint64_t> send_counts(ranks, 0);
-  // Rounds bound the bytes held for shipping. An aggregator on the cache path whose shares are
-  // all its own reads them straight into its buffers and ships nothing, so it reads them all in
-  // the first round, in the fewest and largest reads (btio on 1 rank: one 64 MB read a call
-  // instead of four of 16 MiB).
+  // Rounds bound the bytes held for shipping. An aggregator whose reads land in the page cache
+  // (either path) and whose shares are all its own reads them straight into its buffers and
+  // ships nothing, so it reads them all in the first round, in the fewest and largest reads (btio
+  // on 1 rank: one 64 MB read a call instead of four of 16 MiB), and waits for no other rank
+  // between them.
   const bool read_all_at_once =
-      cache_ && my_aggregator_ >= 0 &&
+      page_cache_ && my_aggregator_ >= 0 &&
       std::all_of(schedule.SharesOf(static_cast<size_t>(my_aggregator_)).begin(),
                   schedule.SharesOf(static_cast<size_t>(my_aggregator_)).end(),
                   [&](const Share &s) { return s.rank == me; });
