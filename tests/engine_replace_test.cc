@@ -3,6 +3,7 @@
 // (engine/window.h ReplaceAfter), every byte is served from the plan, none is read twice, in
 // either buffer kind.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <string>
@@ -47,13 +48,22 @@ TEST_P(SlidingPlan, ReplacingWithTheSameStartKeepsItAndReadsEveryBlockOnce) {
     ASSERT_EQ(pfio_plan_replace(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
     ReadAll(c, call(k), kSeed);
   }
-  const pfio_stats s = c.Stats();
+  pfio_stats s = c.Stats();
   EXPECT_EQ(s.hits, static_cast<uint64_t>(calls * rows));
   EXPECT_EQ(s.misses, 0u);
   EXPECT_EQ(s.bytes_served, static_cast<uint64_t>(calls * rows) * block);
-  // Each block prefetched once: a replacement that planned kept entries again, or dropped and
-  // re-read their pieces, would read more.
-  EXPECT_EQ(s.bytes_read, s.bytes_served);
+  // Each block prefetched at most once: a replacement that planned kept entries again, or
+  // dropped and re-read their pieces, would read more. The reorder buffer's reads all landed
+  // before their bytes were served; the page-cache kind's reads never wait for their advice, so
+  // an advice may land after this (poll, bounded), or be dropped when its bytes were read first.
+  for (int i = 0; i < 200 && s.bytes_read < s.bytes_served; ++i) {
+    usleep(10000);
+    s = c.Stats();
+  }
+  if (std::string(GetParam()) == "engine")
+    EXPECT_EQ(s.bytes_read, s.bytes_served);
+  else
+    EXPECT_LE(s.bytes_read, s.bytes_served);
   EXPECT_EQ(s.bytes_wasted, 0u);
 }
 
