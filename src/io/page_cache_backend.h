@@ -17,6 +17,9 @@
 //   Stage     nothing (advice is its own staging);
 //   Release   posix_fadvise(DONTNEED) of a range the plan no longer needs (Mowry's release), so
 //             that what pfio advised and nobody consumed is what the page cache holds for it.
+// A request that lies inside a range this backend advised lately (io/advised_ranges.h: the gaps
+// a request advises with its pieces hold later calls' pieces) completes without advice
+// (advice_skipped counts them); Release forgets its range, Close the file's ranges.
 // Advice is a hint: a refused advice is counted and still completes, because the bytes are
 // always read from the file afterwards, never from anything the advice returned.
 // completion_fd() is readable when either the wrapped backend or this one has completions (an
@@ -32,8 +35,10 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
+#include "io/advised_ranges.h"
 #include "io/backend_wrapper.h"
 
 namespace pfio {
@@ -49,6 +54,8 @@ class PageCacheBackend : public BackendWrapper {
   void Release(const FileHandle &file, uint64_t offset, uint64_t length);
   // Advice the kernel refused so far.
   uint64_t advice_failed() const;
+  // Requests completed without advice: their range had been advised lately.
+  uint64_t advice_skipped() const;
 
   void Close(FileHandle *file) override;
   Status Submit(IoRequest *req) override;
@@ -67,6 +74,8 @@ class PageCacheBackend : public BackendWrapper {
   static int AdviseWillneed(IoRequest *req);
   // The request completed (mu_ held): counted if refused, handed to Reap.
   void FinishLocked(IoRequest *req, int rc);
+  // When the request's range was advised lately: completes it without advice, true (mu_ held).
+  bool SkipLocked(IoRequest *req);
 
   int event_fd_ = -1;  // the advice thread's completions
   int epoll_fd_ = -1;  // event_fd_ and the wrapped backend's completion descriptor
@@ -76,6 +85,8 @@ class PageCacheBackend : public BackendWrapper {
   std::deque<IoRequest *> queued_;
   std::vector<IoRequest *> finished_;
   uint64_t failed_ = 0;
+  uint64_t skipped_ = 0;
+  std::unordered_map<int, AdvisedRanges> advised_;  // by advice descriptor (direct_fd)
   bool stop_ = false;
   std::thread thread_;                 // started at the first OpenCached
   std::atomic<bool> advising_{false};  // since then
