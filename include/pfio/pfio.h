@@ -114,7 +114,9 @@ typedef struct pfio_stats {
   double stall_seconds;       /* total time spent in those waits */
   uint64_t bytes_served;      /* bytes returned to the application */
   uint64_t bytes_read;        /* bytes read from the file, prefetch and direct (page-cache
-                               * kind: advised bytes once the advice lands, and direct) */
+                               * kind: the bytes of its requests once they land, a request
+                               * inside a range advised lately, not advised again, included;
+                               * and direct) */
   uint64_t bytes_wasted;      /* bytes read but never served (infill gaps, dropped data) */
   uint64_t bytes_passthrough; /* bytes of sequential plan runs left to the kernel's readahead */
   uint64_t requests;          /* prefetch reads issued to the backend */
