@@ -132,4 +132,25 @@ TEST_F(RequestBuilderTest, PageCacheFilesJoinWideGapsAndChargeThem) {
   }
 }
 
+// With cache_release, pages the plan read leave the page cache; a gap's pages nobody reads would
+// stay, so page-cache files join no gap then, only pieces that touch.
+TEST_F(RequestBuilderTest, WithCacheReleasePageCacheFilesJoinNoGap) {
+  shape_.infill_max = 8192;
+  shape_.cache_max_request = 1 << 20;
+  shape_.cache_release = true;
+  file_.buffer = PFIO_BUFFER_CACHE;
+  for (bool remote : {false, true}) {
+    file_.remote = remote;
+    TearDown();
+    // Two pieces that touch, then one 4 KiB past them (within infill_max).
+    reqs_ = BuildRequests({P(0, 32 * 1024), P(32 * 1024, 32 * 1024), P(68 * 1024, 4096)}, shape_,
+                          handles_);
+    SCOPED_TRACE(remote ? "remote" : "local");
+    ASSERT_EQ(reqs_.size(), 2u);
+    EXPECT_EQ(reqs_[0]->pieces.size(), 2u);
+    EXPECT_EQ(reqs_[0]->gap_bytes, 0u);
+    EXPECT_EQ(reqs_[1]->req.offset, 68 * 1024u);
+  }
+}
+
 }  // namespace pfio

@@ -108,6 +108,7 @@ Context::Context(const Config &config, std::unique_ptr<Backend> backend,
   UseLayout(std::move(striped));
   std::snprintf(stats_.policy, sizeof stats_.policy, "%s", IssuePolicy::Name(cfg_.policy));
   shape_.infill_max = cfg_.infill_max;
+  shape_.cache_release = cfg_.cache_release;
   shape_.max_request = std::min<uint64_t>(cfg_.max_request, PageAlignDown(memory_.cap()));
   shape_.cache_max_request = std::max(
       shape_.max_request, std::min<uint64_t>(kCacheMaxRequest, PageAlignDown(memory_.cap() / 8)));

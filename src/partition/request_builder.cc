@@ -48,6 +48,7 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     cur->req.file = handles.at(p->file);
     cached = cur->req.file->buffer == PFIO_BUFFER_CACHE;
     join = !cached                 ? shape.infill_max
+           : shape.cache_release   ? 0
            : cur->req.file->remote ? std::max(shape.infill_max, kCacheJoinGapRemote)
                                    : std::max(shape.infill_max, kCacheJoinGapLocal);
     span = cached ? std::max(shape.max_request, shape.cache_max_request) : shape.max_request;

@@ -40,6 +40,9 @@ struct RequestShape {
   // it within a small share of the budget, since gaps are charged too).
   uint64_t cache_max_request = 1024 * 1024;
   char *discard = nullptr;  // at least infill_max bytes, page aligned (unused when infill_max is 0)
+  // Page-cache kind with cache_release: pages the plan read leave the page cache, and a gap's
+  // pages, which nobody reads, would stay: no gap is joined then.
+  bool cache_release = false;
 };
 
 constexpr size_t kMaxIov = 1024;
