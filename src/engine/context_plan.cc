@@ -65,7 +65,7 @@ Status Context::ReplaceChecked(const pfio_extent *extents, size_t count) {
   // The unread entries the new plan starts with stay as they are: a plan that moves one call
   // ahead per call (the collective layer's) repeats all of the old one but its first call, and
   // planning those again cost each call the whole look-ahead's piece lookups (1 rank, tiles:
-  // a third of the reader's CPU time). For what follows: new entries first, old references
+  // over a quarter of the reader's CPU time). For what follows: new entries first, old references
   // last, so pieces both plans need are kept, not re-read.
   uint64_t keep = 0;
   InChunks(extents, count, [&](const Extent *chunk, size_t n) {
