@@ -197,6 +197,30 @@ TEST(PageCacheKind, APlanDroppedUnreadLeavesTheBudgetAndItsPagesStay) {
   EXPECT_EQ(c.Stats().hits, 1u);
 }
 
+// A window's blocks 32 KiB apart are advised as one span with the gaps between them, and the
+// span is one piece: blocks in those gaps planned later (a column of tiles read after a row)
+// find it and need no advice of their own. (Before, each later block got a piece and a request
+// of its own: 16 more here.)
+TEST(PageCacheKind, BlocksInAGapAdvisedEarlierNeedNoRequestOfTheirOwn) {
+  ColdFile file(8 * kMiB, 23);
+  test::Context c(CacheKind(64 * kMiB));  // spans up to 4 MiB (an eighth of the memory cap)
+  const int32_t f = c.Open(file.path);
+  std::vector<pfio_extent> first, second;
+  for (uint64_t k = 0; k < 32; ++k) first.push_back({f, 0, k * 2 * 32768, 32768});
+  for (uint64_t j = 0; j < 16; ++j) second.push_back({f, 0, j * 4 * 32768 + 32768, 32768});
+  ASSERT_EQ(pfio_plan_append(c.ctx, first.data(), first.size()), PFIO_OK) << pfio_last_error();
+  test::ReadAll(c, {first[0]}, 23);
+  ASSERT_TRUE(test::Eventually([&] { return c.Stats().requests == 1; })) << c.Stats().requests;
+  ASSERT_EQ(pfio_plan_append(c.ctx, second.data(), second.size()), PFIO_OK) << pfio_last_error();
+  test::ReadAll(c, {first.begin() + 1, first.end()}, 23);
+  test::ReadAll(c, second, 23);
+  const pfio_stats s = c.Stats();
+  EXPECT_EQ(s.requests, 1u) << "one span for the first blocks and the gaps between them";
+  EXPECT_EQ(s.hits, first.size() + second.size());
+  EXPECT_EQ(s.misses, 0u);
+  EXPECT_EQ(s.bytes_read, 31 * 65536u + 32768) << "the span, advised once";
+}
+
 TEST(PageCacheKind, ARewriteIsReadAsRewritten) {
   ColdFile file(8 * kMiB, 17);
   test::Context c(CacheKind(8 * kMiB));

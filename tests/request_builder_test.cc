@@ -92,65 +92,101 @@ TEST_F(RequestBuilderTest, RequestsNeverExceedMaxRequest) {
 
 namespace pfio {
 
-// Files of the page-cache kind join gaps up to kCacheJoinGapLocal with their neighbours
-// (kCacheJoinGapRemote on remote storage), in requests up to cache_max_request, and count them
-// in the memory the read needs; the engine kind joins only infill_max.
-TEST_F(RequestBuilderTest, PageCacheFilesJoinWideGapsAndChargeThem) {
+// A page-cache file's new ranges join into spans over gaps up to kCacheJoinGapLocal
+// (kCacheJoinGapRemote on remote storage), each span up to cache_max_request, counting the gaps
+// joined; the spans are the pieces, and requests join those only where they touch. The engine
+// kind's pieces join over infill_max only.
+TEST_F(RequestBuilderTest, PageCacheSpansJoinWideGapsAndCountThem) {
   shape_.infill_max = 8192;
   shape_.max_request = 256 * 1024;
   shape_.cache_max_request = 1 << 20;
-  auto tiles = [this](uint64_t row) {  // 32 KiB of every `row` bytes, 16 tiles
-    std::vector<Piece *> v;
-    for (uint64_t i = 0; i < 16; ++i) v.push_back(P(i * row, 32 * 1024));
+  auto tiles = [](uint64_t row) {  // 32 KiB of every `row` bytes, 16 tiles
+    std::vector<std::pair<uint64_t, uint64_t>> v;
+    for (uint64_t i = 0; i < 16; ++i) v.emplace_back(i * row, i * row + 32 * 1024);
     return v;
   };
+  auto none = [](uint64_t, uint64_t) { return false; };
   struct Case {
-    pfio_buffer_kind kind;
     bool remote;
     uint64_t row;
-    size_t per_request;  // tiles in the first request
+    size_t per_span;  // tiles in the first span
   };
-  // 88 KiB rows leave 56 KiB gaps (joined by either page-cache file: 1 MiB holds 12 tiles and
+  // 88 KiB rows leave 56 KiB gaps (joined on either kind of storage: 1 MiB holds 12 tiles and
   // 11 gaps); 120 KiB rows leave 88 KiB (joined on remote storage only: 9 tiles and 8 gaps).
-  for (const Case &c :
-       {Case{PFIO_BUFFER_ENGINE, false, 88 << 10, 1}, Case{PFIO_BUFFER_ENGINE, true, 88 << 10, 1},
-        Case{PFIO_BUFFER_CACHE, false, 88 << 10, 12}, Case{PFIO_BUFFER_CACHE, true, 88 << 10, 12},
-        Case{PFIO_BUFFER_CACHE, false, 120 << 10, 1},
-        Case{PFIO_BUFFER_CACHE, true, 120 << 10, 9}}) {
-    file_.buffer = c.kind;
+  for (const Case &c : {Case{false, 88 << 10, 12}, Case{true, 88 << 10, 12},
+                        Case{false, 120 << 10, 1}, Case{true, 120 << 10, 9}}) {
+    file_.buffer = PFIO_BUFFER_CACHE;
     file_.remote = c.remote;
+    SCOPED_TRACE(::testing::Message() << "remote " << c.remote << " row " << c.row);
+    uint64_t gaps = 0;
+    const auto spans = AdviceSpans(tiles(c.row), shape_, file_, none, &gaps);
+    const uint64_t gap = c.row - 32 * 1024, n = c.per_span;
+    ASSERT_EQ(spans.size(), (16 + n - 1) / n);
+    EXPECT_EQ(spans[0].first, 0u);
+    EXPECT_EQ(spans[0].second, (n - 1) * c.row + 32 * 1024);
+    EXPECT_LE(spans[0].second - spans[0].first, shape_.cache_max_request);
+    EXPECT_EQ(gaps, (16 - spans.size()) * gap);  // every join is one gap
+  }
+  // Requests: the engine kind joins its tiles over infill_max only (56 KiB gaps: none); the
+  // page-cache kind's spans go one request each unless they touch.
+  for (pfio_buffer_kind kind : {PFIO_BUFFER_ENGINE, PFIO_BUFFER_CACHE}) {
+    file_.buffer = kind;
+    file_.remote = false;
     TearDown();
-    reqs_ = BuildRequests(tiles(c.row), shape_, handles_);
-    SCOPED_TRACE(::testing::Message()
-                 << "kind " << c.kind << " remote " << c.remote << " row " << c.row);
-    const uint64_t gap = c.row - 32 * 1024, n = c.per_request;
-    ASSERT_EQ(reqs_.size(), (16 + n - 1) / n);
-    EXPECT_EQ(reqs_[0]->pieces.size(), n);
-    EXPECT_EQ(reqs_[0]->gap_bytes, (n - 1) * gap);
-    EXPECT_EQ(reqs_[0]->piece_bytes, n == 1 ? 32 * 1024u : n * 32 * 1024 + (n - 1) * gap);
-    EXPECT_LE(reqs_[0]->req.length, shape_.cache_max_request);
+    std::vector<Piece *> pieces;
+    for (uint64_t i = 0; i < 8; ++i) pieces.push_back(P(i * (88 << 10), 32 * 1024));
+    pieces.push_back(P(7 * (88 << 10) + 32 * 1024, 4096));  // touches the last tile
+    reqs_ = BuildRequests(pieces, shape_, handles_);
+    ASSERT_EQ(reqs_.size(), 8u) << "kind " << kind;
+    EXPECT_EQ(reqs_.back()->pieces.size(), 2u);
+    EXPECT_EQ(reqs_.back()->gap_bytes, 0u);
+    EXPECT_EQ(reqs_.back()->piece_bytes, 32 * 1024u + 4096);
   }
 }
 
-// With cache_release, pages the plan read leave the page cache; a gap's pages nobody reads would
-// stay, so page-cache files join no gap then, only pieces that touch.
-TEST_F(RequestBuilderTest, WithCacheReleasePageCacheFilesJoinNoGap) {
+// With cache_release, pages the plan read leave the page cache; a gap's pages nobody reads
+// would stay, so page-cache spans join no gap then, only ranges that touch (which Window's
+// merged ranges never leave apart).
+TEST_F(RequestBuilderTest, WithCacheReleasePageCacheSpansJoinNoGap) {
   shape_.infill_max = 8192;
   shape_.cache_max_request = 1 << 20;
   shape_.cache_release = true;
   file_.buffer = PFIO_BUFFER_CACHE;
   for (bool remote : {false, true}) {
     file_.remote = remote;
-    TearDown();
-    // Two pieces that touch, then one 4 KiB past them (within infill_max).
-    reqs_ = BuildRequests({P(0, 32 * 1024), P(32 * 1024, 32 * 1024), P(68 * 1024, 4096)}, shape_,
-                          handles_);
     SCOPED_TRACE(remote ? "remote" : "local");
-    ASSERT_EQ(reqs_.size(), 2u);
-    EXPECT_EQ(reqs_[0]->pieces.size(), 2u);
-    EXPECT_EQ(reqs_[0]->gap_bytes, 0u);
-    EXPECT_EQ(reqs_[1]->req.offset, 68 * 1024u);
+    uint64_t gaps = 0;
+    const auto spans = AdviceSpans(
+        {{0, 64 << 10}, {68 << 10, 72 << 10}}, shape_, file_,
+        [](uint64_t, uint64_t) { return false; }, &gaps);
+    ASSERT_EQ(spans.size(), 2u);
+    EXPECT_EQ(spans[1].first, 68u << 10);
+    EXPECT_EQ(gaps, 0u);
   }
+}
+
+// A gap that an existing piece holds is not joined over (pieces never overlap), and a range
+// longer than cache_max_request stays one span (the piece mapper cuts it).
+TEST_F(RequestBuilderTest, PageCacheSpansStopAtHeldGapsAndKeepLongRanges) {
+  shape_.max_request = 64 << 10;
+  shape_.cache_max_request = 1 << 20;
+  file_.buffer = PFIO_BUFFER_CACHE;
+  std::vector<std::pair<uint64_t, uint64_t>> asked;
+  auto held = [&](uint64_t begin, uint64_t end) {
+    asked.emplace_back(begin, end);
+    return begin == (40u << 10);  // the second gap holds a piece
+  };
+  uint64_t gaps = 0;
+  const auto spans =
+      AdviceSpans({{0, 32 << 10}, {36 << 10, 40 << 10}, {48 << 10, 52 << 10}, {56 << 10, 3 << 20}},
+                  shape_, file_, held, &gaps);
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0], std::make_pair(uint64_t{0}, uint64_t{40} << 10));
+  EXPECT_EQ(spans[1], std::make_pair(uint64_t{48} << 10, uint64_t{52} << 10));
+  EXPECT_EQ(spans[2], std::make_pair(uint64_t{56} << 10, uint64_t{3} << 20));  // too long to join
+  EXPECT_EQ(gaps, 4u << 10);
+  ASSERT_EQ(asked.size(), 2u);  // the third gap was not asked: the join would pass the span
+  EXPECT_EQ(asked[1], std::make_pair(uint64_t{40} << 10, uint64_t{48} << 10));
 }
 
 }  // namespace pfio

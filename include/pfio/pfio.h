@@ -117,7 +117,8 @@ typedef struct pfio_stats {
                                * kind: the bytes of its requests once they land, a request
                                * inside a range advised lately, not advised again, included;
                                * and direct) */
-  uint64_t bytes_wasted;      /* bytes read but never served (infill gaps, dropped data) */
+  uint64_t bytes_wasted;      /* bytes read but never served (infill gaps, dropped data;
+                               * page-cache kind: advice dropped before any of it was read) */
   uint64_t bytes_passthrough; /* bytes of sequential plan runs left to the kernel's readahead */
   uint64_t requests;          /* prefetch reads issued to the backend */
   uint64_t io_errors;         /* prefetch reads that failed or came back short */

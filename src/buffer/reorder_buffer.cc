@@ -18,12 +18,13 @@ void Piece::CopyOut(uint64_t lo, uint64_t hi, char *dst) const {
 
 namespace {
 // Calls f(piece) once for every piece of every file.
-template <class F>
-void ForEachPiece(const std::unordered_map<int32_t, PieceIndex> &by_file, F f) {
+template <class Files, class F>
+void ForEachPiece(const Files &by_file, F f) {
   for (const auto &[file, index] : by_file) {
-    index.ForEachPage([&](uint64_t page, Piece *p) {
+    index.pages.ForEachPage([&](uint64_t page, Piece *p) {
       if (page == p->offset / kPage) f(p);  // its first page: once per piece
     });
+    index.ranges.ForEach(f);
   }
 }
 }  // namespace
@@ -50,12 +51,13 @@ ReorderBuffer::~ReorderBuffer() {
 
 uint64_t ReorderBuffer::index_bytes() const {
   uint64_t bytes = 0;
-  for (const auto &[file, index] : by_file_) bytes += index.heap_bytes();
+  for (const auto &[file, index] : by_file_)
+    bytes += index.pages.heap_bytes() + index.ranges.heap_bytes();
   return bytes;
 }
 
 Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
-                             const PieceSite &site) {
+                             const PieceSite &site, bool by_range) {
   Piece *p;
   if (spare_.empty()) {
     p = new Piece;
@@ -70,8 +72,14 @@ Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uin
   p->offset = offset;
   p->length = length;
   p->expected = expected;
-  p->index = &by_file_[file];
-  p->index->Insert(offset / kPage, length / kPage, p);
+  FileIndex &index = by_file_[file];
+  if (by_range) {
+    p->ranges = &index.ranges;
+    p->ranges->Insert(offset, offset + length, p);
+  } else {
+    p->index = &index.pages;
+    p->index->Insert(offset / kPage, length / kPage, p);
+  }
   ++count_;
   return p;
 }
@@ -192,7 +200,11 @@ void ReorderBuffer::Evict(Piece *p, bool release) {
 uint64_t ReorderBuffer::Destroy(Piece *p) {
   Touched(p);
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
-  p->index->Erase(p->offset / kPage, p->length / kPage);  // a file's index stays until the end
+  // A file's indexes stay until the end.
+  if (p->ranges != nullptr)
+    p->ranges->Erase(p->offset);
+  else
+    p->index->Erase(p->offset / kPage, p->length / kPage);
   // Read from, advised, and not kept for the kernel to reclaim. A piece dropped unread (a
   // prediction that broke, a plan replaced) is kept: its pages, and the gaps advised with it,
   // may be what this process read before or what another reader of the file needs next.

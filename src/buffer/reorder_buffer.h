@@ -3,7 +3,10 @@
 //
 // A Piece is one page-aligned file range. It is planned first (no memory) and gets its pages
 // from the BufferPool only when its read is issued, so a whole window can be planned and sorted
-// before the memory for all of it is free. Pieces of a file never overlap. Plan entries in the
+// before the memory for all of it is free. Pieces of a file never overlap. A file of the
+// page-cache kind has no pages here: each of its pieces is one advice (the ranges a window
+// needs and the gaps advised with them) charged against the budget, found through a RangeIndex
+// rather than the per-page index. Plan entries in the
 // window hold references; when the last reference goes the pages are returned at once
 // (Mowry §2.4), or when the read in flight lands if it has not yet. Data never served before it
 // is dropped counts as wasted.
@@ -18,6 +21,7 @@
 
 #include "buffer/buffer_pool.h"
 #include "buffer/piece_index.h"
+#include "buffer/range_index.h"
 #include "buffer/release_batch.h"
 #include "common/small_vector.h"
 
@@ -51,7 +55,8 @@ struct Piece {
   uint64_t first_use = UINT64_MAX;  // plan index of the first entry that needs it
   bool resident = false;            // listed as landed and untouched (Belady candidates)
   PendingRead *request = nullptr;   // while kQueued or kInFlight
-  PieceIndex *index = nullptr;      // the file's index
+  PieceIndex *index = nullptr;      // the file's page index, or
+  RangeIndex *ranges = nullptr;     // its range index (Create's by_range)
 
   uint64_t end() const { return offset + length; }
   bool settled() const { return state == State::kReady || state == State::kFailed; }
@@ -68,9 +73,12 @@ class ReorderBuffer {
   template <class Out>
   void Overlapping(int32_t file, uint64_t begin, uint64_t end, Out *out) const {
     auto f = by_file_.find(file);
-    if (f == by_file_.end() || f->second.pages() == 0) return;
+    if (f == by_file_.end()) return;
+    if (!f->second.ranges.empty()) f->second.ranges.Overlapping(begin, end, out);
+    const PieceIndex &pages = f->second.pages;
+    if (pages.pages() == 0) return;
     for (uint64_t page = begin / kPage; page < (end + kPage - 1) / kPage;) {
-      Piece *p = f->second.Find(page);
+      Piece *p = pages.Find(page);
       if (p == nullptr) {
         ++page;
         continue;
@@ -81,8 +89,10 @@ class ReorderBuffer {
   }
 
   // A new queued piece without memory. The caller guarantees it overlaps no existing piece.
+  // `by_range`: found through the file's RangeIndex (the page-cache kind's pieces, one advice
+  // each), else through its page index; a file's pieces are all of one way.
   Piece *Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
-                const PieceSite &site = {});
+                const PieceSite &site = {}, bool by_range = false);
 
   // A plan entry at index `use` holds `p` (its first use moves earlier if `use` is earlier,
   // and its Belady key with it).
@@ -149,7 +159,7 @@ class ReorderBuffer {
   uint64_t in_use() const { return pool_->in_use() + cached_bytes_ + releases_.bytes(); }
   uint64_t capacity() const { return pool_->capacity(); }
   size_t piece_count() const { return count_; }
-  // Heap bytes of the files' page indexes.
+  // Heap bytes of the files' page and range indexes.
   uint64_t index_bytes() const;
   void ReleaseFreeMemory() { pool_->ReleaseFreeMemory(); }
 
@@ -159,7 +169,11 @@ class ReorderBuffer {
   void Uncharge(Piece *p, bool release);
 
   std::unique_ptr<BufferPool> pool_;
-  std::unordered_map<int32_t, PieceIndex> by_file_;
+  struct FileIndex {
+    PieceIndex pages;
+    RangeIndex ranges;
+  };
+  std::unordered_map<int32_t, FileIndex> by_file_;
   std::set<std::pair<uint64_t, Piece *>> resident_;  // (first_use, piece)
   static constexpr size_t kSpareFloor = 4096;
   std::vector<Piece *> spare_;  // destroyed pieces, reused by Create (no malloc per piece)

@@ -48,19 +48,36 @@ void Context::Refill(bool force) {
   const uint64_t first_new = window_.end();
   Window::NewRanges pending;
   window_.Plan(budget, &pending);
+  // Page-cache files: the new ranges joined into spans, one piece (and one advice) each, gaps
+  // included (partition/request_builder.h).
+  RangesByFile buffered, advised;
+  uint64_t advice_gaps = 0;
+  std::vector<Piece *> held;
+  for (auto &[file, ranges] : pending.Sorted()) {
+    const FileHandle &h = files_.handle(file);
+    if (h.buffer != PFIO_BUFFER_CACHE) {
+      buffered.emplace(file, std::move(ranges));
+      continue;
+    }
+    auto holds = [&, file = file](uint64_t begin, uint64_t end) {
+      held.clear();
+      buffer_->Overlapping(file, begin, end, &held);
+      return !held.empty();
+    };
+    advised.emplace(file, AdviceSpans(ranges, shape_, h, holds, &advice_gaps));
+  }
   std::vector<Piece *> fresh;
-  MapPieces(
-      pending.Sorted(), layout_.get(), shape_.max_request,
-      [this](int32_t f) { return files_.size(f); }, buffer_.get(), &fresh);
+  auto size = [this](int32_t f) { return files_.size(f); };
+  MapPieces(buffered, layout_.get(), shape_.max_request, size, buffer_.get(), &fresh);
+  MapPieces(advised, layout_.get(), std::max(shape_.max_request, shape_.cache_max_request), size,
+            buffer_.get(), &fresh, /*by_range=*/true);
   window_.AssignRefs(first_new);
   if (fresh.empty()) return;
   std::vector<std::unique_ptr<PendingRead>> reads =
       BuildRequests(std::move(fresh), shape_, files_.handles());
-  uint64_t charged = 0, planned = 0;
-  for (const auto &pr : reads) {
-    charged += pr->piece_bytes;
-    planned += pr->piece_bytes - (pr->req.file->buffer == PFIO_BUFFER_CACHE ? pr->gap_bytes : 0);
-  }
+  uint64_t charged = 0;
+  for (const auto &pr : reads) charged += pr->piece_bytes;
+  const uint64_t planned = charged - advice_gaps;
   gap_expansion_ = planned > 0 ? static_cast<double>(charged) / static_cast<double>(planned) : 1;
   if (!stager_.resolved()) {
     uint64_t bytes = 0;

@@ -6,7 +6,7 @@ namespace pfio {
 
 void MapPieces(const RangesByFile &ranges, const Layout *layout, uint64_t max_request,
                const std::function<uint64_t(int32_t)> &file_size, ReorderBuffer *buffer,
-               std::vector<Piece *> *fresh) {
+               std::vector<Piece *> *fresh, bool by_range) {
   std::vector<Placement> placements;
   for (const auto &[file, file_ranges] : ranges) {
     const uint64_t size = file_size(file);
@@ -21,7 +21,7 @@ void MapPieces(const RangesByFile &ranges, const Layout *layout, uint64_t max_re
         for (uint64_t at = pl.file_offset; at < pl.file_offset + pl.length;) {
           const uint64_t len = std::min(pl.file_offset + pl.length - at, max_request);
           const PieceSite site{pl.target, pl.bus, pl.target_offset + (at - pl.file_offset)};
-          fresh->push_back(buffer->Create(file, at, len, std::min(len, size - at), site));
+          fresh->push_back(buffer->Create(file, at, len, std::min(len, size - at), site, by_range));
           at += len;
         }
       }

@@ -19,9 +19,10 @@ namespace pfio {
 using RangesByFile = std::unordered_map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>>;
 
 // layout: null for one target. file_size: the size of a file id. New pieces are appended to
-// *fresh, in each file's offset order.
+// *fresh, in each file's offset order. by_range: pieces of the page-cache kind, one advice each
+// (ReorderBuffer::Create).
 void MapPieces(const RangesByFile &ranges, const Layout *layout, uint64_t max_request,
                const std::function<uint64_t(int32_t)> &file_size, ReorderBuffer *buffer,
-               std::vector<Piece *> *fresh);
+               std::vector<Piece *> *fresh, bool by_range = false);
 
 }  // namespace pfio

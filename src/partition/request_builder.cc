@@ -10,6 +10,30 @@ size_t PageCount(const Piece *p) {
 }
 }  // namespace
 
+std::vector<std::pair<uint64_t, uint64_t>> AdviceSpans(
+    const std::vector<std::pair<uint64_t, uint64_t>> &ranges, const RequestShape &shape,
+    const FileHandle &file, const std::function<bool(uint64_t, uint64_t)> &held,
+    uint64_t *gap_bytes) {
+  const uint64_t join = shape.cache_release ? 0
+                        : file.remote       ? std::max(shape.infill_max, kCacheJoinGapRemote)
+                                            : std::max(shape.infill_max, kCacheJoinGapLocal);
+  const uint64_t span = std::max(shape.max_request, shape.cache_max_request);
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto &[begin, end] : ranges) {
+    if (!out.empty()) {
+      auto &last = out.back();
+      const uint64_t gap = begin - last.second;
+      if (gap <= join && end - last.first <= span && (gap == 0 || !held(last.second, begin))) {
+        *gap_bytes += gap;
+        last.second = end;
+        continue;
+      }
+    }
+    out.emplace_back(begin, end);
+  }
+  return out;
+}
+
 std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     std::vector<Piece *> pieces, const RequestShape &shape,
     const std::unordered_map<int32_t, const FileHandle *> &handles) {
@@ -47,10 +71,7 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     cur->target_offset = p->target_offset;
     cur->req.file = handles.at(p->file);
     cached = cur->req.file->buffer == PFIO_BUFFER_CACHE;
-    join = !cached                 ? shape.infill_max
-           : shape.cache_release   ? 0
-           : cur->req.file->remote ? std::max(shape.infill_max, kCacheJoinGapRemote)
-                                   : std::max(shape.infill_max, kCacheJoinGapLocal);
+    join = cached ? 0 : shape.infill_max;  // the page-cache kind's spans are joined already
     span = cached ? std::max(shape.max_request, shape.cache_max_request) : shape.max_request;
     cur->req.offset = p->offset;
     cur->req.length = p->length;

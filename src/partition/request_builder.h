@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "buffer/reorder_buffer.h"
@@ -19,8 +21,8 @@ namespace pfio {
 struct PendingRead {
   IoRequest req;                // offset and length set when built; iov by FillIov
   std::vector<Piece *> pieces;  // ascending, inside [req.offset, req.offset + req.length)
-  uint64_t gap_bytes = 0;       // infill read into the discard buffer (or advised, cache kind)
-  uint64_t piece_bytes = 0;     // memory the read needs (cache kind: its gaps' pages too)
+  uint64_t gap_bytes = 0;       // infill read into the discard buffer (0 for the cache kind)
+  uint64_t piece_bytes = 0;     // memory the read needs (cache kind: its pieces' charge)
   int32_t file = 0;
   uint32_t target = 0, bus = 0;                  // of its pieces (a read never spans targets)
   uint64_t target_offset = 0;                    // of its first byte
@@ -41,7 +43,7 @@ struct RequestShape {
   uint64_t cache_max_request = 1024 * 1024;
   char *discard = nullptr;  // at least infill_max bytes, page aligned (unused when infill_max is 0)
   // Page-cache kind with cache_release: pages the plan read leave the page cache, and a gap's
-  // pages, which nobody reads, would stay: no gap is joined then.
+  // pages, which nobody reads, would stay: no gap is joined then (AdviceSpans).
   bool cache_release = false;
 };
 
@@ -49,23 +51,35 @@ constexpr size_t kMaxIov = 1024;
 
 // Reads of files of the page-cache kind (FileHandle::buffer) are advice: no vectors. A gap
 // costs such a file device bandwidth only (no copy, no discard buffer), and a request costs a
-// round of the device's work, so gaps up to max(infill_max, kCacheJoinGapLocal) are advised with
-// their neighbours, max(infill_max, kCacheJoinGapRemote) on storage reached over a network or
-// through FUSE (FileHandle::remote), in requests of up to cache_max_request; the engine kind
-// joins gaps up to infill_max only. The gaps' pages count against the budget (piece_bytes), as
-// they land in the page cache. Measured on the 2 ms test bed (4 ranks, 1 GiB), the collective
-// layer's page-cache path: tiles 0.90-0.98x stock ROMIO with a 64 KiB gap, 1.29-1.37x with
-// 128 KiB, 1.08-1.37x with 256 KiB; fio there: a request costs what 70-200 KiB of data does, on
-// this machine's disk what 5-25 KiB does. Locally the collective layer's own page-cache path
-// joins 64 KiB, and so does this kind: on the disk, pfio-mpibench's tiles (8 KiB of every 88 KiB
-// row, 4 ranks) advised with 32 KiB joins took 36,900 device requests for 631 MiB a run, with
-// 64 KiB 10,800 for 1,031 MiB, as that path does (9,500); the rate stayed within the spread of
-// runs on this host-cached disk (two alternated invocations of 3 rounds: 987 and 1,020 MiB/s
-// against 1,021 and 994), where a request costs little; on a device where it costs more, fewer
-// requests is the gain.
+// round of the device's work, so a window's new ranges of such a file are first joined into
+// spans (AdviceSpans) over gaps up to max(infill_max, kCacheJoinGapLocal),
+// max(infill_max, kCacheJoinGapRemote) on storage reached over a network or through FUSE
+// (FileHandle::remote), of up to cache_max_request each; each span is one piece, gaps included
+// (their pages land in the page cache and count against the budget, and a later entry that
+// lies in one finds the piece and needs no advice of its own), and BuildRequests joins such
+// pieces only where they touch. The engine kind joins gaps up to infill_max only. Measured on the 2
+// ms test bed (4 ranks, 1 GiB), the collective layer's page-cache path: tiles 0.90-0.98x stock
+// ROMIO with a 64 KiB gap, 1.29-1.37x with 128 KiB, 1.08-1.37x with 256 KiB; fio there: a request
+// costs what 70-200 KiB of data does, on this machine's disk what 5-25 KiB does. Locally the
+// collective layer's own page-cache path joins 64 KiB, and so does this kind: on the disk,
+// pfio-mpibench's tiles (8 KiB of every 88 KiB row, 4 ranks) advised with 32 KiB joins took 36,900
+// device requests for 631 MiB a run, with 64 KiB 10,800 for 1,031 MiB, as that path does (9,500);
+// the rate stayed within the spread of runs on this host-cached disk (two alternated invocations of
+// 3 rounds: 987 and 1,020 MiB/s against 1,021 and 994), where a request costs little; on a device
+// where it costs more, fewer requests is the gain.
 constexpr uint64_t kCacheJoinGapLocal = 64 << 10;
 constexpr uint64_t kCacheJoinGapRemote = 128 << 10;
 constexpr uint64_t kCacheMaxRequest = 4 << 20;
+
+// The spans of one page-cache file's new ranges (sorted, merged, page aligned, as
+// Window::NewRanges gives them): ranges joined over the gaps the rule above allows (none with
+// cache_release, whose pages nobody would release) where `held(begin, end)` says no existing
+// piece lies in the gap, each span at most cache_max_request unless one range alone is longer.
+// *gap_bytes grows by the gaps joined.
+std::vector<std::pair<uint64_t, uint64_t>> AdviceSpans(
+    const std::vector<std::pair<uint64_t, uint64_t>> &ranges, const RequestShape &shape,
+    const FileHandle &file, const std::function<bool(uint64_t, uint64_t)> &held,
+    uint64_t *gap_bytes);
 
 // Sorts `pieces` and groups them into reads, which the caller owns. `handles` maps file id ->
 // handle.
