@@ -40,14 +40,25 @@ TEST_F(CollectiveReaderTest, DeclaredCallsArePlannedAndChecked) {
   });
 }
 
-// On the cache path the next declared call's dense runs are advised once the call before it is
-// read, except what the kernel's readahead reaches by itself: the first 8 MiB of a run that
-// continues the run before it. 2 ranks, each reading its own part of a call, the ranks' parts
-// side by side; the bytes advised summed over the ranks.
-TEST_F(CollectiveReaderTest, DeclaredDenseCallsAheadAreAdvisedWhereReadaheadDoesNotReach) {
+// Where the page cache holds the file (the collective layer's own cache path, or the engine's
+// page-cache kind: pfio_advise_now) the next declared call's dense runs are advised once the
+// call before it is read, except what the kernel's readahead reaches by itself: the first 8 MiB
+// of a run that continues the run before it. 2 ranks, each reading its own part of a call, the
+// ranks' parts side by side; the bytes advised summed over the ranks.
+class DeclaredDense : public CollectiveReaderTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  void TearDown() override {
+    buffer_kind = nullptr;
+    CollectiveReaderTest::TearDown();
+  }
+};
+
+TEST_P(DeclaredDense, CallsAheadAreAdvisedWhereReadaheadDoesNotReach) {
   constexpr uint64_t kMiB = 1 << 20;
   ReaderOptions o;
-  o.buffer = BufferKind::kCache;
+  const bool engine = GetParam();
+  o.buffer = engine ? BufferKind::kEngine : BufferKind::kCache;
+  buffer_kind = engine ? "cache" : nullptr;
   // Three calls of `part` bytes per rank, call c starting at c * stride: the bytes advised.
   auto advised_by = [&](uint64_t part, uint64_t stride) {
     std::atomic<uint64_t> advised{0};
@@ -73,6 +84,10 @@ TEST_F(CollectiveReaderTest, DeclaredDenseCallsAheadAreAdvisedWhereReadaheadDoes
   EXPECT_GT(large, 0u);
   EXPECT_LT(large, 17 * kMiB);
 }
+
+INSTANTIATE_TEST_SUITE_P(BothPaths, DeclaredDense, ::testing::Bool(), [](const auto &info) {
+  return info.param ? "EnginePageCacheKind" : "CacheReader";
+});
 
 TEST_F(CollectiveReaderTest, ADeclarationThatIsWrongCostsAMissNeverABadByte) {
   const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 10);

@@ -233,6 +233,13 @@ pfio_status pfio_plan_last_mark(pfio_context *ctx, pfio_extent *mark);
  * clears them. Checked as plan extents are (open file, length > 0, inside the file). */
 pfio_status pfio_plan_readahead(pfio_context *ctx, const pfio_extent *ranges, size_t count);
 
+/* Asks the kernel to start reading these ranges now (POSIX_FADV_WILLNEED, from the context's
+ * advice thread: the call does not wait for it), for files of the page-cache buffer kind; no
+ * effect on files of the reorder-buffer kind. Outside the plan and the budget: for the next
+ * dense runs a job will read (pfio_plan_readahead's), which the kernel's readahead would start
+ * only when a reader reaches them. Checked as plan extents are. */
+pfio_status pfio_advise_now(pfio_context *ctx, const pfio_extent *ranges, size_t count);
+
 /* Reads [offset, offset+length) of `file` into buf. Served from the reorder buffer when the read
  * follows the plan (waiting, bounded, for data in flight), else read directly. *nread is short
  * only at end of file. */

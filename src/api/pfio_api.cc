@@ -229,6 +229,11 @@ pfio_status pfio_plan_readahead(pfio_context *ctx, const pfio_extent *ranges, si
   PFIO_CALL("pfio_plan_readahead", return Report(e.PlanReadahead(ranges, count)));
 }
 
+pfio_status pfio_advise_now(pfio_context *ctx, const pfio_extent *ranges, size_t count) {
+  if (ranges == nullptr && count > 0) return NullArgument("pfio_advise_now", "ranges");
+  PFIO_CALL("pfio_advise_now", return Report(e.AdviseNow(ranges, count)));
+}
+
 pfio_status pfio_plan_last_mark(pfio_context *ctx, pfio_extent *mark) {
   if (mark == nullptr) return NullArgument("pfio_plan_last_mark", "mark");
   PFIO_CALL("pfio_plan_last_mark", return Report(e.PlanLastMark(mark)));

@@ -125,8 +125,14 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   std::string read_error;
   const Outcome rounds = ReadRounds(schedule, pieces, starts, &read_error, error);
   if (rounds != Outcome::kRead) return rounds;
-  if (cache_ && !advise_after_.empty()) {  // the next call's dense runs (PlanAhead)
-    stats_.bytes_advised += cache_->AdviseNow(advise_after_);
+  if (!advise_after_.empty()) {  // the next call's dense runs (PlanAhead)
+    if (cache_) {
+      stats_.bytes_advised += cache_->AdviseNow(advise_after_);
+    } else if (pfio_advise_now(ctx_, advise_after_.data(), advise_after_.size()) == PFIO_OK) {
+      for (const pfio_extent &e : advise_after_) stats_.bytes_advised += e.length;
+    } else {
+      ++stats_.plan_errors;
+    }
     advise_after_.clear();
   }
   // 4. One verdict for every rank.

@@ -153,23 +153,23 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
       plan.insert(plan.end(), more.begin(), more.end());
     }
   }
+  // The job's dense runs are left to the kernel's readahead: it meets its marks while a call
+  // reads them. But readahead does not start a run before the reader reaches it, so with
+  // computation between calls a dense call waited for its first requests at every call (btio
+  // on the test bed, 1 rank, declared: 1.33 s in the read calls with and without a computation
+  // as long as the reads). So, where the page cache holds the file (either path), the next
+  // call's dense extents past what readahead reaches by itself are advised too, once this
+  // call's bytes are read (Read): advised now, with the calls ahead, they took the device from
+  // this call's reads (4 ranks, test bed: ior-hard 279 MiB/s against 500, btio 355 against 477).
+  advise_after_.clear();
+  if (page_cache_ && !dense_ahead.empty())
+    advise_after_ =
+        ShareOfRuns(CacheReader::Without(dense_ahead.front(),
+                                         LeftToReadahead(dense_now, {dense_ahead.front()})),
+                    me, aggregation_.aggregators().size(), file_, file_size);
   if (cache_) {
-    // The job's dense runs are left to the kernel's readahead: it meets its marks while a call
-    // reads them. But readahead does not start a run before the reader reaches it, so with
-    // computation between calls a dense call waited for its first requests at every call (btio
-    // on the test bed, 1 rank, declared: 1.33 s in the read calls with and without a
-    // computation as long as the reads). So the next call's dense extents past what readahead
-    // reaches by itself are advised too, once this call's bytes are read (Read): advised now,
-    // with the calls ahead, they took the device from this call's reads (4 ranks, test bed:
-    // ior-hard 279 MiB/s against 500, btio 355 against 477).
     const FileRanges dense_runs = CacheReader::DenseRuns(std::move(dense));
     stats_.bytes_advised += cache_->Advise(plan, dense_runs);
-    advise_after_.clear();
-    if (!dense_ahead.empty())
-      advise_after_ =
-          ShareOfRuns(CacheReader::Without(dense_ahead.front(),
-                                           LeftToReadahead(dense_now, {dense_ahead.front()})),
-                      me, aggregation_.aggregators().size(), file_, file_size);
     return;
   }
   std::vector<pfio_extent> readahead;

@@ -80,6 +80,7 @@ class Context : private ReadPath::Host {
   Status PlanReplaceAfterMark(const pfio_extent *extents, size_t count);
   Status PlanLastMark(pfio_extent *mark);
   Status PlanReadahead(const pfio_extent *ranges, size_t count);
+  Status AdviseNow(const pfio_extent *ranges, size_t count);
 
   Status Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread);
   // Reads pieces in order as Read would; stops after a short piece (end of file) or an error.

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "engine/context.h"
+#include "io/page_cache_backend.h"
 
 namespace pfio {
 
@@ -144,6 +145,18 @@ Status Context::PlanReadahead(const pfio_extent *ranges, size_t count) {
   Status s = files_.CheckExtents(ranges, count, &checked);
   if (s.ok()) window_.SetReadahead(checked);
   return s;
+}
+
+Status Context::AdviseNow(const pfio_extent *ranges, size_t count) {
+  Lock lock(mu_);
+  std::vector<Extent> checked;
+  Status s = files_.CheckExtents(ranges, count, &checked);
+  if (!s.ok() || cache_backend_ == nullptr) return s;
+  for (const Extent &r : checked) {
+    const FileHandle &h = files_.handle(r.file);
+    if (h.buffer == PFIO_BUFFER_CACHE) cache_backend_->AdviseAhead(h, r.offset, r.length);
+  }
+  return Status::Ok();
 }
 
 }  // namespace pfio

@@ -77,8 +77,11 @@ Status PageCacheBackend::OpenCached(const std::string &path, FileHandle *out) {
 void PageCacheBackend::Close(FileHandle *file) {
   if (Cached(*file)) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::unique_lock<std::mutex> lock(mu_);
       advised_.erase(file->direct_fd);  // the descriptor's number may name another file next
+      const int fd = file->direct_fd;
+      std::erase_if(ahead_, [fd](const Ahead &a) { return a.fd == fd; });
+      idle_.wait(lock, [&] { return advising_fd_ != fd; });  // not closed under the advice
     }
     CloseFileHandle(file);
   } else {
@@ -94,6 +97,16 @@ void PageCacheBackend::Release(const FileHandle &file, uint64_t offset, uint64_t
   }
   (void)posix_fadvise(file.buffered_fd, static_cast<off_t>(offset), static_cast<off_t>(length),
                       POSIX_FADV_DONTNEED);
+}
+
+void PageCacheBackend::AdviseAhead(const FileHandle &file, uint64_t offset, uint64_t length) {
+  if (!Cached(file) || length == 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_ || !thread_.joinable()) return;
+    ahead_.push_back({file.direct_fd, offset, length, file.willneed_limit});
+  }
+  wake_.notify_one();
 }
 
 uint64_t PageCacheBackend::advice_failed() const {
@@ -150,8 +163,20 @@ void PageCacheBackend::Reap(std::vector<IoRequest *> *done) {
 void PageCacheBackend::Advise() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || !queued_.empty(); });
-    if (queued_.empty()) return;  // stopping (a context waits for its reads before that)
+    wake_.wait(lock, [this] { return stop_ || !queued_.empty() || !ahead_.empty(); });
+    if (queued_.empty() && (stop_ || ahead_.empty())) return;  // stopping: AdviseAhead's dropped
+    if (queued_.empty()) {
+      const Ahead a = ahead_.front();
+      ahead_.pop_front();
+      advising_fd_ = a.fd;
+      lock.unlock();
+      const int rc = Willneed(a.fd, a.offset, a.length, a.limit);
+      lock.lock();
+      if (rc != 0) ++failed_;
+      advising_fd_ = -1;
+      idle_.notify_all();
+      continue;
+    }
     IoRequest *req = queued_.front();
     queued_.pop_front();
     if (SkipLocked(req)) continue;

@@ -16,7 +16,9 @@
 //   ReadDirectV, CurrentSize, Version: the buffered descriptor (Backend's own);
 //   Stage     nothing (advice is its own staging);
 //   Release   posix_fadvise(DONTNEED) of a range the plan no longer needs (Mowry's release), so
-//             that what pfio advised and nobody consumed is what the page cache holds for it.
+//             that what pfio advised and nobody consumed is what the page cache holds for it;
+//   AdviseAhead  WILLNEED of a range outside the plan (runs left to the kernel's readahead,
+//             which it would start only when the reader reaches them), from the advice thread.
 // A request that lies inside a range this backend advised lately (io/advised_ranges.h: the gaps
 // a request advises with its pieces hold later calls' pieces) completes without advice
 // (advice_skipped counts them); Release forgets its range, Close the file's ranges.
@@ -52,6 +54,11 @@ class PageCacheBackend : public BackendWrapper {
   Status OpenCached(const std::string &path, FileHandle *out);
   // Drops the file's pages in [offset, offset + length) from the page cache.
   void Release(const FileHandle &file, uint64_t offset, uint64_t length);
+  // Asks the kernel to start reading [offset, offset + length) of a file of the page-cache kind
+  // soon: queued for the advice thread (the caller does not wait for the kernel's page
+  // allocation), outside any request, the budget and the ranges remembered as advised; dropped
+  // if the file closes first.
+  void AdviseAhead(const FileHandle &file, uint64_t offset, uint64_t length);
   // Advice the kernel refused so far.
   uint64_t advice_failed() const;
   // Requests completed without advice: their range had been advised lately.
@@ -83,6 +90,13 @@ class PageCacheBackend : public BackendWrapper {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::deque<IoRequest *> queued_;
+  struct Ahead {
+    int fd;
+    uint64_t offset, length, limit;
+  };
+  std::deque<Ahead> ahead_;  // AdviseAhead's, after the queued requests
+  int advising_fd_ = -1;     // the descriptor the thread advises on now (AdviseAhead's)
+  std::condition_variable idle_;
   std::vector<IoRequest *> finished_;
   uint64_t failed_ = 0;
   uint64_t skipped_ = 0;
