@@ -34,7 +34,13 @@ static void start_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         snprintf(pf->why_stock, sizeof pf->why_stock, "opened write-only");
         return;
     }
-    s = pfio_context_create(pf->config, &pf->ctx);
+    /* coll_path = cache (the default): the engine holds the file in the kernel's page cache (its
+     * page-cache buffer kind) and the collective layer reads through the engine; coll_path =
+     * engine: the kind `buffer` says (the reorder buffer unless set). */
+    s = pf->coll_path == PREFETCH_BUFFER_CACHE ? pfio_config_set(pf->config, "buffer", "cache")
+                                               : PFIO_OK;
+    if (s == PFIO_OK)
+        s = pfio_context_create(pf->config, &pf->ctx);
     if (s == PFIO_OK)
         s = pfio_file_open(pf->ctx, fd->filename, &pf->file);
     if (s == PFIO_OK)
@@ -143,13 +149,13 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 26, kMax = 4 };
+    enum { kFields = 27, kMax = 4 };
     unsigned long long mine[kFields] = {0}, sum[kFields];
     /* per rank, the job's most: reorder buffer peak, that plus the memory charged to the budget
      * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
     unsigned long long most[kMax] = {0}, most_all[kMax];
     pfio_stats st;
-    int nprocs;
+    int nprocs, page_cache = 0;
     /* with deferred open not every rank reaches Close: no collective summary then */
     if (pf->stats_path[0] == '\0' || fd->hints->deferred_open)
         return;
@@ -168,6 +174,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         most[1] = st.memory_peak + st.memory_charged;
         most[3] = ~st.budget_cap;
     }
+    if (pf->ctx != NULL && pfio_file_buffer(pf->ctx, pf->file, &page_cache) == PFIO_OK)
+        mine[26] = (unsigned long long)page_cache;
     mine[9] = pf->stock_reads;
     mine[10] = pf->invalidations;
     mine[22] = pf->cache_reads;
@@ -206,7 +214,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
                 "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
                 "  \"invalidations\": %llu,\n  \"cache_reads\": %llu,\n"
-                "  \"cache_sieved\": %llu,\n  \"memory_peak_max_rank\": %llu,\n"
+                "  \"cache_sieved\": %llu,\n  \"page_cache_kind_ranks\": %llu,\n"
+                "  \"memory_peak_max_rank\": %llu,\n"
                 "  \"memory_held_max_rank\": %llu,\n  \"budget_min_rank\": %llu,\n"
                 "  \"collective\": {\"calls\": %llu, \"stock_calls\": %llu, \"rounds\": %llu, "
                 "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
@@ -215,7 +224,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu, "
                 "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
-                sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], most_all[0], most_all[1],
+                sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], sum[26], most_all[0],
+                most_all[1],
                 ~most_all[3], sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs,
                 sum[13] / (unsigned)nprocs, sum[14], sum[15], sum[16] / (unsigned)nprocs,
                 sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs, sum[19], sum[20],
