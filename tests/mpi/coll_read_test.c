@@ -12,15 +12,11 @@
  *   record/replay prefetch_record, then prefetch_replay: every call declared and right; a
  *                 replay for another file or rank count refused at open
  * usage: coll_read_test MODE DIR          MODE: prefix | hint (see test_common.h) | engine
- *                                         (prefix, aggregators reading through pfio's engine
- *                                         instead of the page cache: prefetch_coll_path=engine)
- *                                         | engine-env (the same, chosen by the environment:
- *                                         PFIO_COLL_PATH=engine PFIO_READ_PATH=engine, set by
- *                                         ctest)
- *        coll_read_test mismatch DIR      rank 0 makes one collective read more than the others:
- *                                         it must get an error naming the bound (not hang); the
- *                                         message reaches stderr (Open MPI: printed by the driver,
- *                                         whose MPI keeps only the class) or the error string
+ *                                         (prefix, prefetch_coll_path=engine: the reorder buffer)
+ *                                         | engine-env (the same, chosen by ctest's environment:
+ *                                         PFIO_COLL_PATH=engine PFIO_READ_PATH=engine)
+ *        coll_read_test mismatch DIR      rank 0 reads once more than the others: an error
+ *                                         naming the bound, not a hang (stderr or error string)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -105,11 +101,10 @@ static void test_interleaved(void)
         fail(test, "exchange buffers peaked at %lld bytes, expected at most a quarter of %lld",
              summary_value(stats, "exchange_peak_max_rank"),
              summary_value(stats, "budget_min_rank"));
-    /* the aggregators read through their engines, in the buffer kind the path asks for: the
-     * page cache by default (every rank's file of that kind), the reorder buffer with
-     * prefetch_coll_path=engine */
-    if (rank == 0 && summary_value(stats, "bytes_served") <
-                         summary_value(stats, "bytes_read_by_aggregators"))
+    /* the aggregators read through their engines: every rank's file of the page-cache kind by
+     * default, of the reorder buffer's with prefetch_coll_path=engine */
+    if (rank == 0 &&
+        summary_value(stats, "bytes_served") < summary_value(stats, "bytes_read_by_aggregators"))
         fail(test, "pfio's engines served %lld bytes, expected the aggregators' %lld",
              summary_value(stats, "bytes_served"),
              summary_value(stats, "bytes_read_by_aggregators"));
