@@ -114,9 +114,7 @@ typedef struct pfio_stats {
   double stall_seconds;       /* total time spent in those waits */
   uint64_t bytes_served;      /* bytes returned to the application */
   uint64_t bytes_read;        /* bytes read from the file, prefetch and direct (page-cache
-                               * kind: the bytes of its requests once they land, a request
-                               * inside a range advised lately, not advised again, included;
-                               * and direct) */
+                               * kind: the bytes of its requests once they land, and direct) */
   uint64_t bytes_wasted;      /* bytes read but never served (infill gaps, dropped data;
                                * page-cache kind: advice dropped before any of it was read) */
   uint64_t bytes_passthrough; /* bytes of sequential plan runs left to the kernel's readahead */

@@ -98,20 +98,19 @@ bool ReorderBuffer::Allocate(Piece *p) {
   return true;
 }
 
-bool ReorderBuffer::Charge(Piece *p, uint64_t gap, bool over) {
-  if (!over && in_use() + p->length + gap > capacity()) return false;
-  p->charged = p->length + gap;
-  cached_bytes_ += p->charged;
+bool ReorderBuffer::Charge(Piece *p, bool over) {
+  if (!over && in_use() + p->length > capacity()) return false;
+  cached_bytes_ += p->length;
   p->cached = true;
   return true;
 }
 
 void ReorderBuffer::Uncharge(Piece *p, bool release) {
   if (!p->cached) return;
-  cached_bytes_ -= p->charged;
+  cached_bytes_ -= p->length;
   p->cached = false;
   if (!release || !release_cached_) return;
-  releases_.Add(p->file, p->offset, p->charged);
+  releases_.Add(p->file, p->offset, p->length);
   if (releases_.due()) FlushReleases();
 }
 

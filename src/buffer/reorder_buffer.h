@@ -46,8 +46,7 @@ struct Piece {
   uint32_t bus = 0;
   uint64_t target_offset = 0;
   SmallVector<char *, 4> pages;  // length / kPage pages once allocated, else empty
-  bool cached = false;   // held in the kernel's page cache (Charge), not in pages of the pool
-  uint64_t charged = 0;  // while cached: its length and the advised gap after it
+  bool cached = false;  // held in the kernel's page cache (Charge), not in pages of the pool
   uint32_t refs = 0;
   State state = State::kQueued;
   int error = 0;  // errno when kFailed (0: the read came back short)
@@ -116,10 +115,11 @@ class ReorderBuffer {
   // context drops it from the page cache: Mowry's release of what the plan will not read
   // again), in batches (buffer/release_batch.h) of an eighth of the capacity; until then the
   // range still counts as in use.
-  // `gap`: the advised bytes between p and the next piece of its read, charged and released
-  // with p. With `over`, the charge may exceed the capacity (a read the application waits for:
-  // the window was planned without the gaps, so what is held may be needed only after it).
-  bool Charge(Piece *p, uint64_t gap, bool over);
+  // The piece's whole range is charged, the gaps its advice joined included (its range holds
+  // them: partition/request_builder.h). With `over`, the charge may exceed the capacity (a read
+  // the application waits for: the window was planned without the gaps, so what is held may be
+  // needed only after it).
+  bool Charge(Piece *p, bool over);
   // Evicted pieces (a budget cut) are always handed over; pieces that were read from only with
   // `served_too`; pieces dropped unread never (their pages stay for the kernel to reclaim:
   // measured on the 2 ms test bed, tiles at 4 ranks, releasing a broken prediction's pieces and

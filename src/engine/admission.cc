@@ -59,11 +59,7 @@ bool Admission::AllocatePieces(PendingRead *read) {
   const bool cached = read->req.file->buffer == PFIO_BUFFER_CACHE;
   for (size_t i = 0; i < read->pieces.size(); ++i) {
     Piece *piece = read->pieces[i];
-    // A gap after a piece is advised with it (a request joins the page-cache kind's pieces only
-    // where they touch: its gaps are inside them, partition/request_builder.h).
-    const uint64_t gap =
-        i + 1 < read->pieces.size() ? read->pieces[i + 1]->offset - piece->end() : 0;
-    if (!(cached ? p_.buffer->Charge(piece, gap, read->urgent) : p_.buffer->Allocate(piece))) {
+    if (!(cached ? p_.buffer->Charge(piece, read->urgent) : p_.buffer->Allocate(piece))) {
       for (size_t j = 0; j < i; ++j) p_.buffer->FreePages(read->pieces[j]);  // all or nothing
       return false;
     }

@@ -78,7 +78,6 @@ void PageCacheBackend::Close(FileHandle *file) {
   if (Cached(*file)) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      advised_.erase(file->direct_fd);  // the descriptor's number may name another file next
       const int fd = file->direct_fd;
       std::erase_if(ahead_, [fd](const Ahead &a) { return a.fd == fd; });
       idle_.wait(lock, [&] { return advising_fd_ != fd; });  // not closed under the advice
@@ -90,11 +89,6 @@ void PageCacheBackend::Close(FileHandle *file) {
 }
 
 void PageCacheBackend::Release(const FileHandle &file, uint64_t offset, uint64_t length) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = advised_.find(file.direct_fd);
-    if (it != advised_.end()) it->second.Forget(offset, length);
-  }
   (void)posix_fadvise(file.buffered_fd, static_cast<off_t>(offset), static_cast<off_t>(length),
                       POSIX_FADV_DONTNEED);
 }
@@ -114,30 +108,11 @@ uint64_t PageCacheBackend::advice_failed() const {
   return failed_;
 }
 
-uint64_t PageCacheBackend::advice_skipped() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return skipped_;
-}
-
-bool PageCacheBackend::SkipLocked(IoRequest *req) {
-  AdvisedRanges &advised = advised_[req->file->direct_fd];
-  if (!advised.Covers(req->offset, req->length)) return false;
-  ++skipped_;
-  req->result = static_cast<int64_t>(req->length);
-  FinishLocked(req, 0);
-  return true;
-}
-
 Status PageCacheBackend::Submit(IoRequest *req) {
   if (!Cached(*req->file)) return BackendWrapper::Submit(req);
   if (!req->file->remote) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (SkipLocked(req)) return Status::Ok();
-    }
     const int rc = AdviseWillneed(req);
     std::lock_guard<std::mutex> lock(mu_);
-    advised_[req->file->direct_fd].Add(req->offset, req->length);
     FinishLocked(req, rc);
     return Status::Ok();
   }
@@ -179,11 +154,9 @@ void PageCacheBackend::Advise() {
     }
     IoRequest *req = queued_.front();
     queued_.pop_front();
-    if (SkipLocked(req)) continue;
     lock.unlock();
     const int rc = AdviseWillneed(req);
     lock.lock();
-    advised_[req->file->direct_fd].Add(req->offset, req->length);
     FinishLocked(req, rc);
   }
 }

@@ -19,9 +19,6 @@
 //             that what pfio advised and nobody consumed is what the page cache holds for it;
 //   AdviseAhead  WILLNEED of a range outside the plan (runs left to the kernel's readahead,
 //             which it would start only when the reader reaches them), from the advice thread.
-// A request that lies inside a range this backend advised lately (io/advised_ranges.h: the gaps
-// a request advises with its pieces hold later calls' pieces) completes without advice
-// (advice_skipped counts them); Release forgets its range, Close the file's ranges.
 // Advice is a hint: a refused advice is counted and still completes, because the bytes are
 // always read from the file afterwards, never from anything the advice returned.
 // completion_fd() is readable when either the wrapped backend or this one has completions (an
@@ -37,10 +34,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
-#include "io/advised_ranges.h"
 #include "io/backend_wrapper.h"
 
 namespace pfio {
@@ -61,8 +56,6 @@ class PageCacheBackend : public BackendWrapper {
   void AdviseAhead(const FileHandle &file, uint64_t offset, uint64_t length);
   // Advice the kernel refused so far.
   uint64_t advice_failed() const;
-  // Requests completed without advice: their range had been advised lately.
-  uint64_t advice_skipped() const;
 
   void Close(FileHandle *file) override;
   Status Submit(IoRequest *req) override;
@@ -81,8 +74,6 @@ class PageCacheBackend : public BackendWrapper {
   static int AdviseWillneed(IoRequest *req);
   // The request completed (mu_ held): counted if refused, handed to Reap.
   void FinishLocked(IoRequest *req, int rc);
-  // When the request's range was advised lately: completes it without advice, true (mu_ held).
-  bool SkipLocked(IoRequest *req);
 
   int event_fd_ = -1;  // the advice thread's completions
   int epoll_fd_ = -1;  // event_fd_ and the wrapped backend's completion descriptor
@@ -99,8 +90,6 @@ class PageCacheBackend : public BackendWrapper {
   std::condition_variable idle_;
   std::vector<IoRequest *> finished_;
   uint64_t failed_ = 0;
-  uint64_t skipped_ = 0;
-  std::unordered_map<int, AdvisedRanges> advised_;  // by advice descriptor (direct_fd)
   bool stop_ = false;
   std::thread thread_;                 // started at the first OpenCached
   std::atomic<bool> advising_{false};  // since then
