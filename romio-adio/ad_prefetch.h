@@ -44,7 +44,8 @@ typedef struct ADIOI_PREFETCH_File {
     uint64_t size;         /* file size pfio saw when it opened the file */
     int broken;            /* a refresh failed: stock reads until close */
     int bypass;            /* > 0 while a ROMIO write reads holes: stock reads */
-    int sieving;           /* inside ROMIO's data sieving for an independent read (cache path) */
+    int sieving;           /* inside ROMIO's data sieving for an independent read */
+    int page_cache;        /* the file's buffer kind is the page cache (pfio_file_buffer) */
     int rank;              /* in fd->comm */
     int opening;           /* inside OpenColl, whose create step opens and closes once */
     int internal;          /* ROMIO's own shared-file-pointer file: stock reads, no stats */
@@ -68,8 +69,7 @@ typedef struct ADIOI_PREFETCH_File {
     pfio_coll *coll;        /* when coll_state == 1 */
     uint64_t stock_reads;   /* reads that took the stock path */
     int read_path;          /* prefetch_read_path: independent reads, PREFETCH_BUFFER_* */
-    pfio_cache *cache;      /* the page-cache path of independent reads, made at the first */
-    uint64_t cache_reads;   /* independent reads served on the page-cache path */
+    uint64_t cache_reads;   /* independent reads of a file of the page-cache kind */
     uint64_t cache_sieved;  /* of those, strided requests read by ROMIO's data sieving */
     uint64_t invalidations; /* writes, syncs and resizes that dropped prefetched bytes */
 } ADIOI_PREFETCH_File;

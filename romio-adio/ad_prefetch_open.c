@@ -45,6 +45,8 @@ static void start_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         s = pfio_file_open(pf->ctx, fd->filename, &pf->file);
     if (s == PFIO_OK)
         s = pfio_file_size(pf->ctx, pf->file, &pf->size);
+    if (s == PFIO_OK)
+        s = pfio_file_buffer(pf->ctx, pf->file, &pf->page_cache);
     if (s != PFIO_OK) {
         snprintf(pf->why_stock, sizeof pf->why_stock, "%s", pfio_last_error());
         if (pf->rank == 0)
@@ -155,7 +157,7 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
      * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
     unsigned long long most[kMax] = {0}, most_all[kMax];
     pfio_stats st;
-    int nprocs, page_cache = 0;
+    int nprocs;
     /* with deferred open not every rank reaches Close: no collective summary then */
     if (pf->stats_path[0] == '\0' || fd->hints->deferred_open)
         return;
@@ -174,8 +176,8 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         most[1] = st.memory_peak + st.memory_charged;
         most[3] = ~st.budget_cap;
     }
-    if (pf->ctx != NULL && pfio_file_buffer(pf->ctx, pf->file, &page_cache) == PFIO_OK)
-        mine[26] = (unsigned long long)page_cache;
+    if (pf->ctx != NULL)
+        mine[26] = (unsigned long long)pf->page_cache;
     mine[9] = pf->stock_reads;
     mine[10] = pf->invalidations;
     mine[22] = pf->cache_reads;
@@ -225,8 +227,7 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu}\n}\n",
                 fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
                 sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], sum[26], most_all[0],
-                most_all[1],
-                ~most_all[3], sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs,
+                most_all[1], ~most_all[3], sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs,
                 sum[13] / (unsigned)nprocs, sum[14], sum[15], sum[16] / (unsigned)nprocs,
                 sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs, sum[19], sum[20],
                 sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25]);
@@ -250,9 +251,6 @@ void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
             fprintf(stderr, "pfio: file %s: hint prefetch_record: %s\n", fd->filename,
                     pfio_coll_record_error(pf->coll));
         ADIOI_PREFETCH_Coll_close(pf);
-        if (pf->cache != NULL)
-            pfio_cache_destroy(pf->cache);
-        pf->cache = NULL;
         if (pf->ctx != NULL && pfio_context_destroy(pf->ctx) != PFIO_OK)
             err = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_Close", __LINE__, PFIO_EIO);
         pf->ctx = NULL;

@@ -6,13 +6,14 @@
  *    stride (sequential is stride = length) the next ones are planned, and the moment a read
  *    breaks the pattern the prediction is cleared. A wrong prediction costs reading time, never
  *    bytes: pfio serves only what the file holds, and reads outside the plan go direct.
- * Two paths (hint prefetch_read_path): "cache" (the default) reads through the page cache on
- * ROMIO's descriptor and gives the predictions to the kernel as advice (their sparse parts:
- * dense runs are left to its readahead, as in the collective layer), and a strided request
- * whose extents fill at least 1/SIEVE_DENSITY of their span is read by ROMIO's own data sieving
- * (the span in large reads: ranks reading interleaved blocks share the page cache, and on the
- * machine measured that beat reading each rank's blocks alone, see docs/romio-driver.md);
- * "engine" reads through pfio's engine (O_DIRECT into the budget), predictions as its plan. */
+ * Every read goes through the file's pfio engine, predictions as its plan, in the file's buffer
+ * kind (hint prefetch_read_path, the same as prefetch_coll_path): "cache" (the default), the
+ * engine's page-cache kind (the plan advised into the kernel's page cache under the budget,
+ * sequential runs left to its readahead), or "engine", pfio's reorder buffer (O_DIRECT). On the
+ * page-cache kind a strided request whose extents fill at least 1/SIEVE_DENSITY of their span is
+ * read by ROMIO's data sieving, whose large reads of the span go through the engine as
+ * contiguous reads (ranks reading interleaved blocks share the page cache, and on the machine
+ * measured that beat reading each rank's blocks alone, see docs/romio-driver.md). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,31 +40,11 @@ void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint6
 #endif
 }
 
-/* The page-cache path's reader, made at the first read on it; NULL on the engine path. */
-static pfio_cache *cache_path(ADIO_File fd, ADIOI_PREFETCH_File *pf)
-{
-    if (pf->read_path != PREFETCH_BUFFER_CACHE || fd->fd_sys < 0)
-        return NULL;
-    if (pf->cache == NULL && pfio_cache_create(fd->fd_sys, &pf->cache) != PFIO_OK)
-        pf->cache = NULL; /* out of memory: the engine path serves the read */
-    return pf->cache;
-}
-
-/* Predicted extents: appended to the engine's plan, or advised to the kernel (cache path). */
-static pfio_status plan_add(ADIOI_PREFETCH_File *pf, const pfio_extent *e, size_t n)
-{
-    if (pf->cache != NULL) {
-        pfio_cache_advise(pf->cache, e, n);
-        return PFIO_OK;
-    }
-    return pfio_plan_append(pf->ctx, e, n);
-}
-
-/* Nothing predicted stays in the plan (advice given cannot be taken back: it costs time only). */
+/* Nothing predicted stays in the plan. */
 static void clear_predictions(ADIOI_PREFETCH_File *pf, int stride_planned)
 {
     pfio_extent none;
-    if (pf->cache == NULL && (stride_planned || pf->planned_calls > 0))
+    if (stride_planned || pf->planned_calls > 0)
         pfio_plan_replace(pf->ctx, &none, 0);
     pf->planned_calls = 0;
 }
@@ -99,7 +80,7 @@ static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Off
         ++n;
         next += step;
     }
-    if (n > 0 && plan_add(pf, plan, (size_t)n) == PFIO_OK)
+    if (n > 0 && pfio_plan_append(pf->ctx, plan, (size_t)n) == PFIO_OK)
         pfio_stride_planned(pf->stride, n, next);
     free(plan);
 }
@@ -137,7 +118,7 @@ static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int 
         int m = 0;
         for (i = 0; i < n; ++i)
             m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset + k * shift, (ADIO_Offset)e[i].length);
-        if (m == 0 || plan_add(pf, plan, (size_t)m) != PFIO_OK)
+        if (m == 0 || pfio_plan_append(pf->ctx, plan, (size_t)m) != PFIO_OK)
             break;
         pf->planned_calls = k;
     }
@@ -163,9 +144,7 @@ static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint
         if (plan != NULL) {
             for (i = 0; i < n; ++i)
                 m += clip(pf, &plan[m], (ADIO_Offset)e[i].offset, (ADIO_Offset)e[i].length);
-            if (pf->cache != NULL)
-                pfio_cache_advise(pf->cache, plan, (size_t)m);
-            else if (pfio_plan_replace(pf->ctx, plan, (size_t)m) != PFIO_OK)
+            if (pfio_plan_replace(pf->ctx, plan, (size_t)m) != PFIO_OK)
                 pfio_plan_replace(pf->ctx, plan, 0);
             free(plan);
         }
@@ -175,8 +154,8 @@ static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint
         plan_calls_ahead(pf, e, n, bytes);
 }
 
-/* Bytes past the size pfio saw at open (the file grew since), and every read of the cache path:
- * pread on ROMIO's descriptor until EOF. */
+/* Bytes past the size pfio saw at open (the file grew since): pread on ROMIO's descriptor until
+ * EOF. */
 static int pread_until_eof(ADIO_File fd, char *buf, ADIO_Offset offset, uint64_t length,
                            uint64_t *got)
 {
@@ -209,14 +188,12 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     length = (uint64_t)count * (uint64_t)type_size;
     if (file_ptr_type == ADIO_INDIVIDUAL)
         offset = fd->fp_ind;
-    if (length > 0 && cache_path(fd, pf) != NULL) {
-        observe_extent(pf, offset, (ADIO_Offset)length);
-        ++pf->cache_reads;
-        *error_code = pread_until_eof(fd, buf, offset, length, &nread);
-        if (*error_code != MPI_SUCCESS)
-            return;
-    } else if (length > 0) {
-        observe_extent(pf, offset, (ADIO_Offset)length);
+    if (length > 0) {
+        /* data sieving's reads of a span are not the application's: no prediction from them */
+        if (!pf->sieving)
+            observe_extent(pf, offset, (ADIO_Offset)length);
+        if (pf->page_cache && !pf->sieving)
+            ++pf->cache_reads;
         s = pfio_read(pf->ctx, pf->file, buf, (uint64_t)offset, length, &nread);
         if (s != PFIO_OK) {
             *error_code = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_ReadContig", __LINE__, s);
@@ -237,8 +214,8 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     *error_code = MPI_SUCCESS;
 }
 
-/* Whether the cache path reads a strided request by ROMIO's data sieving: several extents,
- * within the size pfio saw at open, filling at least 1/SIEVE_DENSITY of their span. */
+/* Whether a strided request on the page-cache kind is read by ROMIO's data sieving: several
+ * extents, within the size pfio saw at open, filling at least 1/SIEVE_DENSITY of their span. */
 static void span_of(const pfio_extent *extents, int nextents, uint64_t *lo, uint64_t *hi)
 {
     int i;
@@ -260,61 +237,19 @@ static int sieved(const ADIOI_PREFETCH_File *pf, const pfio_extent *extents, int
     return nextents > 1 && hi <= pf->size && total * SIEVE_DENSITY >= hi - lo;
 }
 
-/* The cache path of a strided request: ROMIO's data sieving when the extents fill enough of
- * their span, else one buffered preadv per run of the pieces. A request reaching past the size
- * pfio saw at open is cut at the file's size now and counts the bytes up to it (as the engine
- * path does; ROMIO 3.2.1's sieving would count the whole request). */
-static void read_strided_cached(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int count,
-                                MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
-                                ADIO_Status *status, const pfio_read_piece *pieces, int npieces,
-                                const pfio_extent *extents, int nextents, uint64_t total,
-                                ADIO_Offset fp_ind, int sieve, int *error_code)
+/* A strided request read by ROMIO's data sieving (the page-cache kind, see the file's head): the
+ * view is walked again from the same place, and sieving's reads of the span come back to
+ * ADIOI_PREFETCH_ReadContig, which reads them through the engine. */
+static void read_sieved(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int count,
+                        MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                        ADIO_Status *status, ADIO_Offset fp_ind, int *error_code)
 {
-    uint64_t lo, hi, now = 0;
-    pfio_read_piece *cut = NULL;
-    struct stat sb;
-    int i;
-    pfio_status rc;
     ++pf->cache_reads;
-    span_of(extents, nextents, &lo, &hi);
-    if (hi > pf->size) {
-        if (fstat(fd->fd_sys, &sb) != 0 || (cut = malloc((size_t)npieces * sizeof *cut)) == NULL) {
-            *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                               "ADIOI_PREFETCH_ReadStrided", __LINE__, MPI_ERR_IO,
-                                               "**io", "**io %s", strerror(errno));
-            return;
-        }
-        now = (uint64_t)sb.st_size;
-        total = 0;
-        for (i = 0; i < npieces; ++i) {
-            cut[i] = pieces[i];
-            if (cut[i].offset >= now)
-                cut[i].length = 0;
-            else if (cut[i].offset + cut[i].length > now)
-                cut[i].length = now - cut[i].offset;
-            total += cut[i].length;
-        }
-        rc = pfio_cache_read(pf->cache, cut, (size_t)npieces);
-        free(cut);
-    } else if (sieve) {
-        ++pf->cache_sieved;
-        fd->fp_ind = fp_ind; /* sieving walks the view again from the same place */
-        pf->sieving = 1;
-        ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
-        pf->sieving = 0;
-        return;
-    } else {
-        rc = pfio_cache_read(pf->cache, pieces, (size_t)npieces);
-    }
-    if (rc != PFIO_OK) {
-        *error_code =
-            MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_ReadStrided",
-                                 __LINE__, MPI_ERR_IO, "**io", "**io %s", pfio_last_error());
-        return;
-    }
-    fd->fp_sys_posn = -1; /* fp_ind moved when the view was walked (ADIOI_Calc_my_off_len) */
-    ADIOI_PREFETCH_Set_status(status, datatype, total);
-    *error_code = MPI_SUCCESS;
+    ++pf->cache_sieved;
+    fd->fp_ind = fp_ind;
+    pf->sieving = 1;
+    ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+    pf->sieving = 0;
 }
 
 void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
@@ -341,20 +276,22 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     }
     for (i = 0; i < nextents; ++i)
         extents[i].file = pf->file;
-    sieve = cache_path(fd, pf) != NULL && sieved(pf, extents, nextents, total);
+    sieve = pf->page_cache && sieved(pf, extents, nextents, total);
     /* A request ROMIO sieves is read in large sequential pieces, which the kernel's readahead
      * serves; advice for its extents would only break those up (see the file's head). */
     if (nextents == 1)
         observe_extent(pf, (ADIO_Offset)extents[0].offset, (ADIO_Offset)extents[0].length);
     else if (nextents > 1 && !sieve)
         observe_request(pf, extents, nextents, total);
-    if (pf->cache != NULL) {
-        read_strided_cached(fd, pf, buf, count, datatype, file_ptr_type, offset, status, pieces,
-                            npieces, extents, nextents, total, fp_ind, sieve, error_code);
+    if (sieve) {
+        read_sieved(fd, pf, buf, count, datatype, file_ptr_type, offset, status, fp_ind,
+                    error_code);
         free(pieces);
         free(extents);
         return;
     }
+    if (pf->page_cache)
+        ++pf->cache_reads;
     s = pfio_readv(pf->ctx, pf->file, pieces, (size_t)npieces, &nread);
     *error_code = MPI_SUCCESS;
     if (s != PFIO_OK) {

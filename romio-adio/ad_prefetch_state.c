@@ -44,7 +44,7 @@ ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
     if (pf != NULL && pf->sieving)
-        return NULL; /* ROMIO's data sieving reading for the cache path: not a stock read */
+        return pf; /* ROMIO's data sieving inside a read that was let through: its reads too */
     if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity ||
         !check_read_only(fd, pf)) {
         if (pf != NULL)

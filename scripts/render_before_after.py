@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """docs/benchmarks.md's section "Before and after" from docs/results/before-after/
-(scripts/run-before-after.sh): per target and workload the median MiB/s of the default path
+(scripts/run-before-after.sh; with CALLS=independent its own section from
+docs/results/before-after-independent/): per target and workload the median MiB/s of the default path
 (`pfio`) on the commit before and after a change, with stock ROMIO and its A/A on each side, and
 after/before beside the A/A spread of the two sides.
 
@@ -13,7 +14,6 @@ import sys
 
 from render_common import machine, replace_section
 
-BEGIN, END = "<!-- before-after -->", "<!-- /before-after -->"
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 
 
@@ -50,8 +50,22 @@ def table(before, after):
 def main():
     folder, doc = sys.argv[1], sys.argv[2]
     m = json.load(open(os.path.join(folder, "machine.json")))
-    body = [BEGIN, "", "## Before and after: the default paths across a change", "",
-            f"`bash scripts/run-before-after.sh {m['before']}` (at {m['after']}): `pfio-mpibench` "
+    calls = m.get("calls", "collective")
+    marker = "before-after" if calls == "collective" else f"before-after-{calls}"
+    begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+    if calls == "collective":
+        title, command = "", ""
+        reads = "`MPI_File_read_all`"
+    else:
+        title, command = calls, f"CALLS={calls} "
+        reads = "`MPI_File_read` (independent reads, the same views)"
+    heading = "## Before and after: the default paths across a change"
+    if calls != "collective":
+        heading += f" ({title} reads)"
+    body = [begin, "", heading,
+            "",
+            f"`{command}bash scripts/run-before-after.sh {m['before']}` (at {m['after']}): "
+            f"`pfio-mpibench` with {reads} "
             f"under Open MPI with {m['ranks']} ranks on one {m['file_size']} self-verifying file "
             f"({machine(m)}), the commit before ({m['before']}) and after ({m['after']}) in "
             f"alternated invocations of {m['rounds']} rounds each, methods `romio`, `pfio` (the "
@@ -72,8 +86,8 @@ def main():
         if os.path.exists(fio):
             title += " (" + " ".join(open(fio).read().split()) + ")"
         body += ["", f"**{title}**", ""] + table(before, after)
-    body += ["", END]
-    replace_section(doc, BEGIN, END, body)
+    body += ["", end]
+    replace_section(doc, begin, end, body)
 
 
 main()

@@ -5,8 +5,10 @@
 # workload, methods romio,pfio,romio-again: the A/A), on this machine's disk and on the
 # latency-bound test bed; page cache evicted before every run, every byte checked. Then
 # docs/benchmarks.md's section "Before and after" from docs/results/before-after/.
+# CALLS=independent reads with MPI_File_read instead of MPI_File_read_all (same views; results in
+# docs/results/before-after-independent/ and their own section).
 # usage: bash scripts/run-before-after.sh REV   (env: SIZE=1G ROUNDS=3 RANKS=4 PAIRS=2
-#        PROFILE=pfs TESTBED_PAIRS=1)
+#        PROFILE=pfs TESTBED_PAIRS=1 CALLS=collective)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:?usage: run-before-after.sh REV (the commit before the change)}
@@ -17,7 +19,10 @@ source scripts/lib/openmpi.sh
 source scripts/lib/disk-and-testbed.sh
 source scripts/lib/machine-json.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-4}; pairs=${PAIRS:-2}
-testbed_pairs=${TESTBED_PAIRS:-1}; profile=${PROFILE:-pfs}
+testbed_pairs=${TESTBED_PAIRS:-1}; profile=${PROFILE:-pfs}; calls=${CALLS:-collective}
+case $calls in collective | independent) ;;
+*) echo "run-before-after.sh: CALLS = $calls: expected collective or independent" >&2; exit 2 ;;
+esac
 before_sha=$(git rev-parse --short "$rev")
 after_sha=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")
 # The commit before, built apart (its own worktree and build tree, no tests; kept, and reused
@@ -32,6 +37,7 @@ cmake -S build-before/src -B build-before/build -DCMAKE_BUILD_TYPE=RelWithDebInf
 cmake --build build-before/build -j2 >/dev/null
 stock=$(ompi_info --path pkglibdir --parsable | cut -d: -f3)
 out=docs/results/before-after
+[ "$calls" = collective ] || out=docs/results/before-after-$calls
 rm -rf "$out"
 mkdir -p "$out"
 data=$PWD/build/pfio-mpibench-$size.data
@@ -40,7 +46,7 @@ data=$PWD/build/pfio-mpibench-$size.data
 pfio_disk_and_testbed "$out" "$profile" "$data"
 cat >"$out/machine.json" <<JSON
 {$(pfio_machine_fields "$data"), "file_size": "$size", "rounds": $rounds, "ranks": $ranks,
- "before": "$before_sha", "after": "$after_sha"}
+ "before": "$before_sha", "after": "$after_sha", "calls": "$calls"}
 JSON
 for target in "${pfio_targets[@]}"; do
   file=$data
@@ -55,7 +61,7 @@ for target in "${pfio_targets[@]}"; do
       echo "== $target, $side ($([ "$side" = after ] && echo "$after_sha" || echo "$before_sha")), pair $i of $n"
       OMPI_MCA_mca_base_component_path=$PWD/$tree/romio-adio/openmpi/components:$stock \
         "${pfio_mpirun[@]}" -np "$ranks" "$bin" --file "$file" \
-        --size "$size" --rounds "$rounds" --keep --methods romio,pfio,romio-again \
+        --size "$size" --rounds "$rounds" --keep --methods romio,pfio,romio-again --calls "$calls" \
         --json "$PWD/$out/runs-$target-$side.jsonl" | tee -a "$out/$target-$side.log"
     done
   done
