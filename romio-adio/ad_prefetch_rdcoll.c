@@ -51,7 +51,6 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         o.aggregators = fd->hints->cb_nodes;
     o.lookahead_calls = (uint32_t)pf->coll_lookahead;
     o.lookahead_bytes = pf->coll_ahead;
-    o.buffer = PFIO_COLL_BUFFER_ENGINE; /* the file's buffer kind was chosen at open */
     o.timeout_ms = pf->coll_timeout_s * 1000;
     o.bound_name = "hint prefetch_coll_timeout (seconds)";
     o.file_name = fd->filename;

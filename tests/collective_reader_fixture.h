@@ -55,22 +55,15 @@ struct Rank {
     EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
     pfio_config_destroy(cfg);
     EXPECT_EQ(pfio_file_open(ctx, path.c_str(), &file), PFIO_OK) << pfio_last_error();
-    if (options.buffer == BufferKind::kCache) {  // as the ROMIO driver passes ROMIO's descriptor
-      cache_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      EXPECT_GE(cache_fd, 0);
-      options.cache_fd = cache_fd;
-    }
     EXPECT_EQ(CollectiveReader::Create(&transport, ctx, file, options, &reader), "");
   }
   ~Rank() {
     reader.reset();
-    if (cache_fd >= 0) close(cache_fd);
     EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK) << pfio_last_error();
   }
   test::InProcessTransport transport;
   pfio_context *ctx = nullptr;
   int32_t file = -1;
-  int cache_fd = -1;
   std::unique_ptr<CollectiveReader> reader;
 };
 

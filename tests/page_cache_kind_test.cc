@@ -2,13 +2,15 @@
 // the kernel's page cache under the budget and read from there, every byte checked; the pages
 // the plan advised and nobody has read yet never exceed the budget (counted with mincore), with
 // cache_release the pages read leave the cache (Mowry's release), a rewrite is read as rewritten
-// and a shrunk file is an error naming it.
+// and a shrunk file is an error naming it; pieces of a vectored read land where they belong
+// however many and in whatever order, and dense runs left to readahead are not advised.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -274,6 +276,101 @@ TEST(PageCacheKind, AShrunkFileIsAnErrorNamingIt) {
   EXPECT_NE(std::string(pfio_last_error()).find(file.path), std::string::npos) << pfio_last_error();
   EXPECT_NE(std::string(pfio_last_error()).find("shorter than when opened"), std::string::npos)
       << pfio_last_error();
+}
+
+// A vectored read of 3 x IOV_MAX adjacent 7-byte pieces, scattered odd ones, an empty one and one
+// ending at the file's last byte, in a shuffled order, planned or not: every piece holds its
+// bytes and nothing is written past it. (The collective layer's former page-cache reader had
+// this case; its reads go through this kind now.)
+TEST(PageCacheKind, ManyAdjacentPiecesInAnyOrderLandWhereTheyBelong) {
+  ColdFile file(8 * kMiB + 123, 31);
+  for (const bool planned : {true, false}) {
+    SCOPED_TRACE(planned ? "planned" : "not planned");
+    test::Context c(CacheKind(16 * kMiB));
+    const int32_t f = c.Open(file.path);
+    std::vector<pfio_read_piece> pieces;
+    std::vector<std::vector<uint8_t>> bufs;
+    bufs.reserve(4 * IOV_MAX);
+    auto add = [&](uint64_t offset, uint64_t length) {
+      bufs.emplace_back(length + 1, 0xEE);
+      pieces.push_back({bufs.back().data(), offset, length});
+    };
+    for (uint64_t i = 0; i < 3 * IOV_MAX; ++i) add(5 + 7 * i, 7);
+    add(3 * kMiB + 1, 100000);
+    add(kMiB, 0);
+    add(7 * kMiB, 4096);
+    add(8 * kMiB + 100, 23);
+    std::shuffle(pieces.begin(), pieces.end(), std::mt19937_64(9));
+    std::vector<pfio_extent> plan;
+    for (const pfio_read_piece &p : pieces)
+      if (p.length > 0) plan.push_back({f, 0, p.offset, p.length});
+    if (planned) {
+      ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+    }
+    uint64_t nread = 0;
+    ASSERT_EQ(pfio_readv(c.ctx, f, pieces.data(), pieces.size(), &nread), PFIO_OK)
+        << pfio_last_error();
+    EXPECT_EQ(nread, 3 * IOV_MAX * 7 + 100000 + 4096 + 23);
+    for (const pfio_read_piece &p : pieces) {
+      ASSERT_TRUE(test::HoldsPattern(static_cast<uint8_t *>(p.buf), p.offset, p.length, 31))
+          << "offset " << p.offset;
+      ASSERT_EQ(static_cast<uint8_t *>(p.buf)[p.length], 0xEE) << "written past the piece";
+    }
+    EXPECT_EQ(c.Stats().hits, planned ? plan.size() : 0u);
+  }
+}
+
+// A rank's contiguous request cut into rows by its view: 4 x IOV_MAX rows of 1600 bytes, one
+// after the other in the file and in one buffer, except that every 300th row goes to a second
+// buffer (contiguous in the file, not in memory), and the last row is shorter.
+TEST(PageCacheKind, RowsContiguousInTheFileLandInTheirBuffers) {
+  ColdFile file(8 * kMiB, 37);
+  test::Context c(CacheKind(16 * kMiB));
+  const int32_t f = c.Open(file.path);
+  const uint64_t rows = 4 * IOV_MAX, row = 1600, start = 4096 + 3;
+  std::vector<uint8_t> main_buf(rows * row + 1, 0xEE), side_buf(rows / 300 * row + row + 1, 0xEE);
+  std::vector<pfio_read_piece> pieces;
+  std::vector<pfio_extent> plan;
+  uint64_t in_main = 0, in_side = 0;
+  for (uint64_t i = 0; i < rows; ++i) {
+    const uint64_t length = i + 1 == rows ? 999 : row;
+    uint8_t *dst = i % 300 == 299 ? side_buf.data() + in_side : main_buf.data() + in_main;
+    (i % 300 == 299 ? in_side : in_main) += length;
+    pieces.push_back({dst, start + i * row, length});
+    plan.push_back({f, 0, start + i * row, length});
+  }
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  uint64_t nread = 0;
+  ASSERT_EQ(pfio_readv(c.ctx, f, pieces.data(), pieces.size(), &nread), PFIO_OK)
+      << pfio_last_error();
+  EXPECT_EQ(nread, in_main + in_side);
+  for (const pfio_read_piece &p : pieces)
+    ASSERT_TRUE(test::HoldsPattern(static_cast<uint8_t *>(p.buf), p.offset, p.length, 37))
+        << "offset " << p.offset;
+  EXPECT_EQ(main_buf[in_main], 0xEE) << "written past the last row in the main buffer";
+  EXPECT_EQ(side_buf[in_side], 0xEE) << "written past the last row in the side buffer";
+}
+
+// Scattered extents are advised as spans in file order (two 8 KiB extents 16 KiB apart: one);
+// an extent inside a dense run the job reads (pfio_plan_readahead) is not advised at all but
+// read directly, so that the kernel's readahead keeps its stream.
+TEST(PageCacheKind, SparseExtentsAreAdvisedAndDenseRunsLeftToReadahead) {
+  ColdFile file(64 * kMiB, 41);
+  test::Context c(CacheKind(64 * kMiB));
+  const int32_t f = c.Open(file.path);
+  const pfio_extent dense{f, 0, kMiB, 4 * kMiB};
+  ASSERT_EQ(pfio_plan_readahead(c.ctx, &dense, 1), PFIO_OK) << pfio_last_error();
+  const std::vector<pfio_extent> plan = {{f, 0, 40 * kMiB, 8192},
+                                         {f, 0, 20 * kMiB, 8192},
+                                         {f, 0, 30 * kMiB, 8192},
+                                         {f, 0, 30 * kMiB + 24576, 8192},
+                                         {f, 0, 2 * kMiB, 2 * kMiB}};
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  test::ReadAll(c, plan, 41);
+  const pfio_stats s = c.Stats();
+  EXPECT_EQ(s.requests, 3u) << "20 MiB, 30 MiB with the extent 16 KiB after it, 40 MiB";
+  EXPECT_EQ(s.bytes_passthrough, 2 * kMiB) << "the extent in the dense run, read directly";
+  EXPECT_EQ(s.hits, 4u);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
  *
  * Contract. pfio_front_end_fail(status, message) sets the calling thread's last error (what
  * pfio_last_error returns) to `message` and returns `status`, so that a layer outside libpfio
- * (the collective layer in the ROMIO driver: pfio_coll_*, pfio_cache_*) reports failures the
+ * (the collective layer in the ROMIO driver: pfio_coll_*) reports failures the
  * way every pfio call does: a pfio_status, and one line in pfio_last_error. NULL message: "". */
 #ifndef PFIO_FRONT_END_H_INCLUDED
 #define PFIO_FRONT_END_H_INCLUDED

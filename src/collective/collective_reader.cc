@@ -41,9 +41,6 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
     return "collective round of " + std::to_string(options.round_bytes) +
            " bytes (expected 1 byte to 1 GiB)";
-  if (options.buffer == BufferKind::kCache && options.cache_fd < 0)
-    return "the cache read path needs a descriptor of the file (cache_fd " +
-           std::to_string(options.cache_fd) + ", expected >= 0)";
   std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
   const uint32_t targets =
       options.targets ? options.targets : static_cast<uint32_t>(aggregators.size());
@@ -83,11 +80,8 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
-  if (options_.buffer == BufferKind::kCache)
-    cache_ = std::make_unique<CacheReader>(options_.cache_fd);
-  int engine_page_cache = 0;
-  page_cache_ = cache_ != nullptr ||
-                (pfio_file_buffer(ctx_, file_, &engine_page_cache) == PFIO_OK && engine_page_cache);
+  int page_cache = 0;
+  page_cache_ = pfio_file_buffer(ctx_, file_, &page_cache) == PFIO_OK && page_cache;
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {
@@ -126,9 +120,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   const Outcome rounds = ReadRounds(schedule, pieces, starts, &read_error, error);
   if (rounds != Outcome::kRead) return rounds;
   if (!advise_after_.empty()) {  // the next call's dense runs (PlanAhead)
-    if (cache_) {
-      stats_.bytes_advised += cache_->AdviseNow(advise_after_);
-    } else if (pfio_advise_now(ctx_, advise_after_.data(), advise_after_.size()) == PFIO_OK) {
+    if (pfio_advise_now(ctx_, advise_after_.data(), advise_after_.size()) == PFIO_OK) {
       for (const pfio_extent &e : advise_after_) stats_.bytes_advised += e.length;
     } else {
       ++stats_.plan_errors;

@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "collective/aggregation.h"
-#include "collective/cache_reader.h"
 #include "collective/call_schedule.h"
 #include "collective/file_range.h"
 #include "collective/plan_record.h"
@@ -43,10 +42,6 @@
 
 namespace pfio::collective {
 
-// Where aggregators' reads are held: the pfio engine's buffer (O_DIRECT, prefetched into the
-// budget), or the page cache with the plan advised ahead (cache_reader.h).
-enum class BufferKind { kEngine, kCache };
-
 struct ReaderOptions {
   uint64_t round_bytes = 16ull << 20;  // ROMIO's cb_buffer_size
   uint64_t unit = 1ull << 20;          // stripe unit (the layout's, or emulated)
@@ -54,16 +49,14 @@ struct ReaderOptions {
   int aggregators = 0;                 // cb_nodes; 0: every rank
   uint32_t lookahead_calls = 8;        // calls predicted ahead; 0: per-call planning only
   uint64_t lookahead_bytes = 0;  // later calls planned per aggregator; 0: 2 rounds / aggregators,
-                                 // and at least 32 MiB where reads land in the page cache (the
-                                 // cache path, or the engine's page-cache kind)
+                                 // and at least 32 MiB where reads land in the page cache (a
+                                 // file of the engine's page-cache kind)
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
   bool own_units = true;  // a unit only one rank asks for is read by that rank (call_schedule.h)
   // With own_units: an extent of at least this many bytes is read by its own rank when that rank
-  // is an aggregator (call_schedule.h); 0: off. Measured (cache path, 1 GiB file, 47,008-byte
+  // is an aggregator (call_schedule.h); 0: off. Measured (page cache, 1 GiB file, 47,008-byte
   // interleaved blocks): 4 ranks 1,374 -> 1,888 MiB/s, 2 ranks 0.87x -> 1.02x OMPIO.
   uint64_t own_extent = 32 << 10;
-  BufferKind buffer = BufferKind::kEngine;
-  int cache_fd = -1;        // kCache: a buffered descriptor of the file (not owned)
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)
   std::string replay_path;  // calls declared from a record of an earlier run
@@ -77,14 +70,15 @@ struct ReaderStats {
   uint64_t plan_bytes = 0;        // their encoded size
   uint64_t bytes_read = 0;        // read as aggregator (for every rank, itself included)
   uint64_t aggregator_reads = 0;  // batches read as aggregator: one per round with something to
-                                  // read, or one per call when all it read was its own (cache)
+                                  // read, or one per call when all it read was its own (page
+                                  // cache)
   uint64_t bytes_received = 0;    // delivered into this rank's buffers
   uint64_t bytes_shipped = 0;     // read for other ranks and sent to them
   uint64_t predicted_hits = 0;    // calls whose look-ahead (declared or predicted) was right
   uint64_t predicted_misses = 0;
   uint64_t declared_calls = 0;       // calls declared (DeclareCollective, replay)
   uint64_t calls_planned_ahead = 0;  // later calls this aggregator planned (look-ahead)
-  uint64_t bytes_advised = 0;        // advised to the kernel (cache path), joined gaps included
+  uint64_t bytes_advised = 0;        // the next calls' dense runs advised after a call's reads
   uint64_t plan_errors = 0;          // engine plans refused (the reads still happen, unplanned)
   uint64_t round_bytes = 0;          // the round agreed in the last call
   uint64_t memory_charged = 0;       // charged to the budget for the exchange buffers
@@ -100,7 +94,7 @@ class CollectiveReader {
   // quarter of the budget), and are at least kMinRound.
   static constexpr uint64_t kBudgetShare = 8;
   static constexpr uint64_t kMinRound = 64 << 10;
-  // The least an aggregator plans ahead on the cache path by default (see the .cc).
+  // The least an aggregator plans ahead on the page-cache kind by default (see the .cc).
   static constexpr uint64_t kCacheLookahead = 32 << 20;
   // The round this rank's budget allows, at most `asked`.
   static uint64_t RoundAllowance(pfio_context *ctx, uint64_t asked);
@@ -130,8 +124,8 @@ class CollectiveReader {
   CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
                    const ReaderOptions &options, Aggregation aggregation);
   Outcome Fail(std::string why, std::string *error);
-  // `plans`: every rank's extents of this call (the cache path leaves their dense runs to the
-  // kernel's readahead).
+  // `plans`: every rank's extents of this call (their dense runs are left to the kernel's
+  // readahead).
   void PlanAhead(const CallSchedule &now, const std::vector<FileRanges> &plans, size_t me,
                  uint64_t file_size);
   // Reads aggregator me's shares of a round, in send order: other ranks' into `out` (their send
@@ -187,9 +181,8 @@ class CollectiveReader {
   std::string record_error_;
   ReaderStats stats_;
   std::string broken_;  // the transport failure that stopped this reader, "" while usable
-  std::unique_ptr<CacheReader> cache_;  // the kCache path
-  // The aggregator's reads land in the kernel's page cache: the kCache path, or the engine path
-  // on a file of the engine's page-cache kind (pfio_file_buffer).
+  // The aggregator's reads land in the kernel's page cache: the file is of the engine's
+  // page-cache kind (pfio_file_buffer).
   bool page_cache_ = false;
 };
 

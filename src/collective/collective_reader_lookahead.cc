@@ -1,9 +1,9 @@
 // CollectiveReader::PlanAhead: what an aggregator reads of this call and of the calls after
-// it (declared, replayed or predicted), advised to the kernel on the cache path or given to its
-// pfio engine as its plan on the engine path. The reading itself is collective_reader.cc.
+// it (declared, replayed or predicted), given to its pfio engine as its plan (in the file's
+// buffer kind: the page cache, or the reorder buffer). The reading itself is
+// collective_reader_rounds.cc.
 #include <algorithm>
 
-#include "collective/cache_reader.h"
 #include "collective/call_schedule.h"
 #include "collective/collective_reader.h"
 
@@ -38,7 +38,7 @@ std::vector<pfio_extent> ReadOrderExtents(const CallSchedule &schedule, size_t a
 // devices measured here (read_ahead_kb 8192, the disk and the test bed alike).
 constexpr uint64_t kReadaheadReach = 8 << 20;
 
-// What of the job's dense runs the cache path leaves to the kernel's readahead: this call's
+// What of the job's dense runs the page-cache kind leaves to the kernel's readahead: this call's
 // (`now`), and the first kReadaheadReach bytes of a run of a call ahead that continues a run of
 // the calls before it (within kDenseGap of its end), which readahead enters while the run before
 // it is read. Sorted and merged. Measured, 1 rank, 1 GiB, disk: ior-hard's 4.7 MB calls one
@@ -55,13 +55,13 @@ FileRanges LeftToReadahead(const FileRanges &now, const std::vector<FileRanges> 
     for (const FileRange &r : call) {
       // The last end at or before the run's start, if the run begins within kDenseGap of it.
       auto it = std::upper_bound(ends.begin(), ends.end(), r.offset);
-      if (it != ends.begin() && r.offset - *(it - 1) <= CacheReader::kDenseGap)
+      if (it != ends.begin() && r.offset - *(it - 1) <= kDenseGap)
         left.push_back({r.offset, std::min(r.length, kReadaheadReach)});
       call_ends.push_back(r.end());
     }
     ends.insert(ends.end(), call_ends.begin(), call_ends.end());
   }
-  return CacheReader::Joined(std::move(left), UINT64_MAX, 0);
+  return JoinedRanges(std::move(left), UINT64_MAX, 0);
 }
 
 // Aggregator `me`'s part of `runs` to advise: each run cut into `aggregators` contiguous parts
@@ -88,9 +88,9 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   const std::vector<pfio_extent> current = ReadOrderExtents(now, me, file_, file_size);
   std::vector<pfio_extent> plan = current;
   // The job's dense runs of this call and the planned ones (all ranks): left to the kernel's
-  // readahead on either path (the cache path does not advise them; the engine path reads them
-  // directly: pfio_plan_readahead).
-  const FileRanges dense_now = CacheReader::DenseRuns(MergedByOffset(plans));
+  // readahead in either buffer kind (the engine reads them directly, without advice or
+  // prefetch: pfio_plan_readahead).
+  const FileRanges dense_now = DenseRuns(MergedByOffset(plans));
   FileRanges dense = dense_now;
   std::vector<FileRanges> dense_ahead;  // each planned call's dense runs, in call order
   uint64_t ahead = 0;
@@ -101,19 +101,19 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // 2.2-2.7 without look-ahead, 327-349 MiB/s against 573-688).
   auto all_dense = [&] {
     return std::all_of(current.begin(), current.end(), [&](const pfio_extent &e) {
-      return CacheReader::Inside(dense_now, e.offset, e.length);
+      return InsideRanges(dense_now, e.offset, e.length);
     });
   };
   // Far enough to keep the device busy across a call boundary, near enough that a prediction
   // that breaks (the end of a variable, a time step that changes) wastes little and that later
   // calls' reads do not queue before this call's at the device: by default the whole job plans
-  // two rounds ahead, split over the aggregators (at least 4 MiB each). The cache path plans at
-  // least kCacheLookahead per aggregator: its advice goes out sorted by offset, so pieces of
-  // later calls next to this call's join them into one request (a blocked solver's row of
-  // tiles: 8 KiB per call and row, side by side across calls), and that needs several calls.
-  // The same holds for the engine's page-cache kind, whose requests join the pieces of calls
-  // side by side too: with the 4 MiB floor it read tiles at 0.79-0.80x the cache path on the
-  // disk, with 32 MiB at 0.86-0.91x (4 ranks, 1 GiB, 5 rounds; on the test bed within noise).
+  // two rounds ahead, split over the aggregators (at least 4 MiB each). The page-cache kind
+  // plans at least kCacheLookahead per aggregator: its advice goes out as spans in file order,
+  // so pieces of later calls next to this call's join them into one request (a blocked
+  // solver's row of tiles: 8 KiB per call and row, side by side across calls), and that needs
+  // several calls: with the 4 MiB floor it read tiles at 0.79-0.80x the collective layer's
+  // former page-cache reader on the disk, with 32 MiB at 0.86-0.91x (4 ranks, 1 GiB, 5 rounds;
+  // on the test bed within noise).
   const uint64_t limit = options_.lookahead_bytes
                              ? options_.lookahead_bytes
                              : std::max<uint64_t>(page_cache_ ? kCacheLookahead : 4ull << 20,
@@ -144,7 +144,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
         if (next.empty()) break;
         CallSchedule schedule(next, aggregation_, round_, options_.own_units, options_.own_extent);
         more = ReadOrderExtents(schedule, me, file_, file_size);
-        dense_ahead.push_back(CacheReader::DenseRuns(MergedByOffset(next)));
+        dense_ahead.push_back(DenseRuns(MergedByOffset(next)));
         dense.insert(dense.end(), dense_ahead.back().begin(), dense_ahead.back().end());
       }
       if (more.empty()) break;  // the prediction left the file
@@ -157,23 +157,17 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // reads them. But readahead does not start a run before the reader reaches it, so with
   // computation between calls a dense call waited for its first requests at every call (btio
   // on the test bed, 1 rank, declared: 1.33 s in the read calls with and without a computation
-  // as long as the reads). So, where the page cache holds the file (either path), the next
+  // as long as the reads). So, where the page cache holds the file, the next
   // call's dense extents past what readahead reaches by itself are advised too, once this
   // call's bytes are read (Read): advised now, with the calls ahead, they took the device from
   // this call's reads (4 ranks, test bed: ior-hard 279 MiB/s against 500, btio 355 against 477).
   advise_after_.clear();
   if (page_cache_ && !dense_ahead.empty())
-    advise_after_ =
-        ShareOfRuns(CacheReader::Without(dense_ahead.front(),
-                                         LeftToReadahead(dense_now, {dense_ahead.front()})),
-                    me, aggregation_.aggregators().size(), file_, file_size);
-  if (cache_) {
-    const FileRanges dense_runs = CacheReader::DenseRuns(std::move(dense));
-    stats_.bytes_advised += cache_->Advise(plan, dense_runs);
-    return;
-  }
+    advise_after_ = ShareOfRuns(
+        RangesWithout(dense_ahead.front(), LeftToReadahead(dense_now, {dense_ahead.front()})), me,
+        aggregation_.aggregators().size(), file_, file_size);
   std::vector<pfio_extent> readahead;
-  for (const FileRange &r : CacheReader::DenseRuns(std::move(dense)))
+  for (const FileRange &r : DenseRuns(std::move(dense)))
     if (r.offset < file_size)
       readahead.push_back({file_, 0, r.offset, std::min(r.length, file_size - r.offset)});
   if (pfio_plan_readahead(ctx_, readahead.data(), readahead.size()) != PFIO_OK ||

@@ -69,11 +69,6 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
     return x.offset < y.offset;
   };
   SortIfUnsorted(reads.begin(), reads.end(), by_offset);
-  if (cache_) {
-    std::string why = cache_->Read(std::move(reads));
-    if (why.empty()) stats_.bytes_read += total;
-    return why;
-  }
   uint64_t got = 0;
   if (pfio_readv(ctx_, file_, reads.data(), reads.size(), &got) != PFIO_OK)
     return pfio_last_error();
@@ -94,7 +89,8 @@ CollectiveReader::Outcome CollectiveReader::ReadRounds(const CallSchedule &sched
   std::vector<uint8_t> send;
   std::vector<uint64_t> send_counts(ranks, 0);
   // Rounds bound the bytes held for shipping. An aggregator whose reads land in the page cache
-  // (either path) and whose shares are all its own reads them straight into its buffers and
+  // (a file of the page-cache kind) and whose shares are all its own reads them straight into
+  // its buffers and
   // ships nothing, so it reads them all in the first round, in the fewest and largest reads (btio
   // on 1 rank: one 64 MB read a call instead of four of 16 MiB), and waits for no other rank
   // between them.

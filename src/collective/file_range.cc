@@ -12,6 +12,51 @@ bool ByOffset(const FileRange &x, const FileRange &y) {
 
 }  // namespace
 
+FileRanges JoinedRanges(FileRanges ranges, uint64_t max_span, uint64_t gap) {
+  SortIfUnsorted(ranges.begin(), ranges.end(), ByOffset);  // often sorted (MergedByOffset)
+  FileRanges joined;
+  for (const FileRange &r : ranges) {
+    if (r.length == 0) continue;
+    if (!joined.empty() && r.offset <= joined.back().end() + gap &&
+        r.end() - joined.back().offset <= max_span) {
+      joined.back().length = std::max(joined.back().end(), r.end()) - joined.back().offset;
+      continue;
+    }
+    joined.push_back(r);
+  }
+  return joined;
+}
+
+FileRanges DenseRuns(FileRanges ranges) {
+  FileRanges out;
+  for (const FileRange &r : JoinedRanges(std::move(ranges), UINT64_MAX, kDenseGap))
+    if (r.length >= kDenseRun) out.push_back(r);
+  return out;
+}
+
+FileRanges RangesWithout(const FileRanges &ranges, const FileRanges &minus) {
+  FileRanges out;
+  auto before = minus.begin();
+  for (const FileRange &r : ranges) {
+    uint64_t at = r.offset;
+    while (before != minus.end() && before->end() <= at) ++before;
+    for (auto it = before; it != minus.end() && it->offset < r.end(); ++it) {
+      if (it->offset > at) out.push_back({at, it->offset - at});
+      at = std::max(at, it->end());
+    }
+    if (at < r.end()) out.push_back({at, r.end() - at});
+  }
+  return out;
+}
+
+bool InsideRanges(const FileRanges &sorted, uint64_t offset, uint64_t length) {
+  auto it = std::upper_bound(sorted.begin(), sorted.end(), offset,
+                             [](uint64_t off, const FileRange &a) { return off < a.offset; });
+  if (it == sorted.begin()) return false;
+  --it;
+  return it->offset <= offset && offset + length <= it->end();
+}
+
 FileRanges MergedByOffset(const std::vector<FileRanges> &lists) {
   FileRanges out;
   size_t total = 0;

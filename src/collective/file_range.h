@@ -36,6 +36,29 @@ void SortIfUnsorted(It first, It last, Less less) {
   if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
 }
 
+// How the collective layer tells the job's dense runs, which it leaves to the kernel's readahead:
+// ranges at most kDenseGap apart count as one run, and a run of kDenseRun bytes or more is dense.
+constexpr uint64_t kDenseRun = 1 << 20;
+constexpr uint64_t kDenseGap = 4 << 10;
+
+// `ranges` (any order) sorted by offset, those at most `gap` apart joined while the joined range
+// stays within max_span; empty ones dropped.
+FileRanges JoinedRanges(FileRanges ranges, uint64_t max_span, uint64_t gap);
+
+// The runs of at least kDenseRun bytes in the union of `ranges` (any order), sorted, where
+// ranges at most kDenseGap apart count as one run: the job reads (nearly) every page of such a
+// run, so the kernel's readahead marks are met and it reads ahead by itself. Farther apart
+// (a column of tiles: 32 KiB of every 88 KiB row), no read meets the marks, the kernel reads
+// only the pages asked for, one small request each: measured on the 2 ms test bed, tiles at
+// 0.06-0.3x stock ROMIO with such a column left to readahead at a 64 KiB gap.
+FileRanges DenseRuns(FileRanges ranges);
+
+// The parts of `ranges` outside `minus` (both sorted by offset and disjoint), in order.
+FileRanges RangesWithout(const FileRanges &ranges, const FileRanges &minus);
+
+// Whether [offset, offset + length) lies inside one of `sorted`'s ranges (sorted by offset).
+bool InsideRanges(const FileRanges &sorted, uint64_t offset, uint64_t length);
+
 // Every range of `lists` in one list sorted by offset (ties in list order). Lists that are
 // sorted already (a rank's extents usually are) are merged, O(n log k) for k lists, instead of
 // sorted again; the others are sorted first.

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "api/pfio_front_end.h"
-#include "collective/cache_reader.h"
 #include "collective/collective_reader.h"
 #include "collective/mpi_transport.h"
 
@@ -41,9 +40,6 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
     o.aggregators = options->aggregators;
     o.lookahead_calls = options->lookahead_calls;
     o.lookahead_bytes = options->lookahead_bytes;
-    o.buffer = options->buffer == PFIO_COLL_BUFFER_CACHE ? pfio::collective::BufferKind::kCache
-                                                         : pfio::collective::BufferKind::kEngine;
-    o.cache_fd = options->cache_fd;
     if (options->file_name) o.file_name = options->file_name;
     if (options->record_path) o.record_path = options->record_path;
     if (options->replay_path) o.replay_path = options->replay_path;
@@ -162,50 +158,4 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {
   delete coll;
-}
-
-struct pfio_cache {
-  explicit pfio_cache(int fd) : reader(fd) {}
-  pfio::collective::CacheReader reader;
-};
-
-extern "C" pfio_status pfio_cache_create(int fd, pfio_cache **out) {
-  try {
-    *out = new pfio_cache(fd);
-    return PFIO_OK;
-  } catch (const std::exception &) {
-    *out = nullptr;
-    char message[96];  // no allocation: memory just ran out
-    std::snprintf(message, sizeof message,
-                  "page-cache reader of descriptor %d: out of memory for it", fd);
-    return Fail(PFIO_ENOMEM, message);
-  }
-}
-
-extern "C" void pfio_cache_advise(pfio_cache *cache, const pfio_extent *extents, size_t count) {
-  try {
-    std::vector<pfio_extent> plan(extents, extents + count);
-    pfio::collective::FileRanges ranges;
-    for (const pfio_extent &e : plan) ranges.push_back({e.offset, e.length});
-    cache->reader.Advise(plan, pfio::collective::CacheReader::DenseRuns(std::move(ranges)));
-  } catch (const std::exception &) {
-    // Advice is a hint: without memory for it the reads still happen, unadvised.
-  }
-}
-
-extern "C" pfio_status pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces,
-                                       size_t count) {
-  try {
-    const std::string why =
-        cache->reader.Read(std::vector<pfio_read_piece>(pieces, pieces + count));
-    return why.empty() ? PFIO_OK : Fail(PFIO_EIO, why);
-  } catch (const std::bad_alloc &) {
-    return Fail(PFIO_ENOMEM, "reading through the page cache: out of memory for the pieces");
-  } catch (const std::exception &e) {
-    return Fail(PFIO_EIO, std::string("reading through the page cache: ") + e.what());
-  }
-}
-
-extern "C" void pfio_cache_destroy(pfio_cache *cache) {
-  delete cache;
 }

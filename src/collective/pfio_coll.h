@@ -38,8 +38,6 @@ typedef struct pfio_coll_options {
   const char *file_name;    /* the file as opened (record and replay name it) */
   const char *record_path;  /* NULL, or rank 0 records every call's plans there */
   const char *replay_path;  /* NULL, or the calls of a record are declared at creation */
-  int buffer;               /* PFIO_COLL_BUFFER_ENGINE or PFIO_COLL_BUFFER_CACHE */
-  int cache_fd;             /* PFIO_COLL_BUFFER_CACHE: a buffered descriptor of the file */
 } pfio_coll_options;
 
 typedef struct pfio_coll_stats {
@@ -56,12 +54,8 @@ typedef struct pfio_coll_stats {
   uint64_t exchange_steps;      /* exchanges; more than rounds when a round went in steps */
   uint64_t exchange_peak;       /* most send + receive buffer bytes held at once */
   uint64_t calls_planned_ahead; /* later calls this aggregator planned (look-ahead) */
-  uint64_t bytes_advised;       /* advised to the kernel ahead of the reads (page-cache path) */
+  uint64_t bytes_advised;       /* advised at once after a call (the next call's dense runs) */
 } pfio_coll_stats;
-
-/* Where aggregators' reads are held (collective_reader.h): pfio's engine (O_DIRECT into the
- * budget), or the page cache with the plan advised ahead (posix_fadvise WILLNEED). */
-enum { PFIO_COLL_BUFFER_ENGINE = 0, PFIO_COLL_BUFFER_CACHE = 1 };
 
 /* PFIO_OK and *out, or PFIO_EINVAL naming the bad option or why the replay is refused (another
  * file, size or rank count), PFIO_ENOMEM. Not collective. */
@@ -86,18 +80,6 @@ void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats);
 /* The first failure to write the record, "" when none. */
 const char *pfio_coll_record_error(const pfio_coll *coll);
 void pfio_coll_destroy(pfio_coll *coll);
-
-/* The page-cache read path on its own (collective/cache_reader.h), for the driver's independent
- * reads. The descriptor is not owned. advise: the sparse parts of `extents` (runs of 1 MiB and
- * more among them are left to the kernel's readahead) are advised with POSIX_FADV_WILLNEED,
- * each at most once in a row. read: every piece from the file (buffered preadv); PFIO_OK, or
- * PFIO_EIO naming the offset and errno, or the short read (the file ends before a piece).
- * create: PFIO_OK and *out, or PFIO_ENOMEM (*out NULL). */
-typedef struct pfio_cache pfio_cache;
-pfio_status pfio_cache_create(int fd, pfio_cache **out);
-void pfio_cache_advise(pfio_cache *cache, const pfio_extent *extents, size_t count);
-pfio_status pfio_cache_read(pfio_cache *cache, const pfio_read_piece *pieces, size_t count);
-void pfio_cache_destroy(pfio_cache *cache);
 
 #ifdef __cplusplus
 }

@@ -309,14 +309,15 @@ std::vector<ConfigKey> MakeKeys() {
       "aggregators, at least 32M on the cache path, 4M on the engine path"));
   keys.push_back(ChoiceKey(
       "coll_path", &Config::coll_path, {"engine", "cache"}, [](int) { return true; }, nullptr,
-      "how aggregators read: engine (O_DIRECT into pfio's buffer) or cache (the page cache, "
-      "advised ahead)"));
+      "ROMIO driver: the file's buffer kind for collective and independent reads: engine "
+      "(O_DIRECT into pfio's buffer) or cache (the page cache, advised ahead)"));
   keys.push_back(CountKey("coll_timeout", &Config::coll_timeout, 1, 86400, nullptr,
                           "seconds a rank waits for the others in a collective read before the "
                           "read fails naming the bound"));
   keys.push_back(ChoiceKey(
       "read_path", &Config::read_path, {"engine", "cache"}, [](int) { return true; }, nullptr,
-      "how independent MPI-IO reads read: engine or cache, as coll_path"));
+      "the same as coll_path (a file has one buffer kind): a value that differs is reported at "
+      "open and coll_path's is used"));
   keys.push_back(BoolKey("print_hints", &Config::print_hints,
                          "the ROMIO driver prints the hints in force at open, on rank 0"));
   keys.push_back(TextKey(
