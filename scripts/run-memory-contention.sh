@@ -10,26 +10,38 @@
 #             jobs run at once must beat)
 #   hog-9G    one job with a 9 GiB budget; HOG_AFTER (8) seconds in, memory-hog takes 80 % of
 #             MemTotal for 10 s: pfio must give memory back, and nobody may be killed
+# BUFFER=cache runs the cases with the engine's page-cache buffer kind (PFIO_BUFFER=cache, the
+# kind the ROMIO driver opens files in by default; the budget then bounds the bytes advised and
+# not read yet, and the bytes themselves are the kernel's page cache): case names get "-cache".
+# METHOD=fadvise (or another pfio-bench method) runs the jobs with that method instead of
+# pfio-pipelined, as a yardstick nobody here wrote the idea of (fadvise: buffered pread with
+# POSIX_FADV_WILLNEED ahead): case names get "-<method>".
 # MemAvailable and the summed RSS of the pfio-bench processes are sampled every 100 ms (the
 # summed RSS at its peak is what the jobs held together at one moment); each job's counters and
 # AIMD history go to
 # docs/results/memory/<case>-job<N>.json; a job the kernel kills shows as exit status 137.
 # Re-renders docs (scripts/render_docs.py) with the table and the plot.
-#   scripts/run-memory-contention.sh     (CASES="fixed-9G auto fixed-6G" FILE_SIZE=12G;
-#                                         PFIO_BENCH_DIR for the data file)
+#   scripts/run-memory-contention.sh     (CASES="fixed-9G auto fixed-6G" FILE_SIZE=12G
+#                                         BUFFER=engine METHOD=pfio-pipelined; PFIO_BENCH_DIR
+#                                         for the data file)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
 cases=${CASES:-fixed-9G auto fixed-6G serial-auto auto:8 hog-9G}
 size=${FILE_SIZE:-12G}
+buffer=${BUFFER:-engine}
+method=${METHOD:-pfio-pipelined}
+case $buffer in engine | cache) ;;
+*) echo "run-memory-contention: BUFFER = '$buffer': expected engine or cache" >&2; exit 2 ;;
+esac
 dir=${PFIO_BENCH_DIR:-build}
 mkdir -p "$dir"
 data=$(cd "$dir" && pwd)/pfio-contention-$size.data
 out=docs/results/memory
 mkdir -p "$out"
 bench=build/bench/pfio-bench
-common=(--workload dense --block 64K --methods pfio-pipelined --file "$data" --file-size "$size"
+common=(--workload dense --block 64K --methods "$method" --file "$data" --file-size "$size"
         --keep-file --quiet)
 echo "== making the $size file once"
 $bench --workload seq --block 1M --methods naive --file "$data" --file-size "$size" --keep-file --quiet \
@@ -39,6 +51,8 @@ for spec in $cases; do
   jobs=3
   c=$base
   if [ "$spec" != "$base" ]; then jobs=${spec#*:}; c=$base-$jobs; fi
+  [ "$buffer" = engine ] || c=$c-$buffer
+  [ "$method" = pfio-pipelined ] || c=$c-$method
   hog=0 serial=0
   case "$base" in
     serial-*) budget=${base#serial-}; serial=1 ;;
@@ -64,7 +78,7 @@ for spec in $cases; do
   status=()
   for j in $(seq 1 "$jobs"); do
     echo "$j $(date +%s.%N)" >>"$out/$c-starts.txt"
-    PFIO_STATS="$out/$c-job$j.json" $bench "${common[@]}" --budget "$budget" \
+    PFIO_BUFFER=$buffer PFIO_STATS="$out/$c-job$j.json" $bench "${common[@]}" --budget "$budget" \
       --json "$out/$c-bench$j.json" >"$out/$c-job$j.log" 2>&1 &
     if [ "$serial" -eq 1 ]; then
       if wait $!; then status+=(0); else status+=($?); fi
@@ -84,9 +98,9 @@ for spec in $cases; do
   kill "$sampler" 2>/dev/null || true
   wait "$sampler" 2>/dev/null || true
   t1=$(date +%s.%N)
-  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "hog_start": %s, "hog_exit": %s, "mem_total_kb": %s}\n' \
+  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "hog_start": %s, "hog_exit": %s, "mem_total_kb": %s, "buffer": "%s", "method": "%s"}\n' \
     "$c" "$budget" "$size" "$jobs" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" "$hog_start" "$hog_exit" \
-    "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" >"$out/$c-summary.json"
+    "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" "$buffer" "$method" >"$out/$c-summary.json"
   echo "   exit statuses: ${status[*]} (137 = killed); $(awk '{print $2}' "$out/$c-memavailable.txt" | sort -n | head -1) kB least MemAvailable"
 done
 /usr/bin/python3 scripts/render_docs.py docs/results docs
