@@ -36,7 +36,9 @@ extern const char *patterns[];
 extern const char *methods[];
 #define NDATASETS 4
 #define NPATTERNS 4
-#define NMETHODS 5
+#define NMETHODS 7
+/* The methods run when --methods is not given (the cache-kind ones only when asked for). */
+extern const char *default_methods;
 
 typedef struct {
   const char *file, *datasets, *patterns, *methods, *json, *budget;

@@ -74,6 +74,11 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
     H5FD_prefetch_config_t config;
     H5FD_prefetch_config_init(&config);
     if (mi == 4) config.engine_min = 64 << 10; /* extents of 64 KiB and more through pfio */
+    if (mi >= 5) config.engine_min = 0;        /* everything planned through pfio, */
+    if (mi >= 5 && H5FD_prefetch_config_set(&config, "buffer", "cache") < 0) { /* page cache */
+      snprintf(res->error, sizeof res->error, "buffer = cache refused");
+      return;
+    }
     if (H5FD_prefetch_config_set(&config, "budget", o->budget) < 0 ||
         H5Pset_fapl_prefetch(fapl, &config) < 0) {
       snprintf(res->error, sizeof res->error, "bad --budget %s", o->budget);
@@ -87,7 +92,7 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
     snprintf(res->error, sizeof res->error, "cannot open dataset %s of %s", d->name, o->file);
     return;
   }
-  if (mi == 2 || mi == 4) {
+  if (mi == 2 || mi == 4 || mi == 6) {
     for (i = 0; i < n; ++i) {
       hid_t space = select_slab(dset, &slabs[i]);
       if (H5FD_prefetch_declare(dset, space) < 0) {

@@ -10,8 +10,9 @@ void usage(FILE *out) {
       "  datasets: c8k c128k c1m contig (N x N uint64, chunks 8 KiB, 128 KiB, 1 MiB, none)\n"
       "  patterns: tiles columns rows random-points\n"
       "  methods:  sec2 prefetch prefetch-declared sec2-cached declared-engine\n"
+      "            prefetch-cache-kind declared-cache-kind (only when named)\n"
       "  defaults: --file pfio-h5bench.h5 --rows 8192 --rounds 1 --budget 256M --points 2048,\n"
-      "            every dataset, pattern and method\n",
+      "            every dataset and pattern, the first five methods\n",
       out);
 }
 

@@ -22,6 +22,10 @@
  *                      no driver can beat it; it is HDF5's own cost per read on this machine
  *   declared-engine    prefetch-declared with engine_min = 64 KiB: extents of 64 KiB and more
  *                      read by pfio's engine instead of the page cache
+ *   prefetch-cache-kind, declared-cache-kind (only when --methods names them)
+ *                      prefetch and prefetch-declared with engine_min = 0 and buffer = cache:
+ *                      every planned byte through pfio's engine in its page-cache buffer kind
+ *                      (where the driver's own advice path is to move)
  * --compute MS|auto: computation between reads: after each selection's check a busy loop worth
  *   MS milliseconds (bench/common/busy_compute.h, calibrated at start-up); auto takes sec2's time
  *   inside H5Dread per selection in the same round. Each round then runs, per dataset and
@@ -46,7 +50,14 @@
 const Dataset datasets[] = {
     {"c8k", 32, 32, 11}, {"c128k", 128, 128, 12}, {"c1m", 128, 1024, 13}, {"contig", 0, 0, 14}};
 const char *patterns[] = {"tiles", "columns", "rows", "random-points"};
-const char *methods[] = {"sec2", "prefetch", "prefetch-declared", "sec2-cached", "declared-engine"};
+const char *methods[] = {"sec2",
+                         "prefetch",
+                         "prefetch-declared",
+                         "sec2-cached",
+                         "declared-engine",
+                         "prefetch-cache-kind",
+                         "declared-cache-kind"};
+const char *default_methods = "sec2,prefetch,prefetch-declared,sec2-cached,declared-engine";
 
 /* ---- report ---------------------------------------------------------------------------------- */
 
@@ -138,6 +149,7 @@ static void parse(int argc, char **argv, Options *o) {
   }
   const char *dnames[NDATASETS];
   for (int i = 0; i < NDATASETS; ++i) dnames[i] = datasets[i].name;
+  if (o->methods == NULL) o->methods = default_methods;
   if (!check_list("datasets", o->datasets, dnames, NDATASETS) ||
       !check_list("patterns", o->patterns, patterns, NPATTERNS) ||
       !check_list("methods", o->methods, methods, NMETHODS))
@@ -288,6 +300,20 @@ int main(int argc, char **argv) {
              datasets[di].name, patterns[pi], m[0], m[1], m[2], m[0] > 0 ? m[1] / m[0] : 0,
              m[0] > 0 ? m[2] / m[0] : 0, rss[2] / 1024, m[3], m[4]);
     }
+  if (listed(o.methods, methods[5]) || listed(o.methods, methods[6])) {
+    printf("%-7s %-14s %10s %10s %10s %10s %14s %14s\n", "dataset", "pattern", "prefetch",
+           "pf-cache", "declared", "decl-cache", "pf-cache/pf", "decl-cache/decl");
+    for (int di = 0; di < NDATASETS; ++di)
+      for (int pi = 0; pi < NPATTERNS; ++pi) {
+        long rss;
+        double m[NMETHODS];
+        if (!listed(o.datasets, datasets[di].name) || !listed(o.patterns, patterns[pi])) continue;
+        for (int mi = 0; mi < NMETHODS; ++mi) m[mi] = median_rate(runs, nruns, di, pi, mi, &rss);
+        printf("%-7s %-14s %10.1f %10.1f %10.1f %10.1f %13.2fx %13.2fx\n", datasets[di].name,
+               patterns[pi], m[1], m[5], m[2], m[6], m[1] > 0 ? m[5] / m[1] : 0,
+               m[2] > 0 ? m[6] / m[2] : 0);
+      }
+  }
   printf("seq (one reader, O_DIRECT 8 MiB reads of the whole file, %d in flight): %.1f MiB/s\n",
          SEQ_DEPTH, seq);
   if (o.compute_ms != 0) print_compute_table(&o, runs, nruns);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# What moving the HDF5 driver's default path onto the engine's page-cache buffer kind would do
+# today: pfio-h5bench on this machine's disk and on the latency-bound test bed (profile PROFILE),
+# the driver's own page-cache path (`prefetch`, `prefetch-declared`: engine_min = never, its
+# advice from a pfio_advisor thread) against the same reads with engine_min = 0 and buffer =
+# cache (`prefetch-cache-kind`, `declared-cache-kind`: every planned byte through the engine in
+# its page-cache kind), sec2 as the yardstick, in one invocation per target (methods alternating
+# per round, every run its own process, the file evicted before it, every value checked). Then
+# docs/benchmarks.md's section "HDF5 through the engine's page-cache kind" from
+# docs/results/h5-cache-kind/ (scripts/render_h5_cache_kind.py).
+# usage: bash scripts/run-h5-cache-kind.sh  (env: ROWS=4096 ROUNDS=3 PROFILE=pfs
+#        DATASETS=c8k,c128k,contig PATTERNS=tiles,columns,rows)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh
+source scripts/lib/disk-and-testbed.sh
+rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; profile=${PROFILE:-pfs}
+datasets=${DATASETS:-c8k,c128k,contig}; patterns=${PATTERNS:-tiles,columns,rows}
+methods=sec2,prefetch,prefetch-declared,prefetch-cache-kind,declared-cache-kind
+data=$PWD/build/pfio-h5bench-$rows.h5
+out=docs/results/h5-cache-kind
+rm -rf "$out"
+mkdir -p "$out"
+# Made (or checked) on the disk first: the test bed serves it read-only.
+build/bench/pfio-h5bench --file "$data" --rows "$rows" --datasets c8k --patterns rows \
+  --methods sec2-cached --quiet >/dev/null
+pfio_disk_and_testbed "$out" "$profile" "$data"
+for target in "${pfio_targets[@]}"; do
+  file=$data
+  [ "$target" = disk ] || file=$pfio_served
+  echo "== $target: pfio-h5bench, $rounds round(s)"
+  build/bench/pfio-h5bench --file "$file" --rows "$rows" --rounds "$rounds" \
+    --datasets "$datasets" --patterns "$patterns" --methods "$methods" \
+    --json "$PWD/$out/runs-$target.jsonl" | tee "$out/$target.log"
+done
+bash scripts/testbed.sh down
+hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
+cat >"$out/machine.json" <<JSON
+{"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
+ "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5",
+ "profile": "$profile", "date": "$(date -u +%Y-%m-%d)", "commit": "$(git rev-parse --short HEAD)"}
+JSON
+/usr/bin/python3 scripts/render_h5_cache_kind.py
