@@ -38,6 +38,41 @@ void H5FD__prefetch_extents_push(extent_list *list, int32_t file, uint64_t offse
     H5FD__prefetch_extents_append(list, &e);
 }
 
+#define DENSE_RUN ((uint64_t)1 << 20)
+#define DENSE_JOIN_GAP ((uint64_t)64 << 10)
+
+/* Where the engine holds the file in the page cache: the dense runs of the declared extents in
+ * the order they will be read (each extent starting at most DENSE_JOIN_GAP after the one before
+ * it ends, the gaps adding up to at most 1/16 of the run, 1 MiB or more: a stream the kernel's
+ * readahead follows) are left to the readahead (pfio_plan_readahead: read directly, not
+ * advised), with the pages of index nodes inside them dropped, as the driver's own advice path
+ * does. Extents in another order (tiles in random order) are advised whatever their union. */
+static void leave_dense_runs(H5FD_prefetch_t *file)
+{
+    extent_list runs = {0};
+    const extent_list *plan = &file->pending;
+    int page_cache = 0;
+    size_t i;
+    if (pfio_file_buffer(file->ctx, file->pfio_file, &page_cache) != PFIO_OK || !page_cache)
+        return;
+    for (i = 0; i < plan->count;) {
+        uint64_t start = plan->items[i].offset, end = start + plan->items[i].length, gaps = 0;
+        for (++i; i < plan->count && plan->items[i].offset >= end &&
+                  plan->items[i].offset <= end + DENSE_JOIN_GAP;
+             ++i) {
+            gaps += plan->items[i].offset - end;
+            end = plan->items[i].offset + plan->items[i].length;
+        }
+        if (end - start >= DENSE_RUN && 16 * gaps <= end - start) {
+            H5FD__prefetch_extents_push(&runs, file->pfio_file, start, end - start);
+            H5FD__prefetch_drop_index_pages(file, start, end);
+        }
+    }
+    if (!runs.failed && runs.count > 0)
+        (void)pfio_plan_readahead(file->ctx, runs.items, runs.count); /* a hint: refused, read */
+    free(runs.items);
+}
+
 int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
 {
     pfio_status status;
@@ -45,6 +80,7 @@ int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
         return 0;
     if (H5FD__prefetch_engine(file, func) < 0)
         return -1;
+    leave_dense_runs(file);
     status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
     file->pending.count = 0;
     if (status != PFIO_OK) {

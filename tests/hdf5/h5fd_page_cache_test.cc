@@ -120,9 +120,12 @@ class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
   static constexpr DatasetSpec kRowsSpec = {"rows", 10, 2048, 2048, 32, 32, false};
   // The dataset opened through the driver (the page-cache path, prediction as asked), closed with
   // its file and fapl when it goes out of scope.
+  // engine_kind: every declared extent through the engine in its page-cache kind (engine_min
+  // = 0, buffer = cache), where Engine 3 moves the driver's default.
   struct Opened {
-    Opened(H5FDPrefetchIndexTest &test, bool predict)
-        : fapl(PrefetchFapl(predict, H5FD_PREFETCH_ENGINE_NEVER)),
+    Opened(H5FDPrefetchIndexTest &test, bool predict, bool engine_kind = false)
+        : fapl(engine_kind ? PrefetchFapl(predict, 0, "cache")
+                           : PrefetchFapl(predict, H5FD_PREFETCH_ENGINE_NEVER)),
           file(test.Open(fapl)),
           dset(H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT)) {}
     ~Opened() {
@@ -159,6 +162,27 @@ TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADens
   EXPECT_GT(st.index_drops, 0u);
   for (hsize_t r = 1; r < 64; ++r)
     EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
+}
+
+// The same row pass through the engine's page-cache kind: the declared rows are one dense run in
+// the order they are read, so the driver hands it to the engine as readahead (read directly,
+// not advised: no prefetch request) and drops the node pages inside it at the first read.
+TEST_F(H5FDPrefetchIndexTest, OnTheEnginesPageCacheKindADenseRunIsLeftToReadahead) {
+  const Opened rows(*this, /*predict=*/false, /*engine_kind=*/true);
+  const hid_t file = rows.file, dset = rows.dset;
+  DeclareRows(dset, 0, 64);
+  ASSERT_TRUE(Eventually([&] { return ResidentNodePages() == node_pages_.size(); }))
+      << ResidentNodePages() << " of " << node_pages_.size() << " node pages cached by declaring";
+  EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 0, 32, 2048}), 0u);
+  EXPECT_EQ(ResidentNodePages(), 0u);
+  for (hsize_t r = 1; r < 64; ++r)
+    EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
+  const H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_GT(st.index_drops, 0u);
+  EXPECT_EQ(st.advised_reads, 0u) << "nothing through the driver's own advice path";
+  EXPECT_EQ(st.engine.reads, 64u * 64u) << "every chunk read through the engine";
+  EXPECT_EQ(st.engine.bytes_passthrough, 64u * 64u * 8192u) << "left to readahead";
+  EXPECT_EQ(st.engine.requests, 0u) << "nothing advised";
 }
 
 // An internal node of the chunk index names its children: when declaring makes HDF5 read one,
