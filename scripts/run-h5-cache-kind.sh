@@ -40,6 +40,6 @@ hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
 cat >"$out/machine.json" <<JSON
 {"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
  "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5",
- "profile": "$profile", "date": "$(date -u +%Y-%m-%d)", "commit": "$(git rev-parse --short HEAD)"}
+ "profile": "$profile", "date": "$(date -u +%Y-%m-%d)", "commit": "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")"}
 JSON
 /usr/bin/python3 scripts/render_h5_cache_kind.py
