@@ -213,7 +213,8 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
         H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for the name %s", name);
         goto failed;
     }
-    if (H5FD__prefetch_settle_config(&file->config, &file->stats_path, __func__) < 0)
+    if (H5FD__prefetch_settle_config(&file->config, &file->stats_path, &file->page_cache_kind,
+                                     __func__) < 0)
         goto failed; /* a bad PFIO_* value */
     H5FD__prefetch_predictor_reset(file);
     return (H5FD_t *)file;

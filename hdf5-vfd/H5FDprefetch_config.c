@@ -62,8 +62,9 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
  * PFIO_PREDICT, PFIO_ENGINE_MIN): they apply where the struct's fields of the same names are at
  * their defaults (fields set by a program written for 0.3 win). */
 int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_path,
-                                 const char *func)
+                                 int *page_cache_kind, const char *func)
 {
+    char buffer[16] = "";
     uint64_t v = 0;
     char path[4096] = "";
     pfio_config *engine = H5FD__prefetch_engine_config(config, func);
@@ -83,6 +84,8 @@ int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_pa
     if (config->engine_min == H5FD_PREFETCH_ENGINE_NEVER &&
         pfio_config_get_number(engine, "engine_min", &v) == PFIO_OK)
         config->engine_min = v;
+    *page_cache_kind = pfio_config_get(engine, "buffer", buffer, sizeof buffer) == PFIO_OK &&
+                       strcmp(buffer, "cache") == 0;
     pfio_config_destroy(engine);
     return 0;
 }

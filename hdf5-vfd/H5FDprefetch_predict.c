@@ -93,8 +93,11 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     int64_t stride = pfio_stride_step(p->run), next;
     uint64_t want, n = 0, limit;
     pfio_extent *plan;
-    if (!pfio_stride_planning(p->run)) /* a new prediction: which way it goes */
+    /* A new prediction: which way it goes. Where the engine holds the file in the page cache, a
+     * sequential run is left to the kernel's readahead, as without the engine (below). */
+    if (!pfio_stride_planning(p->run))
         p->via_pfio = size >= file->config.engine_min && stride == (int64_t)size &&
+                      !file->page_cache_kind &&
                       H5FD__prefetch_engine(file, "H5FD__prefetch_read") == 0;
     /* The page cache is advised only for runs the kernel reads well as spans: forward, with a
      * stride of at most DENSE_STRIDE, in reads of at most

@@ -112,6 +112,7 @@ typedef struct H5FD_prefetch_t {
     /* Opened without H5F_ACC_RDWR: HDF5's data sieve may be switched on and off while the file
      * is open (H5FD__prefetch_sieve_follow), since no write can leave a sieve buffer stale. */
     int read_only;
+    int page_cache_kind; /* the engine holds the file in its page-cache kind (buffer = cache) */
 
     /* Declared extents not yet handed to pfio: they go in one pfio_plan_append at the next raw
      * read, so an application that declares one small selection at a time pays pfio's per-call
@@ -168,10 +169,11 @@ void H5FD__prefetch_error(const char *func, hid_t major, hid_t minor, const char
  * after pushing an error that names the first setting pfio refuses (H5FDprefetch_config.c). */
 pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, const char *func);
 /* An open file's config settled: pfio's config built as above (-1 after pushing its error),
- * predict and engine_min taken from its keys where *config's fields are at their defaults, and
- * *stats_path a copy of the key "stats_path" (NULL when it is empty). */
+ * predict and engine_min taken from its keys where *config's fields are at their defaults,
+ * *stats_path a copy of the key "stats_path" (NULL when it is empty), and *page_cache_kind 1
+ * when the engine will hold the file in its page-cache buffer kind (key "buffer" = cache). */
 int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_path,
-                                 const char *func);
+                                 int *page_cache_kind, const char *func);
 
 /* Writes the file's counters as JSON to its stats path + ".hdf5" when it has one. 0, or -1 after
  * pushing an error that names the path. */

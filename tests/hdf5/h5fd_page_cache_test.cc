@@ -185,6 +185,19 @@ TEST_F(H5FDPrefetchIndexTest, OnTheEnginesPageCacheKindADenseRunIsLeftToReadahea
   EXPECT_EQ(st.engine.requests, 0u) << "nothing advised";
 }
 
+// Undeclared, the same row pass is a sequential prediction; on the engine's page-cache kind it is
+// left to the kernel's readahead as on the driver's own path (planned into the engine, its reads
+// were advised: 286 MB read for 127 MB served in pfio-h5bench's 8 KiB rows, docs/benchmarks.md).
+TEST_F(H5FDPrefetchIndexTest, OnTheEnginesPageCacheKindASequentialPredictionIsLeftToReadahead) {
+  const Opened rows(*this, /*predict=*/true, /*engine_kind=*/true);
+  for (hsize_t r = 0; r < 64; ++r)
+    EXPECT_EQ(ReadAndCheck(rows.dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
+  const H5FD_prefetch_stats_t st = Stats(rows.file);
+  EXPECT_EQ(st.predicted_extents, 0u) << "a sequential run is not planned";
+  EXPECT_EQ(st.engine.requests, 0u) << "nothing advised by the engine";
+  EXPECT_EQ(st.unplanned_reads, st.raw_reads) << "every raw read as sec2 reads it";
+}
+
 // An internal node of the chunk index names its children: when declaring makes HDF5 read one,
 // the driver advises the children at once, so that the searches after it find them cached
 // instead of reading one node at a time. Declaring the first row of chunks reads the nodes on a
