@@ -19,6 +19,7 @@ source scripts/lib/disk-and-testbed.sh
 rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; profile=${PROFILE:-pfs}
 datasets=${DATASETS:-c8k,c128k,contig}; patterns=${PATTERNS:-tiles,columns,rows}
 methods=sec2,prefetch,prefetch-declared,prefetch-cache-kind,declared-cache-kind
+commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes") # before any result
 data=$PWD/build/pfio-h5bench-$rows.h5
 out=docs/results/h5-cache-kind
 rm -rf "$out"
@@ -40,6 +41,6 @@ hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
 cat >"$out/machine.json" <<JSON
 {"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
  "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5",
- "profile": "$profile", "date": "$(date -u +%Y-%m-%d)", "commit": "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")"}
+ "profile": "$profile", "date": "$(date -u +%Y-%m-%d)", "commit": "$commit"}
 JSON
 /usr/bin/python3 scripts/render_h5_cache_kind.py
