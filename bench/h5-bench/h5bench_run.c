@@ -121,7 +121,7 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
     res->bytes += s->nr * s->nc * sizeof *buf;
     if (steps > 0) res->busy_seconds += busy_compute(steps);
   }
-  if (mi == 1 || mi == 2 || mi == 4) {
+  if (mi == 1 || mi == 2 || mi >= 4) { /* through the driver */
     H5FD_prefetch_stats_t st;
     if (H5FD_prefetch_get_stats(file, &st) >= 0) {
       res->raw_reads = st.raw_reads;
