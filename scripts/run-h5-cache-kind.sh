@@ -15,32 +15,15 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
-source scripts/lib/disk-and-testbed.sh
+source scripts/lib/h5bench-targets.sh
 rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; profile=${PROFILE:-pfs}
 datasets=${DATASETS:-c8k,c128k,contig}; patterns=${PATTERNS:-tiles,columns,rows}
 methods=sec2,prefetch,prefetch-declared,prefetch-cache-kind,declared-cache-kind
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes") # before any result
-data=$PWD/build/pfio-h5bench-$rows.h5
 out=docs/results/h5-cache-kind
 rm -rf "$out"
 mkdir -p "$out"
-# Made (or checked) on the disk first: the test bed serves it read-only.
-build/bench/pfio-h5bench --file "$data" --rows "$rows" --datasets c8k --patterns rows \
-  --methods sec2-cached --quiet >/dev/null
-pfio_disk_and_testbed "$out" "$profile" "$data"
-for target in "${pfio_targets[@]}"; do
-  file=$data
-  [ "$target" = disk ] || file=$pfio_served
-  echo "== $target: pfio-h5bench, $rounds round(s)"
-  build/bench/pfio-h5bench --file "$file" --rows "$rows" --rounds "$rounds" \
-    --datasets "$datasets" --patterns "$patterns" --methods "$methods" \
-    --json "$PWD/$out/runs-$target.jsonl" | tee "$out/$target.log"
-done
-bash scripts/testbed.sh down
-hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
-cat >"$out/machine.json" <<JSON
-{"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
- "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5",
- "profile": "$profile", "date": "$(date -u +%Y-%m-%d)", "commit": "$commit"}
-JSON
+pfio_machine_extra="\"commit\": \"$commit\""
+pfio_h5bench_targets "$out" "$profile" "$rows" "$rounds" --datasets "$datasets" \
+  --patterns "$patterns" --methods "$methods"
 /usr/bin/python3 scripts/render_h5_cache_kind.py

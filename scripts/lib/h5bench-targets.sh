@@ -1,0 +1,31 @@
+# Sourced by the pfio-h5bench scripts that run on this machine's disk and on the latency-bound
+# test bed side by side (run-h5bench-compute.sh, run-h5-cache-kind.sh).
+# pfio_h5bench_targets OUT PROFILE ROWS ROUNDS ARGS...: makes (or checks) the ROWS x ROWS file
+# on the disk, runs `pfio-h5bench --file F --rows ROWS --rounds ROUNDS ARGS...` there and on the
+# test bed of PROFILE (disk alone where this machine cannot host it), each target's runs into
+# OUT/runs-TARGET.jsonl and its output into OUT/TARGET.log, takes the test bed down and writes
+# OUT/machine.json (with the fields in $pfio_machine_extra, "key": value pairs, when set).
+source scripts/lib/disk-and-testbed.sh
+pfio_h5bench_targets() {
+  local out=$1 profile=$2 rows=$3 rounds=$4 target file hdf5
+  shift 4
+  local data=$PWD/build/pfio-h5bench-$rows.h5
+  # Made (or checked) on the disk first: the test bed serves it read-only.
+  build/bench/pfio-h5bench --file "$data" --rows "$rows" --datasets c8k --patterns rows \
+    --methods sec2-cached --quiet >/dev/null
+  pfio_disk_and_testbed "$out" "$profile" "$data"
+  for target in "${pfio_targets[@]}"; do
+    file=$data
+    [ "$target" = disk ] || file=$pfio_served
+    echo "== $target: pfio-h5bench $*, $rounds round(s)"
+    build/bench/pfio-h5bench --file "$file" --rows "$rows" --rounds "$rounds" "$@" \
+      --json "$PWD/$out/runs-$target.jsonl" | tee "$out/$target.log"
+  done
+  bash scripts/testbed.sh down
+  hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
+  cat >"$out/machine.json" <<JSON
+{"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
+ "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5",
+ "profile": "$profile", "date": "$(date -u +%Y-%m-%d)"${pfio_machine_extra:+, $pfio_machine_extra}}
+JSON
+}
