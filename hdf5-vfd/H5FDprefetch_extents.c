@@ -51,9 +51,8 @@ static void leave_dense_runs(H5FD_prefetch_t *file)
 {
     extent_list runs = {0};
     const extent_list *plan = &file->pending;
-    int page_cache = 0;
     size_t i;
-    if (pfio_file_buffer(file->ctx, file->pfio_file, &page_cache) != PFIO_OK || !page_cache)
+    if (!file->page_cache_kind)
         return;
     for (i = 0; i < plan->count;) {
         uint64_t start = plan->items[i].offset, end = start + plan->items[i].length, gaps = 0;

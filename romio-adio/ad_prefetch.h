@@ -31,8 +31,8 @@
 #include "pfio/pfio_predict.h"
 #include "pfio_coll.h"
 
-/* Where reads are held (settings read_path and coll_path, as numbers: their choices' indexes):
- * pfio's engine buffer, or the page cache. */
+/* Where a file's reads are held (setting coll_path, which read_path must agree with, as a
+ * number: its choices' index): pfio's reorder buffer, or the page cache. */
 enum { PREFETCH_BUFFER_ENGINE = 0, PREFETCH_BUFFER_CACHE = 1 };
 
 /* Per-file state, in fd->fs_ptr from SetInfo at open to Close. */
@@ -60,7 +60,7 @@ typedef struct ADIOI_PREFETCH_File {
     int coll_enabled;       /* prefetch_collective */
     int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */
     uint64_t coll_ahead;    /* prefetch_coll_ahead: bytes of later calls planned; 0: default */
-    int coll_path;          /* prefetch_coll_path: PREFETCH_BUFFER_* */
+    int coll_path;          /* prefetch_coll_path: PREFETCH_BUFFER_*, the file's buffer kind */
     int coll_timeout_s;     /* prefetch_coll_timeout: bound of waits for other ranks */
     int coll_state;         /* 0 before the first collective read, 1 on, -1 off (all ranks) */
     char coll_why_off[160]; /* why collective reads take ROMIO's two-phase path */
@@ -68,7 +68,6 @@ typedef struct ADIOI_PREFETCH_File {
     char replay_path[1024]; /* prefetch_replay: a recorded plan, declared at the first call */
     pfio_coll *coll;        /* when coll_state == 1 */
     uint64_t stock_reads;   /* reads that took the stock path */
-    int read_path;          /* prefetch_read_path: independent reads, PREFETCH_BUFFER_* */
     uint64_t cache_reads;   /* independent reads of a file of the page-cache kind */
     uint64_t cache_sieved;  /* of those, strided requests read by ROMIO's data sieving */
     uint64_t invalidations; /* writes, syncs and resizes that dropped prefetched bytes */

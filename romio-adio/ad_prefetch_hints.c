@@ -235,27 +235,25 @@ static uint64_t number(const ADIOI_PREFETCH_File *pf, const char *key, uint64_t 
  * prefetch_<key>, PFIO_* variables, one parser and message). */
 static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
+    static const char *const kinds[] = {"engine", "cache"}; /* PREFETCH_BUFFER_* */
     char msg[2048];
+    int read_path;
     pf->coll_enabled = (int)number(pf, "collective", 1);
     pf->coll_lookahead = (int)number(pf, "coll_lookahead", 8);
     pf->coll_timeout_s = (int)number(pf, "coll_timeout", 600);
     pf->coll_ahead = number(pf, "coll_ahead", 0);
     pf->coll_path = (int)number(pf, "coll_path", PREFETCH_BUFFER_CACHE);
-    pf->read_path = (int)number(pf, "read_path", PREFETCH_BUFFER_CACHE);
-    if (pf->read_path != pf->coll_path) {
+    read_path = (int)number(pf, "read_path", PREFETCH_BUFFER_CACHE);
+    if (read_path != pf->coll_path) {
         /* one file, one buffer kind: the engine holds it in its reorder buffer or in the page
          * cache, for independent and collective reads alike */
         snprintf(msg, sizeof msg,
                  "setting read_path = %s differs from coll_path = %s: the file's bytes are held "
                  "in one buffer kind for independent and collective reads, expected the same "
                  "value; both use %s (coll_path's)",
-                 pf->read_path == PREFETCH_BUFFER_CACHE ? "cache" : "engine",
-                 pf->coll_path == PREFETCH_BUFFER_CACHE ? "cache" : "engine",
-                 pf->coll_path == PREFETCH_BUFFER_CACHE ? "cache" : "engine");
+                 kinds[read_path != 0], kinds[pf->coll_path != 0], kinds[pf->coll_path != 0]);
         report(pf, fd->filename, msg);
-        pf->read_path = pf->coll_path;
-        pfio_config_set(pf->config, "read_path",
-                        pf->coll_path == PREFETCH_BUFFER_CACHE ? "cache" : "engine");
+        pfio_config_set(pf->config, "read_path", kinds[pf->coll_path != 0]);
     }
     pf->print_hints = (int)number(pf, "print_hints", 0);
     /* A path longer than the driver keeps is named and not used (no record, no replay). */

@@ -148,8 +148,8 @@ def memory_rows(results, docs):
 
 def cache_kind_lines(folder, summaries):
     """What the cases run with the engine's page-cache kind (BUFFER=cache) show."""
-    cases = [json.load(open(p)) for p in summaries]
-    cases = [c for c in cases if c.get("buffer") == "cache"]
+    summaries = [json.load(open(p)) for p in summaries]
+    cases = [c for c in summaries if c.get("buffer") == "cache"]
     if not cases:
         return []
     peaks = []
@@ -163,7 +163,7 @@ def cache_kind_lines(folder, summaries):
                     hist = hist[1:]  # as in the table: the cap before the start share
                 top = max((h["budget"] for h in hist), default=0)
                 peaks.append(f"{c['case']} job {j} {st['memory_peak'] / GiB:.1f} of {top / GiB:.1f}")
-    yardsticks = [(c["case"], c["method"]) for c in map(lambda p: json.load(open(p)), summaries)
+    yardsticks = [(c["case"], c["method"]) for c in summaries
                   if not c.get("method", "pfio-pipelined").startswith("pfio")]
     stock = ("a reader without pfio leaves the file's pages in the cache the same way (" +
              ", ".join(f"`{y}` above: pfio-bench's `{m}` method, no pfio" for y, m in yardsticks)
