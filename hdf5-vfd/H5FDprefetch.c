@@ -231,7 +231,7 @@ failed:
  * Function:    H5FD__prefetch_close
  *
  * Purpose:     Stops the file's pfio context (which writes its stats when a stats path is
- *              set; the driver's counters go beside them) and its advisor thread, and closes
+ *              set; the driver's counters go beside them; queued advice is dropped), and closes
  *              the descriptor.
  *
  * Return:      Success:    0
@@ -242,7 +242,9 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
 {
     H5FD_prefetch_t *file = (H5FD_prefetch_t *)_file;
     herr_t ret = 0;
-    if (file->ctx != NULL && pfio_context_destroy(file->ctx) != PFIO_OK) {
+    /* A child of fork() leaves its parent's context alone: pfio frees nothing of it there. */
+    if (file->ctx != NULL && !H5FD__prefetch_engine_inherited(file) &&
+        pfio_context_destroy(file->ctx) != PFIO_OK) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "closing pfio's context: %s",
                              pfio_last_error());
         ret = -1;
@@ -258,7 +260,6 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
     free(file->advice.batch);
     H5FD__prefetch_predictor_free(file);
     free(file->probe_buffer);
-    pfio_advisor_destroy(file->advisor);
     if (close(file->fd) < 0) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "close: %s", strerror(errno));
         ret = -1;

@@ -5,9 +5,10 @@
  * extents smaller than config.engine_min go another way: the driver keeps them in plan
  * order, advises the kernel to read them (posix_fadvise WILLNEED) up to
  * H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader, in batches sorted by offset, and serves
- * each read from the page cache with pread. The advice goes out from the file's advisor thread
- * (pfio_advisor): the kernel allocates the pages and submits their reads in the thread that
- * advises, 40-110 ms for 88 MiB on the test VM, and the reader meanwhile reads what is cached.
+ * each read from the page cache with pread. The advice goes out from the advice thread of the
+ * file's pfio context (pfio_advise_now): the kernel allocates the pages and submits their reads in
+ * the thread that advises, 40-110 ms for 88 MiB on the test VM, and the reader meanwhile reads
+ * what is cached.
  * Larger extents go to pfio's plan as before. The cursor follows the reads: a read that matches
  * a later extent skips ahead (what was skipped is not advised again), a read that matches none
  * leaves the cursor where it is. */
@@ -63,12 +64,20 @@ typedef struct H5FD_prefetch_advice_slot_t {
 
 void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length)
 {
-    if (file->advisor == NULL && pfio_advisor_create(file->fd, &file->advisor) != PFIO_OK)
-        file->advisor = NULL; /* tried again at the next advice; meanwhile the reader advises */
-    if (file->advisor != NULL)
-        pfio_advisor_willneed(file->advisor, offset, length);
-    else
-        posix_fadvise(file->fd, (off_t)offset, (off_t)length, POSIX_FADV_WILLNEED);
+    if (!file->advise_inline && file->ctx == NULL &&
+        H5FD__prefetch_engine(file, "H5FD__prefetch_willneed") < 0)
+        file->advise_inline = 1; /* the error says why; the reader advises from now on */
+    if (!file->advise_inline && offset < file->pfio_size) {
+        pfio_extent e;
+        e.file = file->pfio_file;
+        e.marked = 0;
+        e.offset = offset;
+        e.length = length < file->pfio_size - offset ? length : file->pfio_size - offset;
+        if (e.length == 0 || pfio_advise_now(file->ctx, &e, 1) == PFIO_OK)
+            return;
+        file->advise_inline = 1; /* refused (a forked child): a hint, so no error */
+    }
+    posix_fadvise(file->fd, (off_t)offset, (off_t)length, POSIX_FADV_WILLNEED);
 }
 
 static int by_offset(const void *x, const void *y)

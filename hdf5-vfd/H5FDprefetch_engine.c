@@ -1,6 +1,8 @@
 /* H5FDprefetch_engine.c: a file's pfio context, started the first time something is to be read
  * through pfio. Below the read, declare and predict paths, which all may start it.
  */
+#include <unistd.h>
+
 #include "H5FDprefetch_private.h"
 
 /* Starts the file's pfio context and opens the file in it, the first time something is to be read
@@ -19,6 +21,7 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
         return -1;
     status = pfio_context_create(engine, &file->ctx);
     pfio_config_destroy(engine);
+    file->ctx_owner = getpid();
     if (status == PFIO_OK)
         status = pfio_file_open(file->ctx, name, &file->pfio_file);
     if (status == PFIO_OK)
@@ -31,4 +34,9 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
         return -1;
     }
     return 0;
+}
+
+int H5FD__prefetch_engine_inherited(const H5FD_prefetch_t *file)
+{
+    return file->ctx != NULL && file->ctx_owner != getpid();
 }

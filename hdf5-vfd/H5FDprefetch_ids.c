@@ -65,7 +65,7 @@ herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*
     file = H5FD__prefetch_file_of(obj_id, __func__);
     if (file == NULL)
         return -1;
-    if (file->ctx == NULL) {
+    if (file->ctx == NULL || H5FD__prefetch_engine_inherited(file)) { /* a fork() child's: none */
         memset(&file->stats.engine, 0, sizeof file->stats.engine);
     } else if (pfio_stats_get(file->ctx, &file->stats.engine, sizeof file->stats.engine) !=
                PFIO_OK) {

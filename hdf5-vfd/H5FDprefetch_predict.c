@@ -18,9 +18,10 @@
 
 /* Where predicted bytes go. Sequential runs of reads of at least config.engine_min bytes go
  * through pfio's plan. The others are predicted into the page cache (posix_fadvise WILLNEED,
- * from the file's advisor thread) and served from it, as sec2 serves them. Strides up to
- * DENSE_STRIDE are advised as one span, from the next predicted read to the last (what HDF5's sieve
- * buffer and the kernel's readahead make of such reads under sec2); longer ones read by read. */
+ * from the advice thread of the file's pfio context) and served from it, as sec2 serves them.
+ * Strides up to DENSE_STRIDE are advised as one span, from the next predicted read to the last
+ * (what HDF5's sieve buffer and the kernel's readahead make of such reads under sec2); longer ones
+ * read by read. */
 #define DENSE_STRIDE ((int64_t)256 << 10)
 
 /* A read off the stride by at most this much, in the same direction, continues a page-cache

@@ -77,9 +77,10 @@ typedef struct H5FD_prefetch_t {
      * address (H5FD_FEAT_POSIX_COMPAT_HANDLE). */
     int fd;
 
-    /* Advises the page cache from a thread of its own (pfio_advisor), created at the first
-     * advice; NULL until then, or when it could not be created (then the reader advises). */
-    pfio_advisor *advisor;
+    /* The file's page-cache advice goes out from the advice thread of its pfio context
+     * (pfio_advise_now; the context started at the first advice), unless that failed once (no
+     * context, a forked child): then the reader advises, and this is 1. */
+    int advise_inline;
 
     /* End of allocated space as HDF5 sets it, and end of file (the size at open, grown by
      * writes, set by truncate). Reads past eof return zeros, as with sec2. */
@@ -98,6 +99,7 @@ typedef struct H5FD_prefetch_t {
      * or at the last refresh (before that, the size at open): raw reads past it go to fd. */
     char *name;
     pfio_context *ctx;
+    pid_t ctx_owner; /* the process that made ctx: a child of fork() leaves it to its parent */
     int32_t pfio_file;
     uint64_t pfio_size;
 
@@ -190,6 +192,9 @@ H5FD_prefetch_t *H5FD__prefetch_file_of(hid_t obj_id, const char *func);
 /* Starts pfio's context for the file if it has none yet (H5FDprefetch_engine.c). 0, or -1 after
  * pushing an error. */
 int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func);
+/* Whether the file's pfio context was made by another process (this is a child of fork(), where
+ * pfio refuses the parent's context): the child reads and advises without it. */
+int H5FD__prefetch_engine_inherited(const H5FD_prefetch_t *file);
 
 /* Makes pfio drop what it fetched of the file and its plan (after a write), and read the size
  * again. 0, or -1 after pushing pfio's error. */
@@ -295,7 +300,8 @@ int H5FD__prefetch_advise_append(H5FD_prefetch_t *file, const pfio_extent *e);
 void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint64_t end);
 int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size);
 void H5FD__prefetch_advise_clear(H5FD_prefetch_t *file);
-/* posix_fadvise(WILLNEED) of [offset, offset + length), by the file's advisor thread. */
+/* posix_fadvise(WILLNEED) of [offset, offset + length), by the advice thread of the file's pfio
+ * context (H5FDprefetch_advise.c). */
 void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length);
 
 /* Prediction: forget everything (at open, after a refresh), and observe one raw read before it

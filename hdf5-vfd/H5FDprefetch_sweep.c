@@ -108,7 +108,7 @@ static void advise_index(H5FD_prefetch_t *file)
 
 /* A confirmed sweep: every row advised ahead of the column the reader is in, in file order, in
  * two passes: the next SWEEP_NEAR_READS reads of every row first (what the reader needs next
- * waits behind nothing else in the advisor's queue and the device's), then each row's full
+ * waits behind nothing else in the advice thread's queue and the device's), then each row's full
  * look-ahead. */
 static void start(H5FD_prefetch_t *file)
 {

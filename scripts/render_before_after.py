@@ -12,7 +12,7 @@ import os
 import statistics
 import sys
 
-from render_common import machine, replace_section
+from render_common import machine, replace_section, result_targets
 
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 
@@ -74,10 +74,7 @@ def main():
             "a side, the slowest rank's time from open to the last byte checked. `ROMIO after / "
             "before` and the A/A columns (`romio-again / romio` per side) show how far apart the "
             "machine puts identical code; `pfio after / before` is the change's effect."]
-    targets = sorted({f[5:].rsplit("-", 1)[0] for f in os.listdir(folder)
-                      if f.startswith("runs-") and f.endswith(".jsonl")},
-                     key=lambda t: (t != "disk", t))
-    for target in targets:
+    for target in result_targets(folder):
         before, after = load_runs(folder, target, "before"), load_runs(folder, target, "after")
         if not before or not after:
             continue

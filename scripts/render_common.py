@@ -31,6 +31,13 @@ def replace_section(doc, begin, end, body):
     open(doc, "w").write(head + "\n".join(body) + tail)
 
 
+def result_targets(folder):
+    """The targets of a before/after folder's runs-TARGET-SIDE.jsonl files, the disk first."""
+    return sorted({f[5:].rsplit("-", 1)[0] for f in os.listdir(folder)
+                   if f.startswith("runs-") and f.endswith(".jsonl")},
+                  key=lambda t: (t != "disk", t))
+
+
 def load(path):
     with open(path) as f:
         return json.load(f)

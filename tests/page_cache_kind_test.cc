@@ -223,32 +223,6 @@ TEST(PageCacheKind, BlocksInAGapAdvisedEarlierNeedNoRequestOfTheirOwn) {
   EXPECT_EQ(s.bytes_read, 31 * 65536u + 32768) << "the span, advised once";
 }
 
-// pfio_advise_now: ranges outside any plan go to the kernel at once for a page-cache file (the
-// next dense runs a job reads, which readahead would start only when a reader reaches them);
-// a file of the reorder-buffer kind is left alone, and a range past the end is refused.
-TEST(PageCacheKind, AdviseNowReadsRangesOutsideThePlanIntoTheCache) {
-  ColdFile file(8 * kMiB, 29);
-  test::Context cached(CacheKind(8 * kMiB));
-  test::Context own(test::Settings{{"budget", "8M"}});
-  const int32_t a = cached.Open(file.path), b = own.Open(file.path);
-  const pfio_extent to_own{b, 0, 4 * kMiB, 2 * kMiB};
-  ASSERT_EQ(pfio_advise_now(own.ctx, &to_own, 1), PFIO_OK) << pfio_last_error();
-  const pfio_extent ranges[] = {{a, 0, 1 * kMiB, 2 * kMiB}, {a, 0, 6 * kMiB, kMiB}};
-  ASSERT_EQ(pfio_advise_now(cached.ctx, ranges, 2), PFIO_OK) << pfio_last_error();
-  uint64_t resident = 0;
-  test::Eventually(
-      [&] { return (resident = file.ResidentBytesOf(ranges, ranges + 2)) == 3 * kMiB; });
-  EXPECT_EQ(resident, 3 * kMiB);
-  EXPECT_EQ(file.ResidentBytesOf(&to_own, &to_own + 1), 0u) << "the reorder-buffer kind's file";
-  EXPECT_EQ(cached.Stats().requests, 0u) << "outside the plan: no prefetch request";
-  const pfio_extent past{a, 0, 7 * kMiB, 2 * kMiB};
-  EXPECT_NE(pfio_advise_now(cached.ctx, &past, 1), PFIO_OK);
-  EXPECT_NE(std::string(pfio_last_error()).find(file.path), std::string::npos) << pfio_last_error();
-  EXPECT_EQ(pfio_advise_now(cached.ctx, nullptr, 1), PFIO_EINVAL);
-  EXPECT_NE(std::string(pfio_last_error()).find("pfio_advise_now"), std::string::npos)
-      << pfio_last_error();
-}
-
 TEST(PageCacheKind, ARewriteIsReadAsRewritten) {
   ColdFile file(8 * kMiB, 17);
   test::Context c(CacheKind(8 * kMiB));

@@ -95,7 +95,7 @@ inline void EvictFile(int fd) {
   ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
 }
 
-// Whether `holds` becomes true within 10 s, polled every 10 ms: advice goes out from an advisor
+// Whether `holds` becomes true within 10 s, polled every 10 ms: advice goes out from an advice
 // thread, and the reads it submits complete after that.
 template <typename F>
 bool Eventually(F holds) {

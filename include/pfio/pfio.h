@@ -143,6 +143,11 @@ typedef struct pfio_stats {
                                  read that came back short) and the prefetched bytes dropped */
   uint64_t memory_charged;    /* bytes held outside the context for its reads and charged to
                                  its budget (pfio_memory_charge) */
+  uint64_t advised_now;       /* ranges pfio_advise_now was given (each advised, or dropped) */
+  uint64_t advised_inline;    /* of those, advised in the calling thread (4096 waited already) */
+  uint64_t advised_dropped;   /* of those, still waiting when their file closed */
+  uint64_t advised_now_bytes; /* bytes of the ranges pfio_advise_now was given */
+  uint64_t advice_failed;     /* advice the kernel refused (a hint: reads stay correct) */
 } pfio_stats;
 
 /* Creates a context from `config` (NULL: the defaults and the PFIO_* environment, where a bad
@@ -231,11 +236,15 @@ pfio_status pfio_plan_last_mark(pfio_context *ctx, pfio_extent *mark);
  * clears them. Checked as plan extents are (open file, length > 0, inside the file). */
 pfio_status pfio_plan_readahead(pfio_context *ctx, const pfio_extent *ranges, size_t count);
 
-/* Asks the kernel to start reading these ranges now (POSIX_FADV_WILLNEED, from the context's
- * advice thread: the call does not wait for it), for files of the page-cache buffer kind; no
- * effect on files of the reorder-buffer kind. Outside the plan and the budget: for the next
- * dense runs a job will read (pfio_plan_readahead's), which the kernel's readahead would start
- * only when a reader reaches them. Checked as plan extents are. */
+/* Asks the kernel to start reading these ranges into its page cache now (POSIX_FADV_WILLNEED,
+ * from the context's advice thread: the call does not wait for the kernel's page allocation),
+ * for files of either buffer kind, on an open file description of the context's own (not the
+ * caller's: on a FUSE file, advice through the readers' description waits for their reads).
+ * Outside the plan and the budget: for the next dense runs a job will read (pfio_plan_readahead's),
+ * which the kernel's readahead would start only when a reader reaches them, and for a front
+ * end's own reads through the page cache (the HDF5 driver's small chunks). When 4096 ranges wait
+ * already, the caller advises the next itself. Checked as plan extents are; counted in pfio_stats
+ * (advised_now and after). */
 pfio_status pfio_advise_now(pfio_context *ctx, const pfio_extent *ranges, size_t count);
 
 /* Reads [offset, offset+length) of `file` into buf. Served from the reorder buffer when the read
@@ -289,41 +298,6 @@ pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats, size_t size);
 /* Writes the counters and the AIMD history as JSON to `path`. */
 pfio_status pfio_stats_write(pfio_context *ctx, const char *path);
 
-/* Page-cache advice from a thread of its own, for readers served by the page cache (the HDF5
- * driver, the collective layer's cache path). The kernel does the work of a
- * posix_fadvise(POSIX_FADV_WILLNEED) in the calling thread (allocating the pages, submitting
- * their reads); an advisor does it in its thread, so the caller goes on reading. Advice is a
- * hint: a refused one is counted, never reported, and what is read stays correct whatever was
- * advised. An advisor advises on a descriptor of its own (the caller may close its own any
- * time): `fd`'s file reopened through /proc/self/fd, which on a FUSE file keeps advice from
- * waiting for the caller's reads, else a duplicate of `fd`; in the order the ranges were given;
- * with 4096 ranges waiting, or in a child of fork(), the caller advises itself.
- * pfio_advisor_destroy drops what is still waiting and waits at most for the one advice in
- * progress. An advisor may be shared by threads. */
-typedef struct pfio_advisor pfio_advisor;
-
-typedef struct pfio_advisor_stats {
-  uint64_t queued;         /* ranges handed to the advisor's thread */
-  uint64_t advised;        /* ranges advised (by the thread or the caller) */
-  uint64_t advised_inline; /* of those, advised by the caller (queue full, forked child) */
-  uint64_t dropped;        /* ranges still waiting when the advisor was destroyed */
-  uint64_t failed;         /* advice the kernel refused */
-  uint64_t bytes;          /* bytes advised */
-  uint64_t max_waiting;    /* most ranges waiting at once */
-} pfio_advisor_stats;
-
-/* PFIO_EINVAL for fd < 0 or out NULL, PFIO_EIO when fd can be neither reopened nor duplicated
- * (pfio_last_error has the errno), PFIO_ENOMEM; *out is NULL then. */
-pfio_status pfio_advisor_create(int fd, pfio_advisor **out);
-/* Queues [offset, offset + length) and returns. NULL advisor or length 0: nothing. */
-void pfio_advisor_willneed(pfio_advisor *advisor, uint64_t offset, uint64_t length);
-/* Waits until nothing is waiting or in progress, at most timeout_ms: PFIO_ETIMEDOUT when the
- * time ran out (tests, and callers that must know the advice went out). */
-pfio_status pfio_advisor_drain(pfio_advisor *advisor, unsigned timeout_ms);
-/* Fills the first `size` bytes of *stats (pass sizeof *stats), as pfio_stats_get does. */
-pfio_status pfio_advisor_stats_get(pfio_advisor *advisor, pfio_advisor_stats *stats, size_t size);
-/* NULL is allowed. */
-void pfio_advisor_destroy(pfio_advisor *advisor);
 
 /* The name and meaning of a status, e.g. "PFIO_EINVAL (invalid argument)". */
 const char *pfio_strerror(pfio_status status);

@@ -11,7 +11,9 @@ _ENGINE_FIELDS = [  # pfio_stats, in the order of pfio/pfio.h
     ("memory_in_use", _U64), ("memory_peak", _U64), ("backend", ctypes.c_char * 16),
     ("evictions", _U64), ("bytes_evicted", _U64), ("stages", _U64), ("stages_small", _U64),
     ("policy_holds", _U64), ("policy", ctypes.c_char * 16), ("stage_mode", ctypes.c_char * 16),
-    ("stage_note", ctypes.c_char * 112), ("files_changed", _U64), ("memory_charged", _U64)]
+    ("stage_note", ctypes.c_char * 112), ("files_changed", _U64), ("memory_charged", _U64),
+    ("advised_now", _U64), ("advised_inline", _U64), ("advised_dropped", _U64),
+    ("advised_now_bytes", _U64), ("advice_failed", _U64)]
 
 
 class _EngineStats(ctypes.Structure):

@@ -4,7 +4,7 @@
 # on the disk, runs `pfio-h5bench --file F --rows ROWS --rounds ROUNDS ARGS...` there and on the
 # test bed of PROFILE (disk alone where this machine cannot host it), each target's runs into
 # OUT/runs-TARGET.jsonl and its output into OUT/TARGET.log, takes the test bed down and writes
-# OUT/machine.json (with the fields in $pfio_machine_extra, "key": value pairs, when set).
+# OUT/machine.json (pfio_h5bench_machine, below).
 source scripts/lib/disk-and-testbed.sh
 pfio_h5bench_targets() {
   local out=$1 profile=$2 rows=$3 rounds=$4 target file hdf5
@@ -22,6 +22,13 @@ pfio_h5bench_targets() {
       --json "$PWD/$out/runs-$target.jsonl" | tee "$out/$target.log"
   done
   bash scripts/testbed.sh down
+  pfio_h5bench_machine "$out" "$rows" "$rounds" "$profile"
+}
+
+# pfio_h5bench_machine OUT ROWS ROUNDS PROFILE: writes OUT/machine.json (CPU, cores, kernel,
+# HDF5's version, the sizes, the date, and the fields in $pfio_machine_extra when set).
+pfio_h5bench_machine() {
+  local out=$1 rows=$2 rounds=$3 profile=$4 hdf5
   hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
   cat >"$out/machine.json" <<JSON
 {"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),

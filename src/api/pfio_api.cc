@@ -18,7 +18,6 @@
 #include "engine/config.h"
 #include "engine/config_keys.h"
 #include "engine/context.h"
-#include "io/page_cache_advisor.h"
 #include "pfio/pfio.h"
 
 struct pfio_context {
@@ -348,64 +347,6 @@ pfio_status pfio_front_end_fail(pfio_status status, const char *message) {
 
 unsigned pfio_version(void) {
   return PFIO_VERSION_NUMBER;
-}
-
-struct pfio_advisor {
-  explicit pfio_advisor(int fd) : advisor(fd) {}
-  pfio::PageCacheAdvisor advisor;
-};
-
-pfio_status pfio_advisor_create(int fd, pfio_advisor **out) {
-  if (out == nullptr) return NullArgument("pfio_advisor_create", "out");
-  *out = nullptr;
-  if (fd < 0) {
-    pfio::api::LastError() =
-        pfio::Format("pfio_advisor_create: fd = %d: expected an open descriptor", fd);
-    return PFIO_EINVAL;
-  }
-  return Guarded("pfio_advisor_create", [&] {
-    auto a = std::make_unique<pfio_advisor>(fd);
-    if (!a->advisor.ok()) {
-      const int err = errno;
-      pfio::api::LastError() = pfio::Format(
-          "pfio_advisor_create: fd = %d could not be reopened or duplicated: %s (errno %d)", fd,
-          std::strerror(err), err);
-      return PFIO_EIO;
-    }
-    *out = a.release();
-    return PFIO_OK;
-  });
-}
-
-void pfio_advisor_willneed(pfio_advisor *advisor, uint64_t offset, uint64_t length) {
-  if (advisor == nullptr) return;
-  try {
-    advisor->advisor.Willneed(offset, length);
-  } catch (const std::exception &) {  // no memory for the queue: the hint is lost, reads are not
-  }
-}
-
-pfio_status pfio_advisor_drain(pfio_advisor *advisor, unsigned timeout_ms) {
-  if (advisor == nullptr) return NullArgument("pfio_advisor_drain", "advisor");
-  if (advisor->advisor.Drain(timeout_ms)) return PFIO_OK;
-  pfio::api::LastError() =
-      pfio::Format("pfio_advisor_drain: advice still waiting after timeout_ms = %u ms", timeout_ms);
-  return PFIO_ETIMEDOUT;
-}
-
-pfio_status pfio_advisor_stats_get(pfio_advisor *advisor, pfio_advisor_stats *stats, size_t size) {
-  if (advisor == nullptr) return NullArgument("pfio_advisor_stats_get", "advisor");
-  if (stats == nullptr) return NullArgument("pfio_advisor_stats_get", "stats");
-  const pfio::AdvisorCounts c = advisor->advisor.Counts();
-  const pfio_advisor_stats now = {c.queued, c.advised, c.inline_,    c.dropped,
-                                  c.failed, c.bytes,   c.max_waiting};
-  std::memset(static_cast<void *>(stats), 0, size);
-  std::memcpy(static_cast<void *>(stats), &now, std::min(size, sizeof now));
-  return PFIO_OK;
-}
-
-void pfio_advisor_destroy(pfio_advisor *advisor) {
-  delete advisor;
 }
 
 const char *pfio_version_string(void) {

@@ -356,6 +356,14 @@ pfio_stats Context::SnapshotLocked() const {
   s.budget_cuts = memory_.cuts();
   s.memory_in_use = buffer_ ? buffer_->in_use() : 0;
   s.memory_charged = memory_.charged();
+  if (cache_backend_ != nullptr) {
+    const AheadCounts ahead = cache_backend_->ahead_counts();
+    s.advised_now = ahead.ranges;
+    s.advised_inline = ahead.inline_;
+    s.advised_dropped = ahead.dropped;
+    s.advised_now_bytes = ahead.bytes;
+    s.advice_failed = cache_backend_->advice_failed();
+  }
   s.policy_holds = scheduler_.policy_holds();
   s.stages = stager_.stages();
   s.stages_small = stager_.stages_small();

@@ -5,6 +5,7 @@
 
 #include "engine/context.h"
 #include "io/page_cache_backend.h"
+#include "io/willneed.h"
 
 namespace pfio {
 
@@ -154,7 +155,8 @@ Status Context::AdviseNow(const pfio_extent *ranges, size_t count) {
   if (!s.ok() || cache_backend_ == nullptr) return s;
   for (const Extent &r : checked) {
     const FileHandle &h = files_.handle(r.file);
-    if (h.buffer == PFIO_BUFFER_CACHE) cache_backend_->AdviseAhead(h, r.offset, r.length);
+    if (h.willneed_limit == 0) files_.SetWillneedLimit(r.file, WillneedLimit(h.buffered_fd));
+    cache_backend_->AdviseAhead(h, r.offset, r.length);
   }
   return Status::Ok();
 }

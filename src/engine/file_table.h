@@ -40,6 +40,8 @@ class FileTable {
   uint64_t size(int32_t id) const { return files_[id]->handle.size; }
   // The file's size changed on disk (Context::RefreshFile read it again).
   void SetSize(int32_t id, uint64_t size) { files_[id]->handle.size = size; }
+  // The most one WILLNEED of the file reads (io/willneed.h), found at its first advice.
+  void SetWillneedLimit(int32_t id, uint64_t limit) { files_[id]->handle.willneed_limit = limit; }
   // The size and mtime last seen (at open, refresh or revalidation).
   const FileVersion &version(int32_t id) const { return files_[id]->version; }
   void SetVersion(int32_t id, const FileVersion &v) { files_[id]->version = v; }

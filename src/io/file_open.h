@@ -27,7 +27,7 @@ void CloseFileHandle(FileHandle *f);
 // A descriptor of fd's file on an open file description of its own: reopened read-only through
 // /proc/self/fd (the same inode, renamed or unlinked too), else a dup() when that fails (no
 // /proc, no read permission); -1 when neither works. Advice through it does not wait for reads
-// on fd's description (io/page_cache_advisor.h has the measurement).
+// on fd's description (io/page_cache_backend.h has the measurement).
 int OwnDescriptor(int fd);
 
 // preadv until every iovec is full or end of file; returns bytes or -errno.

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <system_error>
 
 #include "common/fs_type.h"
 #include "io/file_open.h"
@@ -35,6 +37,8 @@ PageCacheBackend::~PageCacheBackend() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    ahead_counts_.dropped += ahead_.size();
+    ahead_.clear();
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -67,21 +71,37 @@ Status PageCacheBackend::OpenCached(const std::string &path, FileHandle *out) {
   f.willneed_limit = WillneedLimit(advice_fd);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!thread_.joinable()) thread_ = std::thread([this] { Advise(); });
+    if (!StartThreadLocked()) {
+      CloseFileHandle(&f);
+      return Status::Io(
+          Format("opening %s in the page cache: its advice thread could not start", path.c_str()));
+    }
   }
   advising_.store(true, std::memory_order_release);
   *out = f;
   return Status::Ok();
 }
 
+bool PageCacheBackend::StartThreadLocked() {
+  if (thread_.joinable()) return true;
+  try {
+    thread_ = std::thread([this] { Advise(); });
+  } catch (const std::system_error &) {
+    return false;
+  }
+  return true;
+}
+
 void PageCacheBackend::Close(FileHandle *file) {
-  if (Cached(*file)) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      const int fd = file->direct_fd;
-      std::erase_if(ahead_, [fd](const Ahead &a) { return a.fd == fd; });
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    const int fd = AdviceFd(*file);
+    if (fd >= 0) {
+      ahead_counts_.dropped += std::erase_if(ahead_, [fd](const Ahead &a) { return a.fd == fd; });
       idle_.wait(lock, [&] { return advising_fd_ != fd; });  // not closed under the advice
     }
+  }
+  if (Cached(*file)) {
     CloseFileHandle(file);
   } else {
     BackendWrapper::Close(file);
@@ -94,18 +114,41 @@ void PageCacheBackend::Release(const FileHandle &file, uint64_t offset, uint64_t
 }
 
 void PageCacheBackend::AdviseAhead(const FileHandle &file, uint64_t offset, uint64_t length) {
-  if (!Cached(file) || length == 0) return;
+  const int fd = AdviceFd(file);
+  if (length == 0 || fd < 0) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stop_ || !thread_.joinable()) return;
-    ahead_.push_back({file.direct_fd, offset, length, file.willneed_limit});
+    if (stop_) return;
+    ++ahead_counts_.ranges;
+    ahead_counts_.bytes += length;
+    if (ahead_.size() < kMaxAhead && StartThreadLocked()) {
+      ahead_.push_back({fd, offset, length, file.willneed_limit});
+      wake_.notify_one();
+      return;
+    }
+    ++ahead_counts_.inline_;
   }
-  wake_.notify_one();
+  const int rc = Willneed(fd, offset, length, file.willneed_limit);  // the caller's own
+  if (rc != 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++failed_;
+  }
 }
 
 uint64_t PageCacheBackend::advice_failed() const {
   std::lock_guard<std::mutex> lock(mu_);
   return failed_;
+}
+
+AheadCounts PageCacheBackend::ahead_counts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ahead_counts_;
+}
+
+bool PageCacheBackend::DrainAhead(unsigned timeout_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return idle_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                        [this] { return ahead_.empty() && advising_fd_ < 0; });
 }
 
 Status PageCacheBackend::Submit(IoRequest *req) {

@@ -33,6 +33,11 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
   j["policy_holds"] = s.policy_holds;
   j["files_changed"] = s.files_changed;
   j["memory_charged"] = s.memory_charged;
+  j["advised_now"] = s.advised_now;
+  j["advised_inline"] = s.advised_inline;
+  j["advised_dropped"] = s.advised_dropped;
+  j["advised_now_bytes"] = s.advised_now_bytes;
+  j["advice_failed"] = s.advice_failed;
   j["evictions"] = s.evictions;
   j["bytes_evicted"] = s.bytes_evicted;
   j["stage_mode"] = s.stage_mode;

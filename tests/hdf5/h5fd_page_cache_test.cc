@@ -1,11 +1,21 @@
 // H5FDprefetch's page-cache path on real HDF5 files, seen from the page cache (mincore):
 // declared extents advised in file order within a batch, and the chunk index's nodes around
 // a declaration (advised while declaring, dropped ahead of a dense run left to readahead).
+#include <sys/wait.h>
+
 #include "hdf5/h5fd_test_util.h"
 
 namespace {
 
 using namespace h5fdtest;
+
+// Writes a file at `path` holding the one dataset `d` (through sec2); false if it could not.
+bool WriteFile(const std::string &path, const DatasetSpec &d) {
+  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0) return false;
+  WriteDataset(file, d);
+  return H5Fclose(file) >= 0;
+}
 
 // Small declared extents are advised in batches sorted by offset: two chunks a batch declares
 // with one chunk between them are advised as one range (the chunk between them with it), even
@@ -16,12 +26,7 @@ TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
   // One row of 64 chunks of 8 KiB, far from the file's metadata at its start.
   const DatasetSpec row = {"row", 9, 32, 32 * 64, 32, 32, false};
   const std::string path = dir_.path() + "/row.h5";
-  {
-    hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    ASSERT_GE(file, 0);
-    WriteDataset(file, row);
-    H5Fclose(file);
-  }
+  ASSERT_TRUE(WriteFile(path, row));
   haddr_t addr[64];
   {
     hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -58,6 +63,55 @@ TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
   H5FD_prefetch_stats_t st = Stats(file);
   EXPECT_EQ(st.advised_extents, 3u);
   EXPECT_EQ(st.advised_reads, 4u);
+  // The advice went out from the advice thread of the file's pfio context.
+  EXPECT_GE(st.engine.advised_now, 2u) << "the far chunk, and a with b";
+  EXPECT_GE(st.engine.advised_now_bytes, 3u * 8192);
+  EXPECT_EQ(st.engine.advised_inline, 0u);
+  EXPECT_EQ(st.engine.memory_peak, 0u) << "advice is outside the budget";
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// A child of fork() has no advice thread, and pfio refuses its calls: the driver advises in the
+// reader instead, and the child's reads of its declared chunks return their bytes.
+TEST_F(H5FDPrefetchTest, AForkedChildAdvisesItselfAndReadsItsDeclaredChunksRight) {
+  const DatasetSpec row = {"row", 13, 32, 32 * 64, 32, 32, false};
+  const std::string path = dir_.path() + "/fork.h5";
+  ASSERT_TRUE(WriteFile(path, row));
+  Evict(path);
+  hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+  ASSERT_GE(file, 0) << ErrorStack();
+  hid_t dset = H5Dopen2(file, row.name, H5P_DEFAULT);
+  auto declare = [&](int first, int last) {
+    for (int c = first; c < last; c += 3) {
+      hid_t space = Select(dset, {0, static_cast<hsize_t>(c) * 32, 32, 32});
+      if (H5FD_prefetch_declare(dset, space) < 0) return false;
+      H5Sclose(space);
+    }
+    return true;
+  };
+  ASSERT_TRUE(declare(0, 30)) << ErrorStack();
+  for (int c = 0; c < 30; c += 3) ASSERT_EQ(ReadAndCheck(dset, row, {0, c * 32ull, 32, 32}), 0u);
+  ASSERT_GE(Stats(file).engine.advised_now, 1u) << "the parent's advice went through pfio";
+  hsize_t coord[2] = {0, 63 * 32}, size = 0;
+  haddr_t last = 0;
+  unsigned mask = 0;
+  ASSERT_GE(H5Dget_chunk_info_by_coord(dset, coord, &mask, &last, &size), 0);
+  ASSERT_FALSE(Resident(path, last, 8192)) << "the child's last chunk is cached already";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // exit 1: a wrong byte or a lost declaration; 2: the advice did not go out
+    size_t wrong = declare(30, 64) ? 0 : 1;
+    wrong += ReadAndCheck(dset, row, {0, 30 * 32, 32, 32});
+    const bool advised = ResidentSoon(path, last, 8192);
+    for (int c = 33; c < 64; c += 3) wrong += ReadAndCheck(dset, row, {0, c * 32ull, 32, 32});
+    _exit(wrong != 0 || Stats(file).advised_reads < 12 ? 1 : advised ? 0 : 2);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""docs/benchmarks.md's section "Before and after: HDF5's default paths" from
+docs/results/h5-before-after/ (scripts/run-h5-before-after.sh): per target, dataset and pattern
+the median MiB/s of pfio-h5bench's default paths (`prefetch`, `prefetch-declared`) on the commit
+before and after a change, their after/before, and sec2's after/before: the same code on both
+sides, the A/A that says how far apart the machine puts identical runs.
+
+usage: render_h5_before_after.py RESULTS_DIR DOC   (rewrites the lines between the markers)
+"""
+import json
+import os
+import statistics
+import sys
+
+from render_common import replace_section, result_targets
+
+BEGIN, END = "<!-- h5-before-after -->", "<!-- /h5-before-after -->"
+METHODS = ["prefetch", "prefetch-declared"]
+
+
+def load(folder, target, side):
+    """{(dataset, pattern, method): [MiB/s]} and the cells in the order first run."""
+    path = os.path.join(folder, f"runs-{target}-{side}.jsonl")
+    if not os.path.exists(path):
+        return None, []
+    runs, order = {}, []
+    for line in open(path):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if "dataset" not in r or not r["ok"]:
+            continue
+        runs.setdefault((r["dataset"], r["pattern"], r["method"]), []).append(r["mib_s"])
+        if (r["dataset"], r["pattern"]) not in order:
+            order.append((r["dataset"], r["pattern"]))
+    return runs, order
+
+
+def rate(runs, cell, method):
+    v = runs.get(cell + (method,))
+    return statistics.median(v) if v else None
+
+
+def table(before, after, order):
+    """The table's lines, and the A/A ratios and the change's ratios of every cell."""
+    out = ["| dataset | pattern | sec2 before | sec2 after | **A/A** (sec2 after / before) | "
+           "undeclared before | after | **after / before** | declared before | after | "
+           "**after / before** |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    aa_all, change_all = [], []
+    for cell in order:
+        sb, sa = rate(before, cell, "sec2"), rate(after, cell, "sec2")
+        if not sb or not sa:
+            continue
+        aa_all.append(sa / sb)
+        cells = [f"{sb:.0f}", f"{sa:.0f}", f"{sa / sb:.2f}"]
+        for m in METHODS:
+            b, a = rate(before, cell, m), rate(after, cell, m)
+            if b and a:
+                change_all.append((a / b, cell, m))
+            cells += [f"{b:.0f}" if b else "-", f"{a:.0f}" if a else "-",
+                      f"**{a / b:.2f}**" if a and b else "-"]
+        out.append(f"| {cell[0]} | {cell[1]} | " + " | ".join(cells) + " |")
+    return out, aa_all, change_all
+
+
+def main():
+    folder, doc = sys.argv[1], sys.argv[2]
+    m = json.load(open(os.path.join(folder, "machine.json")))
+    body = [BEGIN, "", "## Before and after: HDF5's default paths", "",
+            f"`bash scripts/run-h5-before-after.sh {m['before']}` (at {m['after']}, {m['date']}): "
+            f"`pfio-h5bench` with {m['rows']} x {m['rows']} uint64 datasets "
+            f"({m['rows'] * m['rows'] * 8 >> 20} MiB each) on {m['cpu']} ({m['cores']} cores, "
+            f"Linux {m['kernel']}, HDF5 {m['hdf5']}), the commit before ({m['before']}) and after "
+            f"({m['after']}) in alternated invocations ({m['pairs']} pairs on the disk, "
+            f"{m['testbed_pairs']} on the test bed), {m['rounds']} rounds each, methods "
+            "alternating within each; every run its own process with the file evicted from the "
+            "page cache first and every value checked; medians of MiB/s over all rounds of a "
+            "side, from `H5Fopen` to the last value checked. `undeclared`: `prefetch` (the "
+            "driver's defaults, its predictions); `declared`: `prefetch-declared` (with "
+            "`H5FD_prefetch_declare`). sec2 runs the same code on both sides: its after/before "
+            "is the A/A."]
+    for target in result_targets(folder):
+        before, order = load(folder, target, "before")
+        after, _ = load(folder, target, "after")
+        if not before or not after:
+            continue
+        title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
+        lines, aa, change = table(before, after, order)
+        body += ["", f"**{title}**", ""] + lines
+        if aa and change:
+            lo, hi = min(aa), max(aa)
+            outside = [f"{c[0]} {c[1]} {mth} {r:.2f}" for r, c, mth in change
+                       if r < lo or r > hi]
+            body += ["", f"A/A spread {lo:.2f}-{hi:.2f}; the change's cells "
+                     f"{min(r for r, _, _ in change):.2f}-{max(r for r, _, _ in change):.2f}"
+                     + (f"; outside the A/A spread: {', '.join(outside)}." if outside
+                        else "; every cell inside the A/A spread.")]
+    body += ["", END]
+    replace_section(doc, BEGIN, END, body)
+
+
+main()

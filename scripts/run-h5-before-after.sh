@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A change's effect on what HDF5 users run: pfio-h5bench's default paths (`prefetch`, and
+# `prefetch-declared` with H5FD_prefetch_declare) of the commit before (REV, built in
+# build-before/ from a git worktree) and of this tree, in alternated invocations (PAIRS pairs on
+# this machine's disk, TESTBED_PAIRS on the latency-bound test bed of PROFILE), each with sec2
+# beside them: sec2 is the same code on both sides, so its after/before is the A/A, how far apart
+# the machine puts identical runs. Every run its own process, the file evicted before it, every
+# value checked. Then docs/benchmarks.md's section "Before and after: HDF5's default paths"
+# from docs/results/h5-before-after/ (scripts/render_h5_before_after.py).
+# usage: bash scripts/run-h5-before-after.sh REV  (env: ROWS=4096 ROUNDS=3 PAIRS=2
+#        TESTBED_PAIRS=1 PROFILE=pfs DATASETS=c8k,c128k,c1m,contig
+#        PATTERNS=tiles,columns,rows,random-points)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev=${1:?usage: run-h5-before-after.sh REV (the commit before the change)}
+bash scripts/setup.sh
+bash scripts/build.sh release
+source scripts/lib/hold-page-reporting.sh
+source scripts/lib/h5bench-targets.sh
+source scripts/lib/build-before.sh
+rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; pairs=${PAIRS:-2}; testbed_pairs=${TESTBED_PAIRS:-1}
+profile=${PROFILE:-pfs}
+datasets=${DATASETS:-c8k,c128k,c1m,contig}; patterns=${PATTERNS:-tiles,columns,rows,random-points}
+pfio_build_before "$rev"
+out=docs/results/h5-before-after
+rm -rf "$out"
+mkdir -p "$out"
+data=$PWD/build/pfio-h5bench-$rows.h5
+# Made (or checked) on the disk first: the test bed serves it read-only.
+build/bench/pfio-h5bench --file "$data" --rows "$rows" --datasets c8k --patterns rows \
+  --methods sec2-cached --quiet >/dev/null
+pfio_disk_and_testbed "$out" "$profile" "$data"
+# One invocation of pfio-h5bench on one side (pfio_alternate_sides's RUN).
+run_side() {
+  local target=$1 file=$2 side=$3 tree=$4
+  "$tree/bench/pfio-h5bench" --file "$file" --rows "$rows" --rounds "$rounds" \
+    --datasets "$datasets" --patterns "$patterns" --methods sec2,prefetch,prefetch-declared \
+    --json "$PWD/$out/runs-$target-$side.jsonl" | tee -a "$out/$target-$side.log"
+}
+pfio_alternate_sides "$pairs" "$testbed_pairs" "$data" run_side
+bash scripts/testbed.sh down
+pfio_machine_extra="\"before\": \"$before_sha\", \"after\": \"$after_sha\", \"pairs\": $pairs,
+ \"testbed_pairs\": $testbed_pairs"
+pfio_h5bench_machine "$out" "$rows" "$rounds" "$profile"
+/usr/bin/python3 scripts/render_h5_before_after.py "$out" docs/benchmarks.md
