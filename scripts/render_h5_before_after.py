@@ -36,6 +36,10 @@ def load(folder, target, side):
     return runs, order
 
 
+def mib(v):
+    return "-" if v is None else f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+
+
 def rate(runs, cell, method):
     v = runs.get(cell + (method,))
     return statistics.median(v) if v else None
@@ -53,13 +57,12 @@ def table(before, after, order):
         if not sb or not sa:
             continue
         aa_all.append(sa / sb)
-        cells = [f"{sb:.0f}", f"{sa:.0f}", f"{sa / sb:.2f}"]
+        cells = [mib(sb), mib(sa), f"{sa / sb:.2f}"]
         for m in METHODS:
             b, a = rate(before, cell, m), rate(after, cell, m)
             if b and a:
                 change_all.append((a / b, cell, m))
-            cells += [f"{b:.0f}" if b else "-", f"{a:.0f}" if a else "-",
-                      f"**{a / b:.2f}**" if a and b else "-"]
+            cells += [mib(b), mib(a), f"**{a / b:.2f}**" if a and b else "-"]
         out.append(f"| {cell[0]} | {cell[1]} | " + " | ".join(cells) + " |")
     return out, aa_all, change_all
 
@@ -90,12 +93,14 @@ def main():
         body += ["", f"**{title}**", ""] + lines
         if aa and change:
             lo, hi = min(aa), max(aa)
-            outside = [f"{c[0]} {c[1]} {mth} {r:.2f}" for r, c, mth in change
-                       if r < lo or r > hi]
-            body += ["", f"A/A spread {lo:.2f}-{hi:.2f}; the change's cells "
-                     f"{min(r for r, _, _ in change):.2f}-{max(r for r, _, _ in change):.2f}"
-                     + (f"; outside the A/A spread: {', '.join(outside)}." if outside
-                        else "; every cell inside the A/A spread.")]
+            def named(cells):
+                return ", ".join(f"{c[0]} {c[1]} {mth} {r:.2f}" for r, c, mth in cells)
+            below = [x for x in change if x[0] < lo]
+            above = [x for x in change if x[0] > hi]
+            body += ["", f"A/A spread {lo:.2f}-{hi:.2f} (sec2 after / before over the cells); the "
+                     f"change's cells {min(x[0] for x in change):.2f}-"
+                     f"{max(x[0] for x in change):.2f}; below the A/A spread: "
+                     f"{named(below) or 'none'}; above it: {named(above) or 'none'}."]
     body += ["", END]
     replace_section(doc, BEGIN, END, body)
 

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <system_error>
 
@@ -143,12 +142,6 @@ uint64_t PageCacheBackend::advice_failed() const {
 AheadCounts PageCacheBackend::ahead_counts() const {
   std::lock_guard<std::mutex> lock(mu_);
   return ahead_counts_;
-}
-
-bool PageCacheBackend::DrainAhead(unsigned timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return idle_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                        [this] { return ahead_.empty() && advising_fd_ < 0; });
 }
 
 Status PageCacheBackend::Submit(IoRequest *req) {

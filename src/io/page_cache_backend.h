@@ -77,9 +77,6 @@ class PageCacheBackend : public BackendWrapper {
   // Advice the kernel refused so far (requests and AdviseAhead's).
   uint64_t advice_failed() const;
   AheadCounts ahead_counts() const;
-  // Waits until no AdviseAhead range waits or is being advised, at most timeout_ms; false when
-  // the time ran out (tests: callers never need to wait for advice).
-  bool DrainAhead(unsigned timeout_ms);
 
   void Close(FileHandle *file) override;
   Status Submit(IoRequest *req) override;
