@@ -4,14 +4,13 @@
  * device less than that to read, and HDF5 reads every chunk with its own driver call. So declared
  * extents smaller than config.engine_min go another way: the driver keeps them in plan
  * order, advises the kernel to read them (posix_fadvise WILLNEED) up to
- * H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader, in batches sorted by offset, and serves
- * each read from the page cache with pread. The advice goes out from the advice thread of the
- * file's pfio context (pfio_advise_now): the kernel allocates the pages and submits their reads in
- * the thread that advises, 40-110 ms for 88 MiB on the test VM, and the reader meanwhile reads
- * what is cached.
- * Larger extents go to pfio's plan as before. The cursor follows the reads: a read that matches
- * a later extent skips ahead (what was skipped is not advised again), a read that matches none
- * leaves the cursor where it is. */
+ * H5FD_PREFETCH_ADVISE_AHEAD bytes ahead of the reader (at most half the pfio budget), in batches
+ * sorted by offset, and serves each read from the page cache with pread. The advice goes out from
+ * the advice thread of the file's pfio context (pfio_advise_now): the kernel allocates the pages
+ * and submits their reads in the thread that advises, 40-110 ms for 88 MiB on the test VM, and the
+ * reader meanwhile reads what is cached. Larger extents go to pfio's plan as before. The cursor
+ * follows the reads: a read that matches a later extent skips ahead (what was skipped is not
+ * advised again), a read that matches none leaves the cursor where it is. */
 #include <fcntl.h>
 #include <stdlib.h>
 
@@ -62,12 +61,34 @@ typedef struct H5FD_prefetch_advice_slot_t {
     size_t index; /* into the advice list */
 } H5FD_prefetch_advice_slot_t;
 
-void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length)
+/* Whether the file's advice goes through its pfio context, started here the first time. */
+static int advice_engine(H5FD_prefetch_t *file)
 {
     if (!file->advise_inline && file->ctx == NULL &&
         H5FD__prefetch_engine(file, "H5FD__prefetch_willneed") < 0)
         file->advise_inline = 1; /* the error says why; the reader advises from now on */
-    if (!file->advise_inline && offset < file->pfio_size) {
+    return !file->advise_inline;
+}
+
+/* Memory control over the page cache the driver advises: the advised bytes nobody read yet stay
+ * within half the budget the context's AIMD controller allows now (cut under memory pressure,
+ * grown back after), and are charged to it (pfio_memory_charge), so that they and what the
+ * engine prefetches into its plan stay within the budget together, and the node's pfio
+ * processes see them. Without a context (it could not start, or this is a child of fork()), the
+ * fixed H5FD_PREFETCH_ADVISE_AHEAD. */
+uint64_t H5FD__prefetch_advice_window(H5FD_prefetch_t *file)
+{
+    uint64_t budget = 0;
+    if (advice_engine(file) && !H5FD__prefetch_engine_inherited(file) &&
+        pfio_memory_budget(file->ctx, &budget) == PFIO_OK &&
+        budget / 2 < H5FD_PREFETCH_ADVISE_AHEAD)
+        return budget / 2;
+    return H5FD_PREFETCH_ADVISE_AHEAD;
+}
+
+void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length)
+{
+    if (advice_engine(file) && offset < file->pfio_size) {
         pfio_extent e;
         e.file = file->pfio_file;
         e.marked = 0;
@@ -145,23 +166,30 @@ static void advise_range(H5FD_prefetch_t *file, uint64_t start, uint64_t end, ui
     a->last_end = end;
 }
 
-/* Advises the plan in batches. When no more than half of H5FD_PREFETCH_ADVISE_AHEAD bytes are
- * advised and not read, the extents that fill the window again are taken in plan order, sorted
- * by offset, and advised in file order: extents with gaps of at most JOIN_GAP between them go as
- * one range of at most JOIN_SPAN, which the kernel reads as one request. Plan order decides what
- * is advised, file order how: a column pass over chunks laid out row by row (one chunk every
- * row of chunks, 2 MiB apart for the 8 KiB chunks of an 8192-wide dataset) joins the chunks of
- * the batch's neighbouring columns into one range per row, where advising the plan in its own
- * order advised one chunk at a time and was slower than sec2 (0.59x; the kernel's readahead
- * follows such interleaved runs by itself). The gap bytes count against the window. */
+/* Advises the plan in batches. When no more than half of the window's bytes
+ * (H5FD__prefetch_advice_window) are advised and not read, the extents that fill the window again
+ * are taken in plan order, sorted by offset, and advised in file order: extents with gaps of at
+ * most JOIN_GAP between them go as one range of at most JOIN_SPAN, which the kernel reads as one
+ * request. Plan order decides what is advised, file order how: a column pass over chunks laid out
+ * row by row (one chunk every row of chunks, 2 MiB apart for the 8 KiB chunks of an 8192-wide
+ * dataset) joins the chunks of the batch's neighbouring columns into one range per row, where
+ * advising the plan in its own order advised one chunk at a time and was slower than sec2 (0.59x;
+ * the kernel's readahead follows such interleaved runs by itself). The gap bytes count against the
+ * window, and a gap is joined only while the batch with its gaps leaves at most twice the window
+ * advised and unread: the whole pfio budget (H5FD__prefetch_advice_window). */
 static void advise_ahead(H5FD_prefetch_t *file, uint64_t reading, uint64_t reading_end)
 {
     H5FD_prefetch_advice_t *a = &file->advice;
-    uint64_t room, start = 0, end = 0, gaps = 0;
+    uint64_t room, start = 0, end = 0, gaps = 0, window, pending = 0;
     size_t n = 0, i;
-    if (a->next_advise >= a->count || 2 * a->ahead_bytes > H5FD_PREFETCH_ADVISE_AHEAD)
+    /* The window as last asked for first: asking the budget (a pfio call) at every read cost
+     * more than the reads of small chunks that this path serves. */
+    if (a->next_advise >= a->count || 2 * a->ahead_bytes > a->window)
         return;
-    room = H5FD_PREFETCH_ADVISE_AHEAD - a->ahead_bytes;
+    window = a->window = H5FD__prefetch_advice_window(file);
+    if (2 * a->ahead_bytes > window)
+        return;
+    room = window - a->ahead_bytes;
     for (uint64_t bytes = 0; a->next_advise + n < a->count && bytes < room; ++n)
         bytes += a->items[a->next_advise + n].length;
     if (n > a->batch_capacity) {
@@ -180,13 +208,21 @@ static void advise_ahead(H5FD_prefetch_t *file, uint64_t reading, uint64_t readi
     for (i = 0; i < n; ++i) {
         a->batch[i].index = a->next_advise + i;
         a->batch[i].offset = a->items[a->next_advise + i].offset;
+        pending += a->items[a->next_advise + i].length;
     }
     qsort(a->batch, n, sizeof *a->batch, by_offset);
     for (i = 0; i < n; ++i) {
         pfio_extent *e = &a->items[a->batch[i].index];
         uint64_t e_end = e->offset + e->length;
+        int join = i > 0 && e->offset <= end + JOIN_GAP && e_end - start <= JOIN_SPAN;
         e->marked = 0;
-        if (i > 0 && e->offset <= end + JOIN_GAP && e_end - start <= JOIN_SPAN) {
+        pending -= e->length;
+        /* A gap is joined only while the batch, gaps included, keeps the advised and unread
+         * bytes within the whole budget (twice the window the extents fill). */
+        if (join && e->offset > end &&
+            a->ahead_bytes + (e->offset - end) + e->length + pending > 2 * window)
+            join = 0;
+        if (join) {
             if (e->offset > end) {
                 e->marked = (int32_t)(e->offset - end);
                 gaps += e->offset - end;
@@ -205,6 +241,8 @@ static void advise_ahead(H5FD_prefetch_t *file, uint64_t reading, uint64_t readi
     }
     advise_range(file, start, end, gaps, reading, reading_end);
     a->next_advise += n;
+    if (file->ctx != NULL && !file->advise_inline && !H5FD__prefetch_engine_inherited(file))
+        (void)pfio_memory_charge(file->ctx, a->ahead_bytes < window ? a->ahead_bytes : window);
 }
 
 int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size)

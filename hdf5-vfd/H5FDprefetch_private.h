@@ -53,17 +53,19 @@ typedef struct H5FD_prefetch_extents_t {
     int failed; /* an allocation failed: the list is incomplete */
 } H5FD_prefetch_extents_t;
 
-/* How far the page-cache path advises ahead of the reader (H5FDprefetch_advise.c). */
+/* How far the page-cache path advises ahead of the reader at most (H5FDprefetch_advise.c): less
+ * when half the pfio budget is less (H5FD__prefetch_advice_window). */
 #define H5FD_PREFETCH_ADVISE_AHEAD ((uint64_t)64 << 20)
 
 /* The small declared extents in plan order, and how far reading and advising got. */
 typedef struct H5FD_prefetch_advice_t {
     pfio_extent *items;
     size_t count, capacity;
-    size_t next_read;                          /* the first extent not read yet */
-    size_t next_advise;                        /* the first extent not advised yet (>= next_read) */
-    uint64_t ahead_bytes;                      /* bytes advised and not read yet */
-    uint64_t last_end;                         /* where the last advised range ended */
+    size_t next_read;     /* the first extent not read yet */
+    size_t next_advise;   /* the first extent not advised yet (>= next_read) */
+    uint64_t ahead_bytes; /* bytes advised and not read yet */
+    uint64_t window;      /* how many may be, as last asked for (H5FD__prefetch_advice_window) */
+    uint64_t last_end;    /* where the last advised range ended */
     struct H5FD_prefetch_advice_slot_t *batch; /* scratch: one batch's extents by offset */
     size_t batch_capacity;
 } H5FD_prefetch_advice_t;
@@ -302,6 +304,9 @@ int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size)
 void H5FD__prefetch_advise_clear(H5FD_prefetch_t *file);
 /* posix_fadvise(WILLNEED) of [offset, offset + length), by the advice thread of the file's pfio
  * context (H5FDprefetch_advise.c). */
+/* The bytes the page-cache path may hold advised and unread: H5FD_PREFETCH_ADVISE_AHEAD, or half
+ * the pfio budget now when that is less (H5FDprefetch_advise.c). */
+uint64_t H5FD__prefetch_advice_window(H5FD_prefetch_t *file);
 void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length);
 
 /* Prediction: forget everything (at open, after a refresh), and observe one raw read before it

@@ -113,7 +113,7 @@ static void advise_index(H5FD_prefetch_t *file)
 static void start(H5FD_prefetch_t *file)
 {
     H5FD_prefetch_sweep_t *s = &file->sweep;
-    uint64_t per_row = H5FD_PREFETCH_ADVISE_AHEAD / s->rows;
+    uint64_t per_row = H5FD__prefetch_advice_window(file) / s->rows;
     s->per_row = per_row < s->size ? s->size : per_row / s->size * s->size;
     s->active = 1;
     memcpy(s->first, s->last, s->rows * sizeof *s->first);

@@ -286,6 +286,12 @@ pfio_status pfio_memory_charge(pfio_context *ctx, uint64_t bytes);
  * pfio_memory_charge from (a charge may take at most half of it). */
 pfio_status pfio_memory_cap(pfio_context *ctx, uint64_t *cap);
 
+/* The context's budget now (*budget, bytes): what its AIMD controller allows under the cap at
+ * this moment, cut under memory pressure and grown back after. What a front end sizes what it
+ * holds or advises outside the plan from (the HDF5 driver's page-cache advice: at most half of
+ * it), so that memory control covers it too. */
+pfio_status pfio_memory_budget(pfio_context *ctx, uint64_t *budget);
+
 /* Between pfio_ignore and pfio_unignore, reads do not move through the plan and do not count as
  * misses (for example a plan callback reading an index). Calls nest. */
 pfio_status pfio_ignore(pfio_context *ctx);
@@ -297,7 +303,6 @@ pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats, size_t size);
 
 /* Writes the counters and the AIMD history as JSON to `path`. */
 pfio_status pfio_stats_write(pfio_context *ctx, const char *path);
-
 
 /* The name and meaning of a status, e.g. "PFIO_EINVAL (invalid argument)". */
 const char *pfio_strerror(pfio_status status);

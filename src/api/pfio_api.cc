@@ -285,6 +285,14 @@ pfio_status pfio_memory_cap(pfio_context *ctx, uint64_t *cap) {
   });
 }
 
+pfio_status pfio_memory_budget(pfio_context *ctx, uint64_t *budget) {
+  if (budget == nullptr) return NullArgument("pfio_memory_budget", "budget");
+  PFIO_CALL("pfio_memory_budget", {
+    *budget = e.MemoryBudget();
+    return PFIO_OK;
+  });
+}
+
 pfio_status pfio_ignore(pfio_context *ctx) {
   PFIO_CALL("pfio_ignore", return Report(e.Ignore()));
 }

@@ -333,6 +333,11 @@ uint64_t Context::MemoryCap() {
   return memory_.cap();
 }
 
+uint64_t Context::MemoryBudget() {
+  Lock lock(mu_);
+  return memory_.budget();
+}
+
 Status Context::Ignore() {
   Lock lock(mu_);
   read_path_.Ignore();

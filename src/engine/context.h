@@ -87,7 +87,8 @@ class Context : private ReadPath::Host {
   Status ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread);
   Status Release(int32_t id, uint64_t offset, uint64_t length);
   Status ChargeMemory(uint64_t bytes);
-  uint64_t MemoryCap();  // the budget's cap (fixed at creation)
+  uint64_t MemoryCap();     // the budget's cap (fixed at creation)
+  uint64_t MemoryBudget();  // the budget now (AIMD moves it under the cap)
   Status Ignore();
   Status Unignore();
 

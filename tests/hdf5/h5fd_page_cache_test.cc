@@ -3,6 +3,8 @@
 // a declaration (advised while declaring, dropped ahead of a dense run left to readahead).
 #include <sys/wait.h>
 
+#include <numeric>
+
 #include "hdf5/h5fd_test_util.h"
 
 namespace {
@@ -260,6 +262,50 @@ TEST_F(H5FDPrefetchIndexTest, OnTheEnginesPageCacheKindASequentialPredictionIsLe
 // instead of reading one node at a time. Declaring the first row of chunks reads the nodes on a
 // few paths from the root; the children of those nodes become resident by the advice alone,
 // most of them far past that row (without the advice: only the nodes read).
+// Memory control over the driver's page-cache path: the declared chunks advised and not read yet
+// stay within the pfio budget (8 MiB, AIMD off; the chunks fill half of it, the gaps joined
+// between them the rest), counted in the page cache with mincore after every 16 reads, where the
+// fixed window (64 MiB) advised all 16 MiB of the plan at the first read; and the advice is
+// charged to the budget.
+TEST_F(H5FDPrefetchIndexTest, AdvisedAndUnreadChunksStayWithinTheBudget) {
+  H5FD_prefetch_config_t config;
+  ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
+  config.predict = 0;
+  ASSERT_GE(H5FD_prefetch_config_set(&config, "budget", "8M"), 0);
+  ASSERT_GE(H5FD_prefetch_config_set(&config, "aimd", "off"), 0);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  ASSERT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
+  hid_t file = Open(fapl), dset = H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT);
+  std::vector<size_t> plan(chunk_at_.size());  // 2,048 chunks (16 MiB) in a random order
+  std::iota(plan.begin(), plan.end(), 0);
+  std::shuffle(plan.begin(), plan.end(), std::mt19937_64(17));
+  plan.resize(2048);
+  for (size_t k : plan) {
+    hid_t space = Select(dset, {k / 64 * 32, k % 64 * 32, 32, 32});
+    ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+    H5Sclose(space);
+  }
+  uint64_t most = 0;  // the most bytes of declared chunks resident and not read yet
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const size_t k = plan[i];
+    ASSERT_EQ(ReadAndCheck(dset, kRowsSpec, {k / 64 * 32, k % 64 * 32, 32, 32}), 0u);
+    if (i % 16 != 0) continue;
+    uint64_t unread = 0;
+    for (size_t j = i + 1; j < plan.size(); ++j)
+      unread += Resident(path_, chunk_at_[plan[j]], 8192) ? 8192 : 0;
+    most = std::max(most, unread);
+  }
+  const H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.advised_reads, 2048u);
+  EXPECT_GE(most, 2u << 20) << "next to nothing was advised ahead";
+  EXPECT_LE(most, (8u << 20) + (512u << 10)) << "advised and unread past the budget";
+  EXPECT_GT(st.engine.memory_charged, 0u) << "the advice was not charged to the budget";
+  EXPECT_LE(st.engine.memory_charged, 4u << 20);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads) {
   const Opened rows(*this, /*predict=*/false);
   const hid_t file = rows.file, dset = rows.dset;
