@@ -5,7 +5,8 @@ the median MiB/s of pfio-h5bench's default paths (`prefetch`, `prefetch-declared
 before and after a change, their after/before, and sec2's after/before: the same code on both
 sides, the A/A that says how far apart the machine puts identical runs.
 
-usage: render_h5_before_after.py RESULTS_DIR DOC   (rewrites the lines between the markers)
+usage: render_h5_before_after.py RESULTS_DIR DOC   (rewrites the lines between the markers; a
+folder h5-before-after-NAME has the markers h5-before-after-NAME and NAME in its heading)
 """
 import json
 import os
@@ -14,7 +15,6 @@ import sys
 
 from render_common import replace_section, result_targets
 
-BEGIN, END = "<!-- h5-before-after -->", "<!-- /h5-before-after -->"
 METHODS = ["prefetch", "prefetch-declared"]
 
 
@@ -70,8 +70,14 @@ def table(before, after, order):
 def main():
     folder, doc = sys.argv[1], sys.argv[2]
     m = json.load(open(os.path.join(folder, "machine.json")))
-    body = [BEGIN, "", "## Before and after: HDF5's default paths", "",
-            f"`bash scripts/run-h5-before-after.sh {m['before']}` (at {m['after']}, {m['date']}): "
+    marker = os.path.basename(os.path.normpath(folder))
+    label = marker[len("h5-before-after-"):] if marker.startswith("h5-before-after-") else ""
+    begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+    body = [begin, "", "## Before and after: HDF5's default paths" + (f" ({label})" if label else ""),
+            "",
+            f"`{'LABEL=' + label + ' ' if label else ''}DATASETS={m['datasets']} "
+            f"PATTERNS={m['patterns']} bash scripts/run-h5-before-after.sh "
+            f"{m['before']}` (at {m['after']}, {m['date']}): "
             f"`pfio-h5bench` with {m['rows']} x {m['rows']} uint64 datasets "
             f"({m['rows'] * m['rows'] * 8 >> 20} MiB each) on {m['cpu']} ({m['cores']} cores, "
             f"Linux {m['kernel']}, HDF5 {m['hdf5']}), the commit before ({m['before']}) and after "
@@ -101,8 +107,8 @@ def main():
                      f"change's cells {min(x[0] for x in change):.2f}-"
                      f"{max(x[0] for x in change):.2f}; below the A/A spread: "
                      f"{named(below) or 'none'}; above it: {named(above) or 'none'}."]
-    body += ["", END]
-    replace_section(doc, BEGIN, END, body)
+    body += ["", end]
+    replace_section(doc, begin, end, body)
 
 
 main()

@@ -6,10 +6,12 @@
 # beside them: sec2 is the same code on both sides, so its after/before is the A/A, how far apart
 # the machine puts identical runs. Every run its own process, the file evicted before it, every
 # value checked. Then docs/benchmarks.md's section "Before and after: HDF5's default paths"
-# from docs/results/h5-before-after/ (scripts/render_h5_before_after.py).
+# from docs/results/h5-before-after/ (scripts/render_h5_before_after.py); with LABEL=NAME (a
+# word naming the change) docs/results/h5-before-after-NAME/ and a section of its own, so that the
+# tables of several changes stay side by side.
 # usage: bash scripts/run-h5-before-after.sh REV  (env: ROWS=4096 ROUNDS=3 PAIRS=2
 #        TESTBED_PAIRS=1 PROFILE=pfs DATASETS=c8k,c128k,c1m,contig
-#        PATTERNS=tiles,columns,rows,random-points)
+#        PATTERNS=tiles,columns,rows,random-points LABEL=)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:?usage: run-h5-before-after.sh REV (the commit before the change)}
@@ -22,7 +24,8 @@ rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; pairs=${PAIRS:-2}; testbed_pairs=${TEST
 profile=${PROFILE:-pfs}
 datasets=${DATASETS:-c8k,c128k,c1m,contig}; patterns=${PATTERNS:-tiles,columns,rows,random-points}
 pfio_build_before "$rev"
-out=docs/results/h5-before-after
+out=docs/results/h5-before-after${LABEL:+-$LABEL}
+case ${LABEL:-x} in *[!a-z0-9-]*) echo "run-h5-before-after.sh: LABEL = $LABEL: expected a word of a-z, 0-9 and -" >&2; exit 2 ;; esac
 rm -rf "$out"
 mkdir -p "$out"
 data=$PWD/build/pfio-h5bench-$rows.h5
@@ -40,6 +43,6 @@ run_side() {
 pfio_alternate_sides "$pairs" "$testbed_pairs" "$data" run_side
 bash scripts/testbed.sh down
 pfio_machine_extra="\"before\": \"$before_sha\", \"after\": \"$after_sha\", \"pairs\": $pairs,
- \"testbed_pairs\": $testbed_pairs"
+ \"testbed_pairs\": $testbed_pairs, \"datasets\": \"$datasets\", \"patterns\": \"$patterns\""
 pfio_h5bench_machine "$out" "$rows" "$rounds" "$profile"
 /usr/bin/python3 scripts/render_h5_before_after.py "$out" docs/benchmarks.md
