@@ -112,6 +112,14 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
      * end wastes what was advised past it), so page-cache predictions ramp up half as fast. */
     want = pfio_stride_want(p->run, size, p->via_pfio ? 2 : 1,
                             p->via_pfio ? LOOKAHEAD_EXTENTS : PAGE_CACHE_EXTENTS);
+    if (want > 0 && !p->via_pfio) {
+        /* Memory control: what a page-cache prediction holds advised ahead (its span: stride x
+         * extents) stays within the advice window, at most half the pfio budget now. Asked only
+         * when the run plans more, not at every read. */
+        uint64_t fit = H5FD__prefetch_advice_window(file) / (uint64_t)stride;
+        if (fit < PAGE_CACHE_EXTENTS)
+            want = pfio_stride_want(p->run, size, 1, fit > 0 ? fit : 1);
+    }
     if (want == 0)
         return;
     next = pfio_stride_next(p->run, addr);

@@ -306,6 +306,46 @@ TEST_F(H5FDPrefetchIndexTest, AdvisedAndUnreadChunksStayWithinTheBudget) {
   H5Pclose(fapl);
 }
 
+// The same bound over predictions: a strided pass (256 B of every 16 KiB row of a contiguous
+// dataset) is advised ahead as one span, at most half the pfio budget (2 MiB, the least, with AIMD
+// off: 1 MiB, 64 rows) past the reader, where 256 predicted rows (4 MiB) were the fixed limit.
+TEST_F(H5FDPrefetchTest, APredictedStridedPassStaysWithinHalfTheBudget) {
+  const DatasetSpec wide = {"wide", 21, 1024, 2048, 0, 0, false};  // 16 KiB rows, 16 MiB
+  const std::string path = dir_.path() + "/wide.h5";
+  ASSERT_TRUE(WriteFile(path, wide));
+  Evict(path);
+  H5FD_prefetch_config_t config;
+  ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
+  ASSERT_GE(H5FD_prefetch_config_set(&config, "budget", "2M"), 0);
+  ASSERT_GE(H5FD_prefetch_config_set(&config, "aimd", "off"), 0);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  ASSERT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+  ASSERT_GE(file, 0) << ErrorStack();
+  hid_t dset = H5Dopen2(file, wide.name, H5P_DEFAULT);
+  const haddr_t base = H5Dget_offset(dset);
+  ASSERT_NE(base, HADDR_UNDEF);
+  // Rows 0-599, in strips of 100 rows (one read per row each); after each strip, what is cached
+  // of rows 100 to 300 past the reader.
+  uint64_t most = 0;
+  for (hsize_t r = 0; r < 600; r += 100) {
+    ASSERT_EQ(ReadAndCheck(dset, wide, {r, 0, 100, 32}), 0u);
+    const uint64_t from = base + (r + 100) * 16384, length = 200 * 16384;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // advice in flight lands
+    int fd = open(path.c_str(), O_RDONLY);
+    most = std::max(most, static_cast<uint64_t>(pfio::test::ResidentFraction(fd, from, length) *
+                                                static_cast<double>(length)));
+    close(fd);
+  }
+  const H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_GE(st.predicted_extents, 100u) << "the pass was not predicted";
+  EXPECT_GE(most, 64u << 10) << "next to nothing was advised ahead";
+  EXPECT_LE(most, (1u << 20) + (128u << 10)) << "advised past half the budget";
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads) {
   const Opened rows(*this, /*predict=*/false);
   const hid_t file = rows.file, dset = rows.dset;
