@@ -122,8 +122,11 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
                H5FD__prefetch_advise_read(file, addr, size)) {
         ++file->stats.advised_reads; /* a small declared extent: in the page cache by now */
         inside = 0;
-    } else if (inside > 0 && file->ctx == NULL) {
-        ++file->stats.unplanned_reads; /* nothing declared goes through pfio */
+    } else if (inside > 0 &&
+               (file->ctx == NULL || file->config.engine_min == H5FD_PREFETCH_ENGINE_NEVER)) {
+        /* Nothing declared goes through pfio (its context, if any, only advises): pfio has no
+         * plan for this read and would read it directly too, at more cost. */
+        ++file->stats.unplanned_reads;
         inside = 0;
     }
     if (inside > 0) {
