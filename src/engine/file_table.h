@@ -54,6 +54,11 @@ class FileTable {
   const std::unordered_map<int32_t, const FileHandle *> &handles() const { return handles_; }
   bool empty() const { return files_.empty(); }
 
+  // Where the last read of a run left to readahead ended on the file's buffered description
+  // (ReadPath::FlushRun primes the kernel's readahead of a run that does not continue it).
+  uint64_t stream_end(int32_t id) const { return files_[id]->stream_end; }
+  void SetStreamEnd(int32_t id, uint64_t end) { files_[id]->stream_end = end; }
+
   // Reads in flight per file (a file closes only when it has none).
   void ReadIssued(int32_t id) { ++files_[id]->in_flight; }
   void ReadLanded(int32_t id) { --files_[id]->in_flight; }
@@ -66,6 +71,7 @@ class FileTable {
     uint32_t in_flight = 0;
     FileVersion version;
     bool changed = false;
+    uint64_t stream_end = UINT64_MAX;
   };
   std::vector<std::unique_ptr<File>> files_;
   std::unordered_map<int32_t, const FileHandle *> handles_;

@@ -226,9 +226,22 @@ Status ReadPath::FlushRun(Lock &lock, FileRun *run) {
   const FileHandle &h = files_->handle(run->file);
   uint64_t got = 0;
   const double t0 = run->waits ? host_->Now() : 0;  // only a stall is timed (a clock read less)
+  // A run left to readahead that does not continue the last one on this description: its first
+  // byte is read alone first, so that the kernel sees the run as a sequential stream from its
+  // first page on. Without it, a first page another description had cached (HDF5's object
+  // header read just before a contiguous dataset) made the kernel take the run's next pages as
+  // a random read: 120 MiB in 8 MiB reads took 67-70 ms against 56-60 (58-62 primed).
+  const bool prime = !run->prefetched && files_->stream_end(run->file) != run->offset;
   lock.unlock();  // the I/O thread keeps landing reads meanwhile
-  Status s = backend_->ReadDirectV(h, run->iov, run->offset, &got);
+  Status s = Status::Ok();
+  if (prime) {
+    char first = 0;
+    uint64_t one = 0;
+    s = backend_->ReadDirectV(h, {{&first, 1}}, run->offset, &one);
+  }
+  if (s.ok()) s = backend_->ReadDirectV(h, run->iov, run->offset, &got);
   lock.lock();
+  if (!run->prefetched) files_->SetStreamEnd(run->file, run->offset + got);
   if (run->waits) {  // waits in the kernel for advice in flight: the stall of this kind
     stats_->stall_seconds += host_->Now() - t0;
     stall_since_consume_ += host_->Now() - t0;
