@@ -66,6 +66,7 @@ typedef struct H5FD_prefetch_advice_t {
     uint64_t ahead_bytes; /* bytes advised and not read yet */
     uint64_t window;      /* how many may be, as last asked for (H5FD__prefetch_advice_window) */
     uint64_t last_end;    /* where the last advised range ended */
+    size_t last_index;    /* the plan index of its last extent in file order */
     struct H5FD_prefetch_advice_slot_t *batch; /* scratch: one batch's extents by offset */
     size_t batch_capacity;
 } H5FD_prefetch_advice_t;
