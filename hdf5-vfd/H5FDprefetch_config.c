@@ -36,7 +36,7 @@ herr_t H5FD_prefetch_config_init(H5FD_prefetch_config_t *config)
 pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, const char *func)
 {
     pfio_config *engine = NULL;
-    int i, backend_named = 0;
+    int i;
     if (pfio_config_create(&engine) != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
         pfio_config_destroy(engine);
@@ -44,22 +44,12 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
     }
     for (i = 0; config != NULL && i < config->nsettings; ++i) {
         const H5FD_prefetch_setting_t *s = &config->settings[i];
-        backend_named |= strcmp(s->key, "backend") == 0;
         if (pfio_config_set(engine, s->key, s->value) != PFIO_OK) {
             H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "config settings[%d]: %s", i,
                                  pfio_last_error());
             pfio_config_destroy(engine);
             return NULL;
         }
-    }
-    /* With engine_min = never pfio reads nothing for the driver, only advises: a context without
-     * libaio (whose io_destroy, at the process's exit, took 30-50 ms here) unless the backend
-     * was asked for. */
-    if (config != NULL && config->engine_min == H5FD_PREFETCH_ENGINE_NEVER && !backend_named &&
-        getenv("PFIO_BACKEND") == NULL && pfio_config_set(engine, "backend", "sync") != PFIO_OK) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
-        pfio_config_destroy(engine);
-        return NULL;
     }
     if (pfio_config_validate(engine) != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());

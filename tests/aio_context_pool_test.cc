@@ -92,10 +92,11 @@ TEST(AioContextPool, ABackendComesBackOnlyWhenNothingIsInFlightAndItsSuccessorRe
   {
     std::unique_ptr<Backend> b;
     ASSERT_TRUE(AioBackend::Create(8, false, &b).ok());
-    EXPECT_EQ(AioContextPool::Idle(), idle0) << "the next backend of that depth took it";
     FileHandle h;
     ASSERT_TRUE(b->Open(path, &h).ok());
+    EXPECT_EQ(AioContextPool::Idle(), idle0 + 1) << "a context was taken before the first read";
     ASSERT_TRUE(ReadOne(b.get(), h, 3 * kBlock, buf).ok());
+    EXPECT_EQ(AioContextPool::Idle(), idle0) << "the first read took the idle one";
     EXPECT_TRUE(test::HoldsPattern(buf, 3 * kBlock, kBlock, 7));
     // A read submitted and never reaped: this context must be destroyed, not kept.
     IoRequest req;
@@ -108,6 +109,36 @@ TEST(AioContextPool, ABackendComesBackOnlyWhenNothingIsInFlightAndItsSuccessorRe
     b.reset();
   }
   EXPECT_EQ(AioContextPool::Idle(), idle0) << "a context with a read not reaped is not kept";
+  free(buf);
+}
+
+// A backend that never submits a read (a context of the page-cache buffer kind, or one that
+// only advises) takes no libaio context: the process pays no io_destroy at exit for it.
+TEST(AioContextPool, ABackendTakesItsContextAtItsFirstRead) {
+  test::ScratchDir dir;
+  const std::string path = dir.MakeFile("f.data", 1 << 20, 7);
+  char *buf = AlignedBlock();
+  ASSERT_NE(buf, nullptr);
+  const uint64_t taken0 = AioContextPool::Taken();
+  {
+    std::unique_ptr<Backend> b;
+    ASSERT_TRUE(AioBackend::Create(8, false, &b).ok());
+    FileHandle h;
+    ASSERT_TRUE(b->Open(path, &h).ok());
+    uint64_t got = 0;
+    ASSERT_TRUE(b->ReadDirect(h, buf, 0, kBlock, &got).ok());  // a pread, not through libaio
+    EXPECT_EQ(got, kBlock);
+    std::vector<IoRequest *> done;
+    b->Reap(&done);
+    EXPECT_TRUE(done.empty());
+    EXPECT_EQ(AioContextPool::Taken(), taken0) << "a context was taken before the first read";
+    ASSERT_TRUE(ReadOne(b.get(), h, 2 * kBlock, buf).ok());
+    EXPECT_TRUE(test::HoldsPattern(buf, 2 * kBlock, kBlock, 7));
+    EXPECT_EQ(AioContextPool::Taken(), taken0 + 1) << "the first read took one";
+    ASSERT_TRUE(ReadOne(b.get(), h, 5 * kBlock, buf).ok());
+    EXPECT_EQ(AioContextPool::Taken(), taken0 + 1) << "and kept it";
+    b->Close(&h);
+  }
   free(buf);
 }
 

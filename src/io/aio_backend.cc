@@ -3,7 +3,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "io/aio_context_pool.h"
 #include "io/file_open.h"
@@ -15,24 +17,14 @@ namespace pfio {
 
 Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<Backend> *out,
                           DirectOpener opener) {
-  io_context_t ctx{};
-  int r = AioContextPool::Take(queue_depth, &ctx);
-  if (r < 0) {
-    return Status::Io(
-        Format("io_setup(queue_depth = %u) failed: %s; lower queue_depth or raise "
-               "/proc/sys/fs/aio-max-nr",
-               queue_depth, std::strerror(-r)));
-  }
   int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (efd < 0) {
-    AioContextPool::Give(ctx, queue_depth);
-    return Status::Io(Format("eventfd failed: %s", std::strerror(errno)));
-  }
-  out->reset(new AioBackend(ctx, efd, queue_depth, fallback, std::move(opener)));
+  if (efd < 0) return Status::Io(Format("eventfd failed: %s", std::strerror(errno)));
+  out->reset(new AioBackend(efd, queue_depth, fallback, std::move(opener)));
   return Status::Ok();
 }
 
 AioBackend::~AioBackend() {
+  if (!has_ctx_) return;  // never read directly: no libaio context was made
   // Reused only when nothing is in flight or waiting to be reaped; else io_destroy waits for
   // what is in flight (and drops its completions) before ops_ frees the control blocks.
   io_event leftover;
@@ -42,6 +34,23 @@ AioBackend::~AioBackend() {
   } else {
     io_destroy(ctx_);
   }
+}
+
+Status AioBackend::TakeContext() {
+  int r = AioContextPool::Take(depth_, &ctx_);
+  if (r == 0) {
+    has_ctx_ = true;
+    return Status::Ok();
+  }
+  Status s =
+      Status::Io(Format("io_setup(queue_depth = %u) failed: %s; lower queue_depth or raise "
+                        "/proc/sys/fs/aio-max-nr",
+                        depth_, std::strerror(-r)));
+  static std::once_flag notice;  // each read goes direct meanwhile: say why once
+  std::call_once(notice, [&] {
+    std::fprintf(stderr, "pfio: %s; reads go direct until it succeeds\n", s.message().c_str());
+  });
+  return s;
 }
 
 AioBackend::Op *AioBackend::TakeOp() {
@@ -61,6 +70,10 @@ void AioBackend::GiveOp(Op *op) {
 }
 
 Status AioBackend::SubmitDirect(IoRequest *req) {
+  if (!has_ctx_) {
+    Status s = TakeContext();
+    if (!s.ok()) return s;
+  }
   Op *op = TakeOp();
   std::memset(&op->cb, 0, sizeof op->cb);
   op->req = req;
@@ -87,6 +100,7 @@ Status AioBackend::SubmitDirect(IoRequest *req) {
 }
 
 void AioBackend::ReapDirect(std::vector<IoRequest *> *done) {
+  if (!has_ctx_) return;
   io_event events[64];
   timespec zero{0, 0};
   for (;;) {

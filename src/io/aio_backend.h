@@ -1,6 +1,10 @@
 // AioBackend: libaio reads with O_DIRECT into the reorder buffer's aligned memory (the default).
-// What it shares with the io_uring backend (O_DIRECT opens, the page-cache fallback, one eventfd)
-// is in DirectBackend.
+// Its libaio context is made at the first read it submits, not when it is created: a process
+// that made one pays 30-50 ms at exit (the kernel's io_destroy of it waits for RCU grace
+// periods), and a context of the page-cache buffer kind, or one that only advises, never
+// submits a read here. If io_setup fails then, that read fails with io_setup's error (it is read
+// directly instead; the error is printed once) and the next read tries again. What it shares with
+// the io_uring backend (O_DIRECT opens, the page-cache fallback, one eventfd) is in DirectBackend.
 #pragma once
 
 #include <libaio.h>
@@ -31,12 +35,15 @@ class AioBackend : public DirectBackend {
     IoRequest *req;
   };
 
-  AioBackend(io_context_t ctx, int event_fd, uint32_t depth, bool fallback, DirectOpener opener)
-      : DirectBackend(event_fd, depth, fallback, std::move(opener)), ctx_(ctx), depth_(depth) {}
+  AioBackend(int event_fd, uint32_t depth, bool fallback, DirectOpener opener)
+      : DirectBackend(event_fd, depth, fallback, std::move(opener)), depth_(depth) {}
+  // The libaio context, from AioContextPool, at the first submission.
+  Status TakeContext();
   Op *TakeOp();
   void GiveOp(Op *op);
 
-  io_context_t ctx_;  // from AioContextPool, given back to it when nothing is in flight
+  io_context_t ctx_{};    // from AioContextPool, given back to it when nothing is in flight
+  bool has_ctx_ = false;  // ctx_ taken (Submit and Reap run on one thread)
   uint32_t depth_;
   std::mutex ops_mu_;
   std::vector<std::unique_ptr<Op>> ops_;  // every control block made (in flight: not in free_ops_)

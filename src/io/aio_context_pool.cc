@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 
 namespace pfio {
@@ -25,6 +26,8 @@ IdleContext *Slots() {
   return slots;
 }
 
+std::atomic<uint64_t> g_taken{0};
+
 }  // namespace
 
 int AioContextPool::Take(uint32_t depth, io_context_t *ctx) {
@@ -41,12 +44,19 @@ int AioContextPool::Take(uint32_t depth, io_context_t *ctx) {
       if (slots[i].depth == depth) {
         *ctx = slots[i].ctx;
         slots[i] = {};
+        ++g_taken;
         return 0;
       }
     }
   }
   *ctx = nullptr;
-  return io_setup(static_cast<int>(depth), ctx);
+  const int r = io_setup(static_cast<int>(depth), ctx);
+  if (r == 0) ++g_taken;
+  return r;
+}
+
+uint64_t AioContextPool::Taken() {
+  return g_taken.load();
 }
 
 void AioContextPool::Give(io_context_t ctx, uint32_t depth) {

@@ -28,6 +28,8 @@ class AioContextPool {
   static void Give(io_context_t ctx, uint32_t depth);
   // Idle contexts this process holds (tests).
   static int Idle();
+  // Contexts handed out by Take so far, pooled or new (tests).
+  static uint64_t Taken();
 };
 
 }  // namespace pfio
