@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <span>
 #include <string>
 
 namespace pfio {
@@ -25,8 +26,7 @@ class CountingBackend : public Backend, public DeviceModel {
   }
   void Reap(std::vector<IoRequest *> *) override { ++calls["Reap"]; }
   int completion_fd() const override { return 42; }
-  Status ReadDirectV(const FileHandle &, const std::vector<iovec> &, uint64_t,
-                     uint64_t *n) override {
+  Status ReadDirectV(const FileHandle &, std::span<const iovec>, uint64_t, uint64_t *n) override {
     ++calls["ReadDirectV"];
     *n = 7;
     return Status::Ok();

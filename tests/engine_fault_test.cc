@@ -11,6 +11,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "engine/config.h"
@@ -49,7 +50,7 @@ class FaultBackend : public BackendWrapper {
       if (f > 0) (*done)[i]->result = std::min<int64_t>(f, (*done)[i]->result), ++faulted;
     }
   }
-  Status ReadDirectV(const FileHandle &f, const std::vector<iovec> &iov, uint64_t off,
+  Status ReadDirectV(const FileHandle &f, std::span<const iovec> iov, uint64_t off,
                      uint64_t *n) override {
     if (fail_direct)
       return Status::Io("direct read failed: Input/output error (errno 5, injected)");

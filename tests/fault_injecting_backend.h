@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -119,7 +120,7 @@ class FaultInjectingBackend : public BackendWrapper {
     }
   }
 
-  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+  Status ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                      uint64_t *nread) override {
     uint64_t length = 0;
     for (const iovec &v : iov) length += v.iov_len;

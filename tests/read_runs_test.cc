@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,7 @@ class CountingDirect : public BackendWrapper {
  public:
   explicit CountingDirect(std::unique_ptr<Backend> inner) : BackendWrapper(std::move(inner)) {}
   const char *name() const override { return "counting"; }
-  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+  Status ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                      uint64_t *nread) override {
     ++calls;
     buffers += iov.size();

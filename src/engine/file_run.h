@@ -7,18 +7,21 @@
 #include <sys/uio.h>
 
 #include <cstdint>
-#include <vector>
+#include <span>
+
+#include "common/small_vector.h"
 
 namespace pfio {
 
 struct FileRun {
   int32_t file = -1;
   uint64_t offset = 0, length = 0;
-  bool prefetched = false;  // advised bytes (counted when advised), not a direct read's
-  bool waits = false;       // some were not advised yet when added: the read is a stall
-  std::vector<iovec> iov;
+  bool prefetched = false;    // advised bytes (counted when advised), not a direct read's
+  bool waits = false;         // some were not advised yet when added: the read is a stall
+  SmallVector<iovec, 4> iov;  // no heap memory for a run of up to 4 buffers
 
   bool empty() const { return length == 0; }
+  std::span<const iovec> buffers() const { return {iov.data(), iov.size()}; }
   // Whether bytes of file `f` at `pos` of the same kind go on at the end of this run.
   bool Continues(int32_t f, uint64_t pos, bool pre) const {
     return !empty() && f == file && pos == offset + length && pre == prefetched;

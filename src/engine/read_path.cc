@@ -237,9 +237,9 @@ Status ReadPath::FlushRun(Lock &lock, FileRun *run) {
   if (prime) {
     char first = 0;
     uint64_t one = 0;
-    s = backend_->ReadDirectV(h, {{&first, 1}}, run->offset, &one);
+    s = backend_->ReadDirect(h, &first, run->offset, 1, &one);
   }
-  if (s.ok()) s = backend_->ReadDirectV(h, run->iov, run->offset, &got);
+  if (s.ok()) s = backend_->ReadDirectV(h, run->buffers(), run->offset, &got);
   lock.lock();
   if (!run->prefetched) files_->SetStreamEnd(run->file, run->offset + got);
   if (run->waits) {  // waits in the kernel for advice in flight: the stall of this kind

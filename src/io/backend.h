@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -94,12 +95,13 @@ class Backend {
   // Reads [offset, offset + the buffers' length) into `iov` in order, synchronously; *nread is
   // short only at end of file. Real backends: one preadv on the buffered descriptor (its kernel
   // readahead sees one read), retried until done.
-  virtual Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+  virtual Status ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                              uint64_t *nread);
   // The same into one buffer.
   Status ReadDirect(const FileHandle &file, void *buf, uint64_t offset, uint64_t length,
                     uint64_t *nread) {
-    return ReadDirectV(file, {iovec{buf, static_cast<size_t>(length)}}, offset, nread);
+    const iovec one{buf, static_cast<size_t>(length)};
+    return ReadDirectV(file, std::span<const iovec>(&one, 1), offset, nread);
   }
 
   // Staging (Barve's LoadIntoDiskBuffer): asks the storage to bring [offset, offset+length)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ class BackendWrapper : public Backend {
   Status Submit(IoRequest *req) override { return target_->Submit(req); }
   void Reap(std::vector<IoRequest *> *done) override { target_->Reap(done); }
   int completion_fd() const override { return target_->completion_fd(); }
-  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+  Status ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                      uint64_t *nread) override {
     return target_->ReadDirectV(file, iov, offset, nread);
   }

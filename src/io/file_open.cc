@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 #include "common/fs_type.h"
 
@@ -106,16 +107,26 @@ void CloseFileHandle(FileHandle *f) {
   f->direct_fd = f->buffered_fd = -1;
 }
 
-int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov) {
-  std::vector<iovec> rest = iov;
+int64_t PreadvFully(int fd, uint64_t offset, std::span<const iovec> iov) {
+  // One call reads the whole list in the common case: no copy of it (a malloc per read), and a
+  // single buffer is a pread (the kernel imports no vector).
+  uint64_t want = 0;
+  for (const iovec &v : iov) want += v.iov_len;
+  ssize_t n;
+  do {
+    n = iov.size() == 1
+            ? pread(fd, iov[0].iov_base, iov[0].iov_len, static_cast<off_t>(offset))
+            : preadv(fd, iov.data(), static_cast<int>(std::min<size_t>(iov.size(), IOV_MAX)),
+                     static_cast<off_t>(offset));
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return -errno;
+  if (n == 0 || static_cast<uint64_t>(n) == want) return n;
+  // Short (a signal, more than IOV_MAX buffers, or the end of the file): the rest, buffer by
+  // buffer from where it stopped, on a copy of the list.
+  std::vector<iovec> rest(iov.begin(), iov.end());
   size_t first = 0;
   int64_t total = 0;
-  while (first < rest.size()) {
-    int cnt = static_cast<int>(std::min<size_t>(rest.size() - first, IOV_MAX));
-    ssize_t n = preadv(fd, rest.data() + first, cnt, static_cast<off_t>(offset + total));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return -errno;
-    if (n == 0) break;
+  for (;;) {
     total += n;
     size_t left = static_cast<size_t>(n);
     while (first < rest.size() && left >= rest[first].iov_len) {
@@ -126,11 +137,18 @@ int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov) {
       rest[first].iov_base = static_cast<char *>(rest[first].iov_base) + left;
       rest[first].iov_len -= left;
     }
+    if (first >= rest.size()) break;
+    do {
+      const int cnt = static_cast<int>(std::min<size_t>(rest.size() - first, IOV_MAX));
+      n = preadv(fd, rest.data() + first, cnt, static_cast<off_t>(offset + total));
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return -errno;
+    if (n == 0) break;
   }
   return total;
 }
 
-Status Backend::ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+Status Backend::ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                             uint64_t *nread) {
   const int64_t n = PreadvFully(file.buffered_fd, offset, iov);
   if (n < 0) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 
 #include "common/page.h"
@@ -31,6 +32,6 @@ void CloseFileHandle(FileHandle *f);
 int OwnDescriptor(int fd);
 
 // preadv until every iovec is full or end of file; returns bytes or -errno.
-int64_t PreadvFully(int fd, uint64_t offset, const std::vector<iovec> &iov);
+int64_t PreadvFully(int fd, uint64_t offset, std::span<const iovec> iov);
 
 }  // namespace pfio

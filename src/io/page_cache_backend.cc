@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <system_error>
 
 #include "common/fs_type.h"
@@ -210,7 +211,7 @@ void PageCacheBackend::FinishLocked(IoRequest *req, int rc) {
   finished_.push_back(req);
 }
 
-Status PageCacheBackend::ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov,
+Status PageCacheBackend::ReadDirectV(const FileHandle &file, std::span<const iovec> iov,
                                      uint64_t offset, uint64_t *nread) {
   if (Cached(file)) return Backend::ReadDirectV(file, iov, offset, nread);
   return BackendWrapper::ReadDirectV(file, iov, offset, nread);

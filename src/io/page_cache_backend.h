@@ -42,6 +42,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -82,7 +83,7 @@ class PageCacheBackend : public BackendWrapper {
   Status Submit(IoRequest *req) override;
   void Reap(std::vector<IoRequest *> *done) override;
   int completion_fd() const override { return epoll_fd_ >= 0 ? epoll_fd_ : event_fd_; }
-  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+  Status ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                      uint64_t *nread) override;
   Status CurrentSize(const FileHandle &file, uint64_t *size) override;
   Status Version(const FileHandle &file, FileVersion *out) override;

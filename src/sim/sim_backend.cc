@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 #include "io/sync_backend.h"
 #include "sim/barve_model.h"
@@ -139,8 +140,8 @@ void SimBackend::Reap(std::vector<IoRequest *> *done) {
   done_.clear();
 }
 
-Status SimBackend::ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov,
-                               uint64_t offset, uint64_t *nread) {
+Status SimBackend::ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
+                               uint64_t *nread) {
   *nread = 0;
   for (const iovec &v : iov) {
     uint64_t got = 0;

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,7 @@ class SimBackend : public Backend, public DeviceModel, public VirtualClock {
   void Reap(std::vector<IoRequest *> *done) override;
   int completion_fd() const override { return event_fd_; }
   // Buffer by buffer, each a read of the simulated disks (ReadBuffer).
-  Status ReadDirectV(const FileHandle &file, const std::vector<iovec> &iov, uint64_t offset,
+  Status ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                      uint64_t *nread) override;
 
   Status Stage(const FileHandle &file, uint64_t offset, uint64_t length, pfio_stage kind) override;
