@@ -27,6 +27,13 @@ TEST(IssuePolicy, AggressiveAlwaysIssues) {
   EXPECT_TRUE(p.MayIssue(0, 1000000, 0));
 }
 
+// The engine reads the clock at each consumption only for a policy that uses the gaps.
+TEST(IssuePolicy, OnlyAggressiveNeedsNoConsumptionGaps) {
+  EXPECT_FALSE(IssuePolicy(PFIO_POLICY_AGGRESSIVE, 0, 0, 1).TimesConsumption());
+  EXPECT_TRUE(IssuePolicy(PFIO_POLICY_FIXED_HORIZON, 0, 0, 1).TimesConsumption());
+  EXPECT_TRUE(IssuePolicy(PFIO_POLICY_FORESTALL, 0, 0, 1).TimesConsumption());
+}
+
 TEST(IssuePolicy, EveryPolicyIssuesUntilItHasMeasurements) {
   IssuePolicy fh(PFIO_POLICY_FIXED_HORIZON, 4, 0, 1);
   EXPECT_TRUE(fh.MayIssue(0, 1000, 0));

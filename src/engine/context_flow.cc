@@ -92,10 +92,12 @@ void Context::Refill(bool force) {
 void Context::ConsumeFront(double stalled) {
   const uint64_t consumed = window_.plan().at(window_.plan().front_index()).length;
   stats_.bytes_wasted += window_.ConsumeFront();
-  const double now = Now();
-  if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stalled);
-  last_consume_ = now;
-  if (memory_.WaitOver(admission_.Held())) {
+  if (scheduler_.times_consumption()) {  // a clock read less per read where nothing uses it
+    const double now = Now();
+    if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stalled);
+    last_consume_ = now;
+  }
+  if (memory_.waiting() && memory_.WaitOver(admission_.Held())) {
     Wake();
   } else if (scheduler_.policy_held()) {
     Wake();  // the cursor moved: a held read may be due now

@@ -102,6 +102,7 @@ class MemoryGovernor {
 
   // Issuing stopped: a read needs `bytes` that are not free.
   void Wait(uint64_t bytes) { wanted_ = bytes; }
+  bool waiting() const { return wanted_ > 0; }
   // After memory was freed: true (and the wait is over) when the awaited bytes now fit.
   bool WaitOver(uint64_t held);
 

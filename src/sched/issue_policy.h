@@ -43,6 +43,8 @@ class IssuePolicy {
 
   void OnServiced(uint32_t target, double seconds);
   void OnConsumed(double compute_seconds);
+  // Whether consumption gaps change any decision (every policy but aggressive).
+  bool TimesConsumption() const { return policy_ != PFIO_POLICY_AGGRESSIVE; }
 
   // distance: plan entries from the cursor to the read's first use (0: needed now);
   // ahead: the target's reads in flight or queued before this one.

@@ -75,6 +75,8 @@ class Scheduler {
   // The application consumed a plan entry; `compute` seconds passed since the last one, not
   // counting stalls (the policy's consumption gap).
   void Consumed(double compute) { policy_->OnConsumed(compute); }
+  // Whether the policy uses those gaps (aggressive does not: the caller need not read a clock).
+  bool times_consumption() const { return policy_->TimesConsumption(); }
 
   const std::list<PendingRead *> &queue() const { return queue_; }
   bool queue_empty() const { return queue_.empty(); }
