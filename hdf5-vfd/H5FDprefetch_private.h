@@ -22,28 +22,13 @@ typedef struct H5FD_prefetch_predictor_t {
 } H5FD_prefetch_predictor_t;
 
 /* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks
- * stored row by row (HDF5 reads a column strip as one chunk from every row of chunks, the rows a
- * row of chunks apart). A column is a run of reads of one length at a stride of at least 256 KiB
- * and two read lengths (index nodes between chunks may lengthen a step a little); the next column's
- * reads are each one read length, or a little more, past the previous column's read of the same
- * row. When the second read of such a next column confirms the sweep, every row is advised ahead of
- * the reader, in file order, H5FD_PREFETCH_ADVISE_AHEAD bytes in all (each row as one range, not
- * past where the sweep's first column read the next row), and each row again when less than half
- * its range is left as the reader passes it. The kernel's readahead follows such a pass by itself,
- * growing a window in each row from what it cached before; the sweep advises the whole window at
- * once. A read that fits neither the column nor the sweep ends it; nothing is read through pfio,
- * and a wrong guess costs advised bytes, never a wrong value (H5FDprefetch_sweep.c). */
+ * stored row by row (HDF5 reads a column strip as one chunk from every row of chunks). pfio's
+ * sweep predictor (pfio/pfio_predict.h, pfio_sweep) follows the reads and says what to advise:
+ * when a sweep is confirmed every row ahead of the reader, H5FD__prefetch_advice_window bytes in
+ * all, and each row again as the reader passes it. Nothing is read through pfio, and a wrong
+ * guess costs advised bytes, never a wrong value (H5FDprefetch_sweep.c). */
 typedef struct H5FD_prefetch_sweep_t {
-    uint64_t *cur;    /* the addresses of the current column's reads, in order */
-    uint64_t *last;   /* the column before it, rows of them */
-    uint64_t *first;  /* the sweep's first column (where each row's reads started) */
-    uint64_t *ahead;  /* per row: where its advice ends */
-    size_t capacity;  /* of each array */
-    size_t rows;      /* reads in the previous column, 0 when there is none to follow */
-    size_t row;       /* reads in the current column */
-    size_t size;      /* the length of every read of the column */
-    uint64_t per_row; /* bytes advised ahead in each row */
-    int active;       /* the sweep is confirmed and advised */
+    pfio_sweep *sweep; /* made at the first undeclared read; NULL without memory: no sweep */
 } H5FD_prefetch_sweep_t;
 
 /* A growing list of extents. */

@@ -30,6 +30,9 @@ TEST(PredictApi, BadArgumentsAreNamed) {
   EXPECT_NE(std::string(pfio_last_error()).find("confirmations = 0"), std::string::npos);
   pfio_stride_destroy(nullptr);
   pfio_calls_destroy(nullptr);
+  EXPECT_EQ(pfio_sweep_create(nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
+  pfio_sweep_destroy(nullptr);
 }
 
 TEST(PredictApi, AStridedRunIsPlannedAndABreakDropsIt) {
@@ -82,6 +85,31 @@ TEST(PredictApi, ARequestRepeatedShiftedIsPredictedAfterTwoCopies) {
   pfio_calls_reset(calls);
   EXPECT_FALSE(pfio_calls_seen(calls));
   pfio_calls_destroy(calls);
+}
+
+TEST(PredictApi, AColumnSweepIsAdvisedRowByRowNearReadsFirst) {
+  constexpr uint64_t kChunk = 8192, kRow = 2 << 20, kRows = 16, kEof = kRows * kRow;
+  pfio_sweep *sweep = nullptr;
+  ASSERT_EQ(pfio_sweep_create(&sweep), PFIO_OK);
+  const pfio_extent *ranges = nullptr;
+  for (uint64_t r = 0; r < kRows; ++r)
+    EXPECT_EQ(pfio_sweep_observe(sweep, r * kRow, kChunk, kEof), 0);
+  EXPECT_EQ(pfio_sweep_advice(sweep, &ranges, nullptr), 1u) << "a lone column's next reads";
+  EXPECT_EQ(ranges[0].offset, (kRows - 1) * kRow + kChunk);
+  EXPECT_EQ(pfio_sweep_observe(sweep, kChunk, kChunk, kEof), 0);
+  EXPECT_FALSE(pfio_sweep_active(sweep));
+  ASSERT_EQ(pfio_sweep_observe(sweep, kRow + kChunk, kChunk, kEof), 1);
+  pfio_sweep_start(sweep, kRows * 256 * 1024, kEof);
+  EXPECT_TRUE(pfio_sweep_active(sweep));
+  size_t near = 0;
+  ASSERT_EQ(pfio_sweep_advice(sweep, &ranges, &near), 2 * kRows);
+  EXPECT_EQ(near, kRows);
+  for (size_t i = 0; i < near; ++i) EXPECT_EQ(ranges[i].length, 2 * kChunk);
+  for (size_t i = near; i < 2 * kRows; ++i) EXPECT_EQ(ranges[i].length, 256 * 1024 - 2 * kChunk);
+  pfio_sweep_reset(sweep);
+  EXPECT_FALSE(pfio_sweep_active(sweep));
+  EXPECT_EQ(pfio_sweep_advice(sweep, &ranges, &near), 0u);
+  pfio_sweep_destroy(sweep);
 }
 
 }  // namespace

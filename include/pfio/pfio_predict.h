@@ -16,6 +16,13 @@
  *    every offset moved by one non-zero shift is a copy; after `confirmations` copies in a row
  *    with one shift, pfio_calls_shift returns it (else 0) and request "now + j" is the last one
  *    moved j shifts. pfio_calls_observe returns 1 when the request was the one predicted.
+ *  - pfio_sweep: a pass column by column over an array stored row by row (a chunked dataset
+ *    read column strip by column strip). Give every read to pfio_sweep_observe in order; it
+ *    returns 1 when the read confirms a sweep: call pfio_sweep_start with the bytes the sweep
+ *    may have advised ahead over all rows. After either call, pfio_sweep_advice gives the ranges
+ *    to advise now, in order (their file fields are 0); after a start, the first `near` of them
+ *    are every row's next two reads, which go before anything else the caller advises. The
+ *    rules (column, next column, row look-ahead, end of a sweep): src/predict/column_sweep.h.
  *  - Predictions cost reading time when wrong, never bytes: plan with them, never answer a read
  *    from them. One predictor per file and reader; not thread-safe. Errors: pfio_status and
  *    pfio_last_error(), as every pfio call.
@@ -88,6 +95,21 @@ int64_t pfio_calls_shift(const pfio_calls *calls);
 int pfio_calls_seen(const pfio_calls *calls);
 void pfio_calls_reset(pfio_calls *calls);
 void pfio_calls_destroy(pfio_calls *calls); /* NULL is ignored */
+
+typedef struct pfio_sweep pfio_sweep;
+
+pfio_status pfio_sweep_create(pfio_sweep **out);
+/* One read; eof bounds what is advised. 1: a sweep is confirmed, call pfio_sweep_start. Without
+ * memory for the read's column the sweep forgets itself (no error: no prediction). */
+int pfio_sweep_observe(pfio_sweep *sweep, uint64_t offset, uint64_t length, uint64_t eof);
+void pfio_sweep_start(pfio_sweep *sweep, uint64_t window, uint64_t eof);
+/* The ranges to advise from the last observe or start (valid until the next call on `sweep`);
+ * their number, and in *near (may be NULL) how many of them are the start's near pass. */
+size_t pfio_sweep_advice(const pfio_sweep *sweep, const pfio_extent **ranges, size_t *near);
+/* Whether a sweep is confirmed and followed. */
+int pfio_sweep_active(const pfio_sweep *sweep);
+void pfio_sweep_reset(pfio_sweep *sweep);
+void pfio_sweep_destroy(pfio_sweep *sweep); /* NULL is ignored */
 
 #ifdef __cplusplus
 }

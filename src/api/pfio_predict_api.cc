@@ -1,9 +1,11 @@
 // The predictors' C API (pfio/pfio_predict.h): conversions over src/predict/, no logic.
+#include <algorithm>
 #include <new>
 #include <vector>
 
 #include "api/api_errors.h"
 #include "pfio/pfio_predict.h"
+#include "predict/column_sweep.h"
 #include "predict/shifted_calls.h"
 #include "predict/stride_run.h"
 
@@ -22,6 +24,20 @@ struct pfio_calls {
   explicit pfio_calls(uint32_t confirmations) : calls(confirmations) {}
   pfio::predict::ShiftedCalls<Span> calls;
   std::vector<std::vector<Span>> request{1};  // the request being observed (capacity reused)
+};
+
+struct pfio_sweep {
+  pfio::predict::ColumnSweep sweep;
+  std::vector<pfio_extent> advice;  // sweep.advice() as extents (capacity reused)
+  // Copies the sweep's advice; without memory for it, none (advice is a hint).
+  void Publish() {
+    advice.clear();
+    try {
+      for (const auto &r : sweep.advice()) advice.push_back({0, 0, r.offset, r.length});
+    } catch (const std::bad_alloc &) {
+      advice.clear();
+    }
+  }
 };
 
 extern "C" {
@@ -147,6 +163,46 @@ void pfio_calls_reset(pfio_calls *calls) {
 
 void pfio_calls_destroy(pfio_calls *calls) {
   delete calls;
+}
+
+pfio_status pfio_sweep_create(pfio_sweep **out) {
+  if (out == nullptr) return pfio::api::NullArgument("pfio_sweep_create", "out");
+  *out = nullptr;
+  return pfio::api::Guarded("pfio_sweep_create", [&] {
+    *out = new pfio_sweep;
+    return PFIO_OK;
+  });
+}
+
+int pfio_sweep_observe(pfio_sweep *sweep, uint64_t offset, uint64_t length, uint64_t eof) {
+  const bool start =
+      sweep->sweep.Observe(offset, length, eof) == pfio::predict::ColumnSweep::Step::kStart;
+  sweep->Publish();
+  return start ? 1 : 0;
+}
+
+void pfio_sweep_start(pfio_sweep *sweep, uint64_t window, uint64_t eof) {
+  sweep->sweep.Start(window, eof);
+  sweep->Publish();
+}
+
+size_t pfio_sweep_advice(const pfio_sweep *sweep, const pfio_extent **ranges, size_t *near) {
+  if (ranges != nullptr) *ranges = sweep->advice.data();
+  if (near != nullptr) *near = std::min(sweep->sweep.near_ranges(), sweep->advice.size());
+  return sweep->advice.size();
+}
+
+int pfio_sweep_active(const pfio_sweep *sweep) {
+  return sweep->sweep.active() ? 1 : 0;
+}
+
+void pfio_sweep_reset(pfio_sweep *sweep) {
+  sweep->sweep.Reset();
+  sweep->advice.clear();
+}
+
+void pfio_sweep_destroy(pfio_sweep *sweep) {
+  delete sweep;
 }
 
 }  // extern "C"
