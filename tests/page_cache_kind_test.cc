@@ -158,6 +158,60 @@ TEST_P(BudgetBound, AdvisedButUnreadPagesStayWithinTheBudget) {
 INSTANTIATE_TEST_SUITE_P(PageCacheKind, BudgetBound, ::testing::Bool(),
                          [](const auto &info) { return info.param ? "Release" : "NoRelease"; });
 
+// pfio_read_done: a front end that reads the bytes itself (its own descriptor, the page cache)
+// moves the plan as pfio_read would: the advice goes on ahead of it within the budget, every
+// entry counts as a hit, and pfio reads nothing for it.
+TEST(PageCacheKind, ReadsTheCallerMadeItselfMoveThePlanWithinTheBudget) {
+  ColdFile file(64 * kMiB, 12);
+  const uint64_t budget = 4 * kMiB;
+  test::Context c(CacheKind(budget));
+  const std::vector<pfio_extent> plan = PlanBlocks(c, file, 512, 6);
+  std::vector<char> buf(kBlock);
+  uint64_t most_unread = 0;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    ASSERT_EQ(pread(file.fd, buf.data(), kBlock, static_cast<off_t>(plan[i].offset)),
+              static_cast<ssize_t>(kBlock));
+    ASSERT_TRUE(test::HoldsPattern(buf.data(), plan[i].offset, kBlock, 12));
+    uint64_t n = 0;
+    ASSERT_EQ(pfio_read_done(c.ctx, plan[i].file, plan[i].offset, kBlock, &n), PFIO_OK)
+        << pfio_last_error();
+    ASSERT_EQ(n, kBlock);
+    most_unread =
+        std::max(most_unread, file.ResidentBytesOf(plan.data() + i + 1, plan.data() + plan.size()));
+  }
+  EXPECT_LE(most_unread, budget);
+  EXPECT_GT(most_unread, budget / 4) << "the advice did not go on ahead of the reads";
+  const pfio_stats s = c.Stats();
+  EXPECT_EQ(s.reads, plan.size());
+  EXPECT_EQ(s.hits, plan.size());
+  EXPECT_EQ(s.misses, 0u);
+  EXPECT_GE(s.requests, 512u * kBlock / (4 * kMiB)) << "the plan was not advised past its start";
+  // A range the plan does not hold: a miss, and still nothing read; past the end: 0 bytes.
+  uint64_t n = 1;
+  ASSERT_EQ(pfio_read_done(c.ctx, plan[0].file, 0, 100, &n), PFIO_OK);
+  EXPECT_EQ(n, 100u);
+  EXPECT_EQ(c.Stats().misses, 1u);
+  ASSERT_EQ(pfio_read_done(c.ctx, plan[0].file, file.size + 5, 100, &n), PFIO_OK);
+  EXPECT_EQ(n, 0u);
+}
+
+TEST(PageCacheKind, ReadDoneRefusesAFileOfTheReorderBufferKindByName) {
+  ColdFile file(4 * kMiB, 13);
+  test::Context c(test::Settings{{"budget", "8M"}});  // buffer = engine, the default
+  const int32_t id = c.Open(file.path);
+  const pfio_extent e{id, 0, 0, kBlock};
+  ASSERT_EQ(pfio_plan_append(c.ctx, &e, 1), PFIO_OK);
+  uint64_t n = 7;
+  EXPECT_EQ(pfio_read_done(c.ctx, id, 0, kBlock, &n), PFIO_EINVAL);
+  EXPECT_EQ(n, 0u);
+  EXPECT_NE(std::string(pfio_last_error()).find("reorder-buffer kind"), std::string::npos)
+      << pfio_last_error();
+  EXPECT_NE(std::string(pfio_last_error()).find(file.path), std::string::npos);
+  std::vector<char> buf(kBlock);
+  ASSERT_EQ(pfio_read(c.ctx, id, buf.data(), 0, kBlock, &n), PFIO_OK) << "the plan did not move";
+  EXPECT_EQ(c.Stats().hits, 1u);
+}
+
 TEST(PageCacheKind, WithReleasePagesThePlanReadLeaveTheCache) {
   ColdFile file(16 * kMiB, 13);
   test::Context c(CacheKind(8 * kMiB, /*release=*/true));

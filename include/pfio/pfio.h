@@ -268,6 +268,16 @@ typedef struct pfio_read_piece {
 pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *pieces, size_t count,
                        uint64_t *nread);
 
+/* The caller read [offset, offset+length) of `file` itself, from the page cache through a
+ * descriptor of its own: the plan moves on as pfio_read would move it (entries consumed, their
+ * advice released and the next advised), and nothing is read. For files opened with buffer =
+ * cache, whose prefetched bytes are pages of the file (a file of the reorder-buffer kind is
+ * refused by name: its bytes are in pfio's buffer). A front end that reads small extents itself
+ * (the HDF5 driver's chunks) pays no read through pfio for them. *nread (may be NULL): the
+ * bytes of the range inside the file. */
+pfio_status pfio_read_done(pfio_context *ctx, int32_t file, uint64_t offset, uint64_t length,
+                           uint64_t *nread);
+
 /* The application no longer needs [offset, offset+length): buffered data there is dropped at once
  * and plan extents inside the range that were not read yet are removed (Mowry §2.4). */
 pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint64_t length);

@@ -269,6 +269,13 @@ pfio_status pfio_readv(pfio_context *ctx, int32_t file, const pfio_read_piece *p
   PFIO_CALL("pfio_readv", return Report(e.ReadV(file, pieces, count, nread ? nread : &ignored)));
 }
 
+pfio_status pfio_read_done(pfio_context *ctx, int32_t file, uint64_t offset, uint64_t length,
+                           uint64_t *nread) {
+  uint64_t ignored;
+  PFIO_CALL("pfio_read_done",
+            return Report(e.ReadDone(file, offset, length, nread ? nread : &ignored)));
+}
+
 pfio_status pfio_release(pfio_context *ctx, int32_t file, uint64_t offset, uint64_t length) {
   PFIO_CALL("pfio_release", return Report(e.Release(file, offset, length)));
 }

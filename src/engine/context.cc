@@ -305,6 +305,16 @@ Status Context::ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, u
   return read_path_.ReadV(lock, id, pieces, count, nread);
 }
 
+Status Context::ReadDone(int32_t id, uint64_t offset, uint64_t length, uint64_t *nread) {
+  Lock lock(mu_);
+  Status s = RevalidateIfDue(lock);
+  if (!s.ok()) {
+    *nread = 0;
+    return s;
+  }
+  return read_path_.ReadDone(lock, id, offset, length, nread);
+}
+
 Status Context::Release(int32_t id, uint64_t offset, uint64_t length) {
   Lock lock(mu_);
   Status s = files_.Check(id, "file");

@@ -85,6 +85,8 @@ class Context : private ReadPath::Host {
   Status Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread);
   // Reads pieces in order as Read would; stops after a short piece (end of file) or an error.
   Status ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread);
+  // The caller read the range itself (page-cache kind): the plan moves, nothing is read.
+  Status ReadDone(int32_t id, uint64_t offset, uint64_t length, uint64_t *nread);
   Status Release(int32_t id, uint64_t offset, uint64_t length);
   Status ChargeMemory(uint64_t bytes);
   uint64_t MemoryCap();     // the budget's cap (fixed at creation)

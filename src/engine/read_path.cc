@@ -30,12 +30,28 @@ Status ReadPath::Read(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64
   return s.ok() ? FlushRun(lock, &run) : s;
 }
 
+Status ReadPath::ReadDone(Lock &lock, int32_t id, uint64_t offset, uint64_t length,
+                          uint64_t *nread) {
+  *nread = 0;
+  Status s = files_->Check(id, "file");
+  if (!s.ok()) return s;
+  if (files_->handle(id).buffer != PFIO_BUFFER_CACHE) {
+    return Status::Invalid(
+        Format("file %d (%s) is of the reorder-buffer kind (buffer = engine): its prefetched "
+               "bytes are in pfio's buffer, so read them with pfio_read; pfio_read_done is for "
+               "files opened with buffer = cache",
+               id, files_->handle(id).path.c_str()));
+  }
+  return ReadOne(lock, id, nullptr, offset, length, nread, nullptr);
+}
+
 Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
                          uint64_t *nread, FileRun *run) {
   *nread = 0;
   Status s = files_->Check(id, "file");
   if (!s.ok()) return s;
-  if (buf == nullptr && length > 0) {
+  const bool caller_reads = run == nullptr;  // ReadDone: the plan moves, nothing is read
+  if (buf == nullptr && length > 0 && !caller_reads) {
     return Status::Invalid(Format("buf = NULL with length = %llu: expected a buffer", (ull)length));
   }
   const uint64_t size = files_->size(id);
@@ -45,6 +61,11 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
   ++stats_->reads;
 
   if (ignore_depth_ > 0) {
+    if (caller_reads) {
+      *nread = end - offset;
+      stats_->bytes_served += *nread;
+      return Status::Ok();
+    }
     s = ReadDirect(lock, id, dst, offset, end - offset, nread);
     if (s.ok()) stats_->bytes_served += *nread;
     return s;
@@ -63,6 +84,10 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
         // Not in the plan: served directly; the plan stays where it is.
         all_buffered = false;
         ++stats_->misses;
+        if (caller_reads) {
+          pos = end;
+          break;
+        }
         uint64_t got = 0;
         s = ReadDirect(lock, id, dst + (pos - offset), pos, end - pos, &got);
         if (!s.ok()) return s;
@@ -81,8 +106,10 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
       // The extent alone is larger than the budget: read it directly.
       all_buffered = false;
       ++stats_->misses;
-      s = ReadDirectAll(lock, id, dst + (pos - offset), pos, n);
+      if (!caller_reads) s = ReadDirectAll(lock, id, dst + (pos - offset), pos, n);
       if (!s.ok()) return s;
+    } else if (caller_reads) {
+      CallerRead(window_->front(), pos, n, &all_buffered);
     } else {
       s = CopyOut(lock, window_->front(), id, pos, n, dst + (pos - offset), &all_buffered, run);
       if (!s.ok()) return s;
@@ -90,7 +117,7 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
     pos += n;
     if (pos == front.end()) {
       // Before its pieces can leave: a release (cache_release) would drop pages not read yet.
-      s = FlushRun(lock, run);
+      if (!caller_reads) s = FlushRun(lock, run);
       if (!s.ok()) return s;
       host_->ConsumeFront(stall_since_consume_);
       stall_since_consume_ = 0;
@@ -156,6 +183,21 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
     if (got != hi - lo) return ShortFile(id, lo, got, hi - lo);
   }
   return Status::Ok();
+}
+
+void ReadPath::CallerRead(const Window::Entry &entry, uint64_t pos, uint64_t n,
+                          bool *all_buffered) {
+  if (entry.passthrough) {
+    *all_buffered = false;
+    stats_->bytes_passthrough += n;
+    return;
+  }
+  const uint64_t end = pos + n;
+  for (Piece *p : entry.refs) {
+    if (p->end() <= pos || p->offset >= end) continue;
+    if (!p->settled()) ++stats_->stalls;  // its advice had not landed: the caller's read waited
+    buffer_->Served(p);
+  }
 }
 
 Status ReadPath::WaitSettled(Lock &lock, Piece *p) {

@@ -69,6 +69,11 @@ class ReadPath {
   Status ReadV(Lock &lock, int32_t id, const pfio_read_piece *pieces, size_t count,
                uint64_t *nread);
 
+  // pfio_read_done: [offset, offset + length) of a file of the page-cache kind was read by the
+  // caller itself (from the page cache, through a descriptor of its own): the plan moves as
+  // Read would move it, and nothing is read. *nread: the bytes of the range inside the file.
+  Status ReadDone(Lock &lock, int32_t id, uint64_t offset, uint64_t length, uint64_t *nread);
+
   // pfio_ignore / pfio_unignore: reads in between do not move through the plan.
   void Ignore() { ++ignore_depth_; }
   Status Unignore();
@@ -76,7 +81,10 @@ class ReadPath {
  private:
   // One read of Read/ReadV, leaving the last run of the file it read from to *run. A run is the
   // call's own (a local of Read/ReadV): another thread's call may go on while this one has the
-  // lock released, and must neither join nor drop it.
+  // lock released, and must neither join nor drop it. run == nullptr: ReadDone's walk (no bytes
+  // are read and the lock is never released).
+  // ReadDone's part of CopyOut: the entry's pieces were read from (page-cache kind).
+  void CallerRead(const Window::Entry &entry, uint64_t pos, uint64_t n, bool *all_buffered);
   Status ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64_t length,
                  uint64_t *nread, FileRun *run);
   // Bytes [pos, pos + n) of the file into dst with the run they continue, or a new one (the
