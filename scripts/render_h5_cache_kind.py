@@ -58,9 +58,11 @@ def main():
             "per target, %d rounds, methods alternating, every run its own process with the file "
             "evicted first and every value checked; medians of MiB/s from `H5Fopen` to the last "
             "value checked. `driver`: the HDF5 driver's default (`engine_min = never`: its own "
-            "page-cache path, advice from a `pfio_advisor` thread); `engine kind`: the same "
-            "program with `engine_min = 0` and `buffer = cache`, every planned byte through the "
-            "engine's page-cache buffer kind, where Engine 3 moves the driver's default. "
+            "page-cache path: it chooses the advice, which its pfio context's advice thread "
+            "gives); `engine kind`: the same program with `engine_min = 0` and `buffer = cache`, "
+            "every planned byte planned and advised by the engine's page-cache buffer kind (the "
+            "driver reading the bytes itself, `pfio_read_done`), where Engine 3 moves the "
+            "driver's default. "
             "Undeclared reads are predicted; declared ones use `H5FD_prefetch_declare`." % (
                 m["date"], m["commit"], m["rows"], m["rows"], m["rows"] * m["rows"] * 8 >> 20,
                 m["cpu"], m["cores"], m["kernel"], m["hdf5"], m["rounds"])]

@@ -2,8 +2,8 @@
 # What moving the HDF5 driver's default path onto the engine's page-cache buffer kind would do
 # today: pfio-h5bench on this machine's disk and on the latency-bound test bed (profile PROFILE),
 # the driver's own page-cache path (`prefetch`, `prefetch-declared`: engine_min = never, its
-# advice from a pfio_advisor thread) against the same reads with engine_min = 0 and buffer =
-# cache (`prefetch-cache-kind`, `declared-cache-kind`: every planned byte through the engine in
+# advice given by its pfio context's advice thread) against the same reads with engine_min = 0
+# and buffer = cache (`prefetch-cache-kind`, `declared-cache-kind`: every planned byte through the engine in
 # its page-cache kind), sec2 as the yardstick, in one invocation per target (methods alternating
 # per round, every run its own process, the file evicted before it, every value checked). Then
 # docs/benchmarks.md's section "HDF5 through the engine's page-cache kind" from
