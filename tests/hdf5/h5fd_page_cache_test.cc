@@ -312,25 +312,50 @@ TEST_F(H5FDPrefetchIndexTest, AdvisedAndUnreadChunksStayWithinTheBudget) {
   H5Pclose(fapl);
 }
 
+// A contiguous 1024 x 2048 uint64 dataset of its own (16 KiB rows, 16 MiB), written, evicted and
+// opened through the driver with `budget` and AIMD off; `ok` when all of that worked.
+struct WideFile {
+  WideFile(const std::string &dir, const char *name, uint64_t seed, const char *budget,
+           bool predict)
+      : spec{"wide", seed, 1024, 2048, 0, 0, false}, path(dir + "/" + name) {
+    if (!WriteFile(path, spec)) return;
+    Evict(path);
+    H5FD_prefetch_config_t config;
+    if (H5FD_prefetch_config_init(&config) < 0) return;
+    config.predict = predict;
+    if (H5FD_prefetch_config_set(&config, "budget", budget) < 0 ||
+        H5FD_prefetch_config_set(&config, "aimd", "off") < 0)
+      return;
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (H5Pset_fapl_prefetch(fapl, &config) < 0) return;
+    file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+    if (file < 0) return;
+    dset = H5Dopen2(file, spec.name, H5P_DEFAULT);
+    base = dset < 0 ? HADDR_UNDEF : H5Dget_offset(dset);
+    ok = base != HADDR_UNDEF;
+  }
+  ~WideFile() {
+    if (dset >= 0) H5Dclose(dset);
+    if (file >= 0) H5Fclose(file);
+    if (fapl >= 0) H5Pclose(fapl);
+  }
+  const DatasetSpec spec;
+  const std::string path;
+  hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
+  haddr_t base = HADDR_UNDEF;
+  bool ok = false;
+};
+
 // The same bound over predictions: a strided pass (256 B of every 16 KiB row of a contiguous
 // dataset) is advised ahead as one span, at most half the pfio budget (2 MiB, the least, with AIMD
 // off: 1 MiB, 64 rows) past the reader, where 256 predicted rows (4 MiB) were the fixed limit.
 TEST_F(H5FDPrefetchTest, APredictedStridedPassStaysWithinHalfTheBudget) {
-  const DatasetSpec wide = {"wide", 21, 1024, 2048, 0, 0, false};  // 16 KiB rows, 16 MiB
-  const std::string path = dir_.path() + "/wide.h5";
-  ASSERT_TRUE(WriteFile(path, wide));
-  Evict(path);
-  H5FD_prefetch_config_t config;
-  ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
-  ASSERT_GE(H5FD_prefetch_config_set(&config, "budget", "2M"), 0);
-  ASSERT_GE(H5FD_prefetch_config_set(&config, "aimd", "off"), 0);
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  ASSERT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
-  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
-  ASSERT_GE(file, 0) << ErrorStack();
-  hid_t dset = H5Dopen2(file, wide.name, H5P_DEFAULT);
-  const haddr_t base = H5Dget_offset(dset);
-  ASSERT_NE(base, HADDR_UNDEF);
+  const WideFile w(dir_.path(), "wide.h5", 21, "2M", /*predict=*/true);
+  ASSERT_TRUE(w.ok) << ErrorStack();
+  const DatasetSpec &wide = w.spec;
+  const std::string &path = w.path;
+  const hid_t file = w.file, dset = w.dset;
+  const haddr_t base = w.base;
   // Rows 0-599, in strips of 100 rows (one read per row each); after each strip, what is cached
   // of rows 100 to 300 past the reader.
   uint64_t most = 0;
@@ -347,9 +372,6 @@ TEST_F(H5FDPrefetchTest, APredictedStridedPassStaysWithinHalfTheBudget) {
   EXPECT_GE(st.predicted_extents, 100u) << "the pass was not predicted";
   EXPECT_GE(most, 64u << 10) << "next to nothing was advised ahead";
   EXPECT_LE(most, (1u << 20) + (128u << 10)) << "advised past half the budget";
-  H5Dclose(dset);
-  H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 // Declared ranges the plan reads out of file order are advised even when dense: tiles of a
@@ -359,22 +381,10 @@ TEST_F(H5FDPrefetchTest, APredictedStridedPassStaysWithinHalfTheBudget) {
 // readahead never fetches (the reads jump a column of tiles at a time); these were left to it, so
 // the second half of the first column's rows were not cached when read.
 TEST_F(H5FDPrefetchTest, DenseRangesReadOutOfFileOrderAreAdvised) {
-  const DatasetSpec wide = {"wide", 22, 1024, 2048, 0, 0, false};  // 16 KiB rows, 16 MiB
-  const std::string path = dir_.path() + "/wide-tiles.h5";
-  ASSERT_TRUE(WriteFile(path, wide));
-  Evict(path);
-  H5FD_prefetch_config_t config;
-  ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
-  config.predict = 0;
-  ASSERT_GE(H5FD_prefetch_config_set(&config, "budget", "4M"), 0);
-  ASSERT_GE(H5FD_prefetch_config_set(&config, "aimd", "off"), 0);
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  ASSERT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
-  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
-  ASSERT_GE(file, 0) << ErrorStack();
-  hid_t dset = H5Dopen2(file, wide.name, H5P_DEFAULT);
-  const haddr_t base = H5Dget_offset(dset);
-  ASSERT_NE(base, HADDR_UNDEF);
+  const WideFile w(dir_.path(), "wide-tiles.h5", 22, "4M", /*predict=*/false);
+  ASSERT_TRUE(w.ok) << ErrorStack();
+  const DatasetSpec &wide = w.spec;
+  const hid_t dset = w.dset;
   for (hsize_t c = 0; c < 4; ++c) {  // 4 columns of 32 tiles, 4,096 rows of 256 B (1 MiB)
     for (hsize_t r = 0; r < 32; ++r) {
       hid_t space = Select(dset, {r * 32, c * 32, 32, 32});
@@ -389,14 +399,11 @@ TEST_F(H5FDPrefetchTest, DenseRangesReadOutOfFileOrderAreAdvised) {
   EXPECT_TRUE(Eventually([&] {
     cached = 0;
     for (hsize_t row = 512; row < 1024; ++row)
-      cached += Resident(path, base + row * 16384, 256) ? 1 : 0;
+      cached += Resident(w.path, w.base + row * 16384, 256) ? 1 : 0;
     return cached >= 500;
   })) << cached
       << " of 512 rows ahead cached";
   for (hsize_t r = 1; r < 32; ++r) ASSERT_EQ(ReadAndCheck(dset, wide, {r * 32, 0, 32, 32}), 0u);
-  H5Dclose(dset);
-  H5Fclose(file);
-  H5Pclose(fapl);
 }
 
 TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads) {
