@@ -1,5 +1,8 @@
-/* A growing list of pfio extents (what a declaration produces), and handing the declared
- * extents bound for pfio's engine over in one batch. */
+/* A growing list of pfio extents (what a declaration produces), handing the declared extents
+ * bound for pfio's engine over in one batch, and dropping index pages from the page cache where
+ * they lie in a dense run (for the engine's page-cache kind here, and the driver's own advice,
+ * H5FDprefetch_advise.c, which sits above this file). */
+#include <fcntl.h>
 #include <stdlib.h>
 
 #include "H5FDprefetch_private.h"
@@ -36,6 +39,42 @@ void H5FD__prefetch_extents_push(extent_list *list, int32_t file, uint64_t offse
         return;
     }
     H5FD__prefetch_extents_append(list, &e);
+}
+
+/* Drops from the page cache the pages of index nodes read while declaring that lie in
+ * [start, end). Declaring a chunked selection makes HDF5 search the chunk index, whose nodes lie
+ * between the chunks (HDF5 allocates them as the chunks are written). Cached, they break the
+ * kernel's readahead of a dense run of chunks: a readahead window that meets a cached page
+ * submits what it has and loses its mark for the next window, and the stream starts over with a
+ * small window at every node. Measured (128 KiB chunks, rows, declared): 0.55-0.76x sec2 with
+ * the nodes cached, 0.94-0.97x with them dropped. Only in dense runs: HDF5's metadata cache does
+ * not hold every node of a large index, and a node read again outside the readahead comes from
+ * the device once dropped (8 KiB chunks: columns declared went from 0.99x to 0.83-0.85x, and
+ * dropping each node's pages right after its read made declaring 65,536 tiles take 0.42 s
+ * instead of 0.17 s). */
+void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint64_t end)
+{
+    H5FD_prefetch_extents_t *pages = &file->index_pages;
+    size_t lo = 0, hi;
+    if (pages->count == 0)
+        return;
+    if (file->index_pages_sorted != pages->count) {
+        H5FD__prefetch_extents_sort_and_join(pages, 0);
+        file->index_pages_sorted = pages->count;
+    }
+    hi = pages->count;
+    while (lo < hi) { /* the first noted run that ends after start */
+        size_t mid = lo + (hi - lo) / 2;
+        if (pages->items[mid].offset + pages->items[mid].length <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < pages->count && pages->items[lo].offset < end; ++lo) {
+        (void)posix_fadvise(file->fd, (off_t)pages->items[lo].offset,
+                            (off_t)pages->items[lo].length, POSIX_FADV_DONTNEED);
+        ++file->stats.index_drops;
+    }
 }
 
 #define DENSE_RUN ((uint64_t)1 << 20)

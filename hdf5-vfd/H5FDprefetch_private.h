@@ -284,7 +284,7 @@ int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
  * was one of the extents); forget everything (after a refresh). */
 int H5FD__prefetch_advise_append(H5FD_prefetch_t *file, const pfio_extent *e);
 /* Drops from the page cache the pages of index nodes read while declaring that lie in
- * [start, end) (H5FDprefetch_advise.c has the why). */
+ * [start, end) (H5FDprefetch_extents.c has the why). */
 void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint64_t end);
 int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size);
 void H5FD__prefetch_advise_clear(H5FD_prefetch_t *file);
