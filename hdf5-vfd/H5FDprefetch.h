@@ -67,8 +67,8 @@ typedef struct H5FD_prefetch_config_t {
 /* Counters of one open file: pfio's own, and the driver's. Fields are only ever added at the
  * end (sieve_switches and sieved_reads came with pfio 0.2's sieve for random readers; the
  * index_* fields and chunk_map_hits with 0.3.1, sweeps and sweep_advised with 0.3.2; `engine`
- * grows with pfio_stats, by advised_now and the fields after it since the driver's advice went
- * through its pfio context), and the driver fills the struct of its own header: a program built
+ * grows with pfio_stats, by advised_now and the fields after it with 0.4.0, when the driver's
+ * advice went through its pfio context), and the driver fills the struct of its own header: a program built
  * against an older header must be rebuilt before it runs with a newer libpfio_hdf5 (the soname
  * stays 0 while pfio is below 1.0). In a child of fork() `engine` is all zeros (the context is
  * the parent's). */

@@ -26,8 +26,8 @@
  * runs against a newer (or older) libpfio than it was built with. Within one major version the
  * library keeps the calls and the meaning of every key of older minor versions. */
 #define PFIO_VERSION_MAJOR 0
-#define PFIO_VERSION_MINOR 3
-#define PFIO_VERSION_PATCH 2
+#define PFIO_VERSION_MINOR 4
+#define PFIO_VERSION_PATCH 0
 #define PFIO_VERSION_NUMBER \
   ((PFIO_VERSION_MAJOR << 16) | (PFIO_VERSION_MINOR << 8) | PFIO_VERSION_PATCH)
 
