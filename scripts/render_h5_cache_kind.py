@@ -54,8 +54,8 @@ def main():
     m = json.load(open(os.path.join(RESULTS, "machine.json")))
     body = [BEGIN, "", "## HDF5 through the engine's page-cache kind", "",
             "`bash scripts/run-h5-cache-kind.sh` (%s, at %s): `pfio-h5bench` with %d x %d "
-            "uint64 datasets (%d MiB each) on %s (%d cores, Linux %s, HDF5 %s), one invocation "
-            "per target, %d rounds, methods alternating, every run its own process with the file "
+            "uint64 datasets (%d MiB each) on %s (%d cores, Linux %s, HDF5 %s), %s "
+            "per target, %d rounds each, methods alternating, every run its own process with the file "
             "evicted first and every value checked; medians of MiB/s from `H5Fopen` to the last "
             "value checked. `driver`: the HDF5 driver's default (`engine_min = never`: its own "
             "page-cache path: it chooses the advice, which its pfio context's advice thread "
@@ -65,7 +65,9 @@ def main():
             "driver's default. "
             "Undeclared reads are predicted; declared ones use `H5FD_prefetch_declare`." % (
                 m["date"], m["commit"], m["rows"], m["rows"], m["rows"] * m["rows"] * 8 >> 20,
-                m["cpu"], m["cores"], m["kernel"], m["hdf5"], m["rounds"])]
+                m["cpu"], m["cores"], m["kernel"], m["hdf5"],
+                "one invocation" if m.get("invocations", 1) == 1
+                else "%d invocations in a row" % m["invocations"], m["rounds"])]
     for target in ("disk", m["profile"]):
         loaded = load(target)
         if loaded is None:

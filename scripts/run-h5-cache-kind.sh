@@ -8,7 +8,7 @@
 # per round, every run its own process, the file evicted before it, every value checked). Then
 # docs/benchmarks.md's section "HDF5 through the engine's page-cache kind" from
 # docs/results/h5-cache-kind/ (scripts/render_h5_cache_kind.py).
-# usage: bash scripts/run-h5-cache-kind.sh  (env: ROWS=4096 ROUNDS=3 PROFILE=pfs
+# usage: bash scripts/run-h5-cache-kind.sh  (env: ROWS=4096 ROUNDS=3 INVOCATIONS=2 PROFILE=pfs
 #        DATASETS=c8k,c128k,contig PATTERNS=tiles,columns,rows)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,7 @@ out=docs/results/h5-cache-kind
 rm -rf "$out"
 mkdir -p "$out"
 pfio_machine_extra="\"commit\": \"$commit\""
+export INVOCATIONS=${INVOCATIONS:-2}
 pfio_h5bench_targets "$out" "$profile" "$rows" "$rounds" --datasets "$datasets" \
   --patterns "$patterns" --methods "$methods"
 /usr/bin/python3 scripts/render_h5_cache_kind.py
