@@ -11,16 +11,16 @@ source scripts/lib/disk-and-testbed.sh
 pfio_h5bench_targets() {
   local out=$1 profile=$2 rows=$3 rounds=$4 target file hdf5
   shift 4
-  local data=$PWD/build/pfio-h5bench-$rows.h5
-  # Made (or checked) on the disk first: the test bed serves it read-only.
-  build/bench/pfio-h5bench --file "$data" --rows "$rows" --datasets c8k --patterns rows \
-    --methods sec2-cached --quiet >/dev/null
-  pfio_disk_and_testbed "$out" "$profile" "$data"
   local invocations=${INVOCATIONS:-1} i
   case $invocations in '' | *[!0-9]* | 0)
     echo "pfio_h5bench_targets: INVOCATIONS = $invocations: expected a whole number, 1 or more" >&2
     return 2 ;;
   esac
+  local data=$PWD/build/pfio-h5bench-$rows.h5
+  # Made (or checked) on the disk first: the test bed serves it read-only.
+  build/bench/pfio-h5bench --file "$data" --rows "$rows" --datasets c8k --patterns rows \
+    --methods sec2-cached --quiet >/dev/null
+  pfio_disk_and_testbed "$out" "$profile" "$data"
   for target in "${pfio_targets[@]}"; do
     file=$data
     [ "$target" = disk ] || file=$pfio_served
