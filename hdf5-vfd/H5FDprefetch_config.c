@@ -3,7 +3,6 @@
  * context is made from. Every
  * value is checked by pfio's own parser, so a key means and accepts here what it does everywhere
  * else (pfio_config_set, PFIO_* variables, prefetch_* hints). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "H5FDprefetch_private.h"

@@ -285,34 +285,30 @@ Status Context::RefreshLocked(Lock &lock, int32_t id, const char *doing) {
 
 // ---- reads -------------------------------------------------------------------------------------
 
-Status Context::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread) {
+template <class ReadFn>
+Status Context::Reading(uint64_t *nread, ReadFn read) {
   Lock lock(mu_);
   Status s = RevalidateIfDue(lock);
   if (!s.ok()) {
     *nread = 0;
     return s;
   }
-  return read_path_.Read(lock, id, buf, offset, length, nread);
+  return read(lock);
+}
+
+Status Context::Read(int32_t id, void *buf, uint64_t offset, uint64_t length, uint64_t *nread) {
+  return Reading(nread,
+                 [&](Lock &lock) { return read_path_.Read(lock, id, buf, offset, length, nread); });
 }
 
 Status Context::ReadV(int32_t id, const pfio_read_piece *pieces, size_t count, uint64_t *nread) {
-  Lock lock(mu_);
-  Status s = RevalidateIfDue(lock);
-  if (!s.ok()) {
-    *nread = 0;
-    return s;
-  }
-  return read_path_.ReadV(lock, id, pieces, count, nread);
+  return Reading(nread,
+                 [&](Lock &lock) { return read_path_.ReadV(lock, id, pieces, count, nread); });
 }
 
 Status Context::ReadDone(int32_t id, uint64_t offset, uint64_t length, uint64_t *nread) {
-  Lock lock(mu_);
-  Status s = RevalidateIfDue(lock);
-  if (!s.ok()) {
-    *nread = 0;
-    return s;
-  }
-  return read_path_.ReadDone(lock, id, offset, length, nread);
+  return Reading(nread,
+                 [&](Lock &lock) { return read_path_.ReadDone(lock, id, offset, length, nread); });
 }
 
 Status Context::Release(int32_t id, uint64_t offset, uint64_t length) {

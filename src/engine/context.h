@@ -130,6 +130,11 @@ class Context : private ReadPath::Host {
   // Seconds: the backend's virtual clock, or the steady clock.
   double Now() const override { return clock_ ? clock_->Now() : SteadySeconds(); }
 
+  // Read, ReadV, ReadDone: the lock, files changed on disk looked at (file_changes.cc), then
+  // `read` with the lock held; *nread is 0 when the look fails.
+  template <class ReadFn>
+  Status Reading(uint64_t *nread, ReadFn read);
+
   // The flows (context_flow.cc; lock held).
   void PruneQueue();
   void Wake();

@@ -32,16 +32,6 @@ Status ReadPath::Read(Lock &lock, int32_t id, void *buf, uint64_t offset, uint64
 
 Status ReadPath::ReadDone(Lock &lock, int32_t id, uint64_t offset, uint64_t length,
                           uint64_t *nread) {
-  *nread = 0;
-  Status s = files_->Check(id, "file");
-  if (!s.ok()) return s;
-  if (files_->handle(id).buffer != PFIO_BUFFER_CACHE) {
-    return Status::Invalid(
-        Format("file %d (%s) is of the reorder-buffer kind (buffer = engine): its prefetched "
-               "bytes are in pfio's buffer, so read them with pfio_read; pfio_read_done is for "
-               "files opened with buffer = cache",
-               id, files_->handle(id).path.c_str()));
-  }
   return ReadOne(lock, id, nullptr, offset, length, nread, nullptr);
 }
 
@@ -51,6 +41,13 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
   Status s = files_->Check(id, "file");
   if (!s.ok()) return s;
   const bool caller_reads = run == nullptr;  // ReadDone: the plan moves, nothing is read
+  if (caller_reads && files_->handle(id).buffer != PFIO_BUFFER_CACHE) {
+    return Status::Invalid(
+        Format("file %d (%s) is of the reorder-buffer kind (buffer = engine): its prefetched "
+               "bytes are in pfio's buffer, so read them with pfio_read; pfio_read_done is for "
+               "files opened with buffer = cache",
+               id, files_->handle(id).path.c_str()));
+  }
   if (buf == nullptr && length > 0 && !caller_reads) {
     return Status::Invalid(Format("buf = NULL with length = %llu: expected a buffer", (ull)length));
   }
