@@ -39,51 +39,65 @@ void AccessPlan::Append(const Extent *extents, size_t count) {
   for (size_t i = 0; i < count; ++i) AppendOne(extents[i]);
 }
 
-size_t AccessPlan::Seek(uint64_t index) const {
-  if (cursor_run_ >= runs_.size() || cursor_run_ == 0) {
-    cursor_run_ = 0;
-    cursor_first_ = front_;
+AccessPlan::Cursor AccessPlan::Seek(uint64_t index) const {
+  auto distance = [index](const Cursor &c) {
+    return index >= c.first ? index - c.first : c.first - index;
+  };
+  // The cursor to move: the nearer one.
+  Cursor *moved = distance(cursors_[0]) <= distance(cursors_[1]) ? &cursors_[0] : &cursors_[1];
+  Cursor c = *moved;
+  const Cursor first{0, front_}, last{runs_.size() - 1, end_index() - runs_.back().count};
+  if (distance(first) < distance(c)) c = first;
+  if (distance(last) < distance(c)) c = last;
+  while (index < c.first) {
+    --c.run;
+    c.first -= runs_[c.run].count;
   }
-  while (index < cursor_first_) {
-    --cursor_run_;
-    cursor_first_ -= runs_[cursor_run_].count;
+  while (index >= c.first + runs_[c.run].count) {
+    c.first += runs_[c.run].count;
+    ++c.run;
   }
-  while (index >= cursor_first_ + runs_[cursor_run_].count) {
-    cursor_first_ += runs_[cursor_run_].count;
-    ++cursor_run_;
-  }
-  return cursor_run_;
+  *moved = c;
+  return c;
 }
 
 Extent AccessPlan::at(uint64_t index) const {
-  const size_t r = Seek(index);
-  return runs_[r].nth(index - cursor_first_);
+  const Cursor c = Seek(index);
+  return runs_[c.run].nth(index - c.first);
 }
 
 void AccessPlan::TruncateFrom(uint64_t index) {
   if (index < front_) index = front_;
   if (index >= end_index()) return;
-  const size_t r = Seek(index);
-  const uint64_t keep = index - cursor_first_;  // of run r
-  runs_[r].count = static_cast<uint32_t>(keep);
-  runs_.erase(runs_.begin() + static_cast<std::ptrdiff_t>(r) + (keep > 0 ? 1 : 0), runs_.end());
+  const Cursor c = Seek(index);
+  const uint64_t keep = index - c.first;  // of run c.run
+  runs_[c.run].count = static_cast<uint32_t>(keep);
+  runs_.erase(runs_.begin() + static_cast<std::ptrdiff_t>(c.run) + (keep > 0 ? 1 : 0), runs_.end());
   size_ = index - front_;
-  cursor_run_ = 0;
-  cursor_first_ = front_;
+  ResetCursors();
 }
 
 void AccessPlan::DropFront() {
   Run &f = runs_.front();
-  if (--f.count == 0) {
+  const bool popped = --f.count == 0;
+  if (popped) {
     runs_.pop_front();
   } else {
     f.offset += f.stride;
   }
   ++front_;
   --size_;
-  // Every run keeps its first index, but positions in runs_ may have moved: start over.
-  cursor_run_ = 0;
-  cursor_first_ = front_;
+  // Every run keeps its first index; positions in runs_ move down by one when the front run
+  // left. The cursor stays where it was: starting over cost at(end()) a walk over every run in
+  // the window at each consumption (a fifth of the CPU time of 16,384 reads of 8 KiB chunks in
+  // random order, one run each).
+  for (Cursor &c : cursors_) {
+    if (c.run == 0) {
+      c.first = front_;
+    } else if (popped) {
+      --c.run;
+    }
+  }
 }
 
 void AccessPlan::ConsumeFront() {
@@ -117,8 +131,7 @@ std::vector<size_t> AccessPlan::RemoveIf(const std::function<bool(const Extent &
       }
     }
   }
-  cursor_run_ = 0;
-  cursor_first_ = front_;
+  ResetCursors();
   return removed;
 }
 

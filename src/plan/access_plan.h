@@ -74,15 +74,22 @@ class AccessPlan {
 
   void AppendOne(const Extent &e);
   void DropFront();  // the front extent, consumed or skipped
-  // Moves the cursor to the run holding `index` and returns its position in runs_.
-  size_t Seek(uint64_t index) const;
+  // Where a run is: its position in runs_ and the absolute index of its first extent.
+  struct Cursor {
+    size_t run;
+    uint64_t first;
+  };
+  // The run holding `index`, found from the nearest of the two cursors, the first run and the
+  // last; the cursor it started from (or the farther one) is moved there. Two cursors, because
+  // the engine asks for both ends of its window in turn (the front it reads, the end it plans
+  // from): one cursor walked the whole window twice per read on plans of single extents.
+  Cursor Seek(uint64_t index) const;
+  void ResetCursors() const { cursors_[0] = cursors_[1] = Cursor{0, front_}; }
 
   std::deque<Run> runs_;
   uint64_t front_ = 0;
   uint64_t size_ = 0;
-  // Where the last Seek ended: runs_[cursor_run_] starts at absolute index cursor_first_.
-  mutable size_t cursor_run_ = 0;
-  mutable uint64_t cursor_first_ = 0;
+  mutable Cursor cursors_[2] = {{0, 0}, {0, 0}};  // where the last Seeks ended
   std::optional<Extent> last_mark_;
   std::vector<Extent> since_mark_;  // consumed after last_mark_, in order (bounded)
 };
