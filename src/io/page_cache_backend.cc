@@ -147,12 +147,6 @@ AheadCounts PageCacheBackend::ahead_counts() const {
 
 Status PageCacheBackend::Submit(IoRequest *req) {
   if (!Cached(*req->file)) return BackendWrapper::Submit(req);
-  if (!req->file->remote) {
-    const int rc = AdviseWillneed(req);
-    std::lock_guard<std::mutex> lock(mu_);
-    FinishLocked(req, rc);
-    return Status::Ok();
-  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     queued_.push_back(req);
