@@ -230,10 +230,46 @@ TEST(PageCacheKind, WithReleasePagesThePlanReadLeaveTheCache) {
 // read earlier or what another reader of the file needs next (on the 2 ms test bed, releasing
 // them made tiles re-read a quarter of the file). Pages the plan read are kept as well (no
 // cache_release); an eviction after a budget cut is what gives pages back.
+// The page-cache kind advises in batches: half the room (the budget) advised and unread at most,
+// advised again when half of that is left, so that the reads of one batch overlap the next one's
+// advice. Counted per plan entry read, not per piece.
+TEST(PageCacheKind, AdviceGoesOutInBatchesRefilledAtHalf) {
+  ColdFile file(48 * kMiB, 29);
+  test::Context c(CacheKind(8 * kMiB));
+  const int32_t f = c.Open(file.path);
+  std::vector<pfio_extent> plan;  // 192 blocks 256 KiB apart: no two advised as one span
+  for (uint64_t k = 0; k < 192; ++k) plan.push_back({f, 0, k * 4 * kBlock, kBlock});
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  // Blocks are admitted while fewer than half the budget's bytes are unread.
+  const uint64_t half = c.Stats().budget_bytes / 2;
+  const size_t batch = (half + kBlock - 1) / kBlock;
+  ASSERT_GT(batch, 32u);
+  ASSERT_LT(batch, 96u);
+  const size_t refill = batch - half / 2 / kBlock;  // blocks read when half of it is left
+  const pfio_extent *p = plan.data();
+  auto resident = [&](size_t from, size_t to) { return file.ResidentBytesOf(p + from, p + to); };
+  ASSERT_TRUE(test::Eventually([&] { return resident(0, batch) == batch * kBlock; }))
+      << resident(0, batch) << " of " << batch << " blocks";
+  EXPECT_EQ(resident(batch, 192), 0u) << "only the first batch";
+  test::ReadAll(c, {plan.begin(), plan.begin() + refill - 1}, 29);
+  EXPECT_EQ(c.Stats().windows, 1u) << "more than half of the batch left: no advice yet";
+  test::ReadAll(c, {plan.begin() + refill - 1, plan.begin() + refill}, 29);
+  EXPECT_EQ(c.Stats().windows, 2u) << "half left: the batch is filled again";
+  const size_t next = refill + batch;  // the unread blocks are a batch again
+  ASSERT_TRUE(test::Eventually([&] { return resident(batch, next) == refill * kBlock; }))
+      << resident(batch, next) << " of " << refill << " blocks";
+  EXPECT_EQ(resident(next, 192), 0u) << "filled up to the batch, no further";
+  test::ReadAll(c, {plan.begin() + refill, plan.end()}, 29);
+  const pfio_stats s = c.Stats();
+  EXPECT_EQ(s.hits, plan.size());
+  EXPECT_LE(s.memory_peak, 8 * kMiB);
+}
+
 TEST(PageCacheKind, APlanDroppedUnreadLeavesTheBudgetAndItsPagesStay) {
   ColdFile file(16 * kMiB, 19);
   test::Context c(CacheKind(8 * kMiB));
-  const std::vector<pfio_extent> plan = PlanBlocks(c, file, 64, 21);  // 4 MiB, all advised
+  const std::vector<pfio_extent> plan =
+      PlanBlocks(c, file, 32, 21);  // 2 MiB: one batch (half the budget), all advised
   std::vector<char> buf(kBlock);
   uint64_t n = 0;
   ASSERT_EQ(pfio_read(c.ctx, plan[0].file, buf.data(), plan[0].offset, kBlock, &n), PFIO_OK);
@@ -241,14 +277,14 @@ TEST(PageCacheKind, APlanDroppedUnreadLeavesTheBudgetAndItsPagesStay) {
   uint64_t advised = 0;
   test::Eventually([&] {
     return (advised = file.ResidentBytesOf(plan.data() + 1, plan.data() + plan.size())) ==
-           63 * kBlock;
+           31 * kBlock;
   });
-  ASSERT_EQ(advised, 63 * kBlock) << "the plan's blocks were advised in";
+  ASSERT_EQ(advised, 31 * kBlock) << "the plan's blocks were advised in";
   ASSERT_GT(c.Stats().memory_in_use, 0u);
   pfio_extent none{};
   ASSERT_EQ(pfio_plan_replace(c.ctx, &none, 0), PFIO_OK) << pfio_last_error();
   EXPECT_EQ(c.Stats().memory_in_use, 0u) << "dropped: no longer charged";
-  EXPECT_EQ(file.ResidentBytesOf(plan.data(), plan.data() + plan.size()), 64 * kBlock)
+  EXPECT_EQ(file.ResidentBytesOf(plan.data(), plan.data() + plan.size()), 32 * kBlock)
       << "no DONTNEED of what was dropped unread";
   EXPECT_EQ(c.Stats().hits, 1u);
 }

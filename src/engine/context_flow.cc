@@ -11,6 +11,8 @@ namespace pfio {
 namespace {
 // A run handed to readahead needs only this many entries of look-ahead to see where it ends.
 constexpr size_t kPassthroughAhead = 64;
+// The most the page-cache kind holds advised and unconsumed, per context.
+constexpr uint64_t kCacheBatch = 64ull << 20;
 }  // namespace
 
 void Context::PruneQueue() {
@@ -33,6 +35,19 @@ void Context::Refill(bool force) {
   }
   admission_.Sample(Now());
   const uint64_t room = memory_.prefetch_budget();
+  uint64_t unread_cap = UINT64_MAX;
+  if (cfg_.window_mode != PFIO_WINDOW_BATCH &&
+      files_.handle(window_.plan().at(window_.end()).file).buffer == PFIO_BUFFER_CACHE) {
+    // The page-cache kind advises in batches: the planned bytes advised and not yet consumed
+    // (the window's unread entries) fill up to kCacheBatch, or half the room when that is
+    // less, and are filled again when half of that is left; the budget bounds them with the
+    // gaps their advice joins. One window of the whole budget, advised in file order, made a
+    // column pass over a file wait for nearly the whole file before its first column (declared
+    // 8 KiB chunks by column: 0.68x the HDF5 driver's own batches); a batch's reads now overlap
+    // the next batch's advice.
+    unread_cap = std::min(kCacheBatch, std::max(kPage, room / 2));
+    if (!force && !window_.empty() && 2 * window_.unread_bytes() > unread_cap) return;
+  }
   // The page-cache kind's requests charge the gaps they advise (partition/request_builder.h),
   // which the window does not see: it plans less by the last window's ratio.
   const uint64_t budget = static_cast<uint64_t>(
@@ -47,7 +62,7 @@ void Context::Refill(bool force) {
   if (window_.TakeSequentialRun(room, min_run)) return;
   const uint64_t first_new = window_.end();
   Window::NewRanges pending;
-  window_.Plan(budget, &pending);
+  window_.Plan(budget, &pending, unread_cap);
   // Page-cache files: the new ranges joined into spans, one piece (and one advice) each, gaps
   // included (partition/request_builder.h).
   RangesByFile buffered, advised;

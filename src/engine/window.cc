@@ -63,7 +63,7 @@ bool Window::InReadahead(const Extent &e) const {
   return it != v.begin() && std::prev(it)->first <= e.offset && e.end() <= std::prev(it)->second;
 }
 
-void Window::Plan(uint64_t budget, NewRanges *pending) {
+void Window::Plan(uint64_t budget, NewRanges *pending, uint64_t unread_cap) {
   budget_ = budget;
   uint64_t passed = 0;  // bytes handed to readahead: at most a budget's worth, as runs are
   while (has_more()) {
@@ -73,7 +73,7 @@ void Window::Plan(uint64_t budget, NewRanges *pending) {
       entries_.push_back(Entry{{}, true});
       continue;
     }
-    if (!Admit(end(), pending)) break;
+    if (unread_bytes_ >= unread_cap || !Admit(end(), pending)) break;
   }
 }
 
@@ -117,6 +117,8 @@ bool Window::Admit(uint64_t index, NewRanges *pending) {
   ++pending->entries;
   for (const Piece *p : have) pending->shared.insert(p);
   entries_.emplace_back();  // references are filled in once the pieces exist
+  entries_.back().bytes = e.length;
+  unread_bytes_ += e.length;
   return true;
 }
 
@@ -147,6 +149,7 @@ uint64_t Window::ConsumeFront() {
   PieceRefs refs;
   if (!entries_.empty()) {
     refs = std::move(entries_.front().refs);
+    unread_bytes_ -= entries_.front().bytes;
     entries_.pop_front();
   }
   plan_.ConsumeFront();
@@ -157,6 +160,7 @@ uint64_t Window::SkipFront() {
   uint64_t wasted = 0;
   if (!entries_.empty()) {
     wasted = Drop(entries_.front().refs);
+    unread_bytes_ -= entries_.front().bytes;
     entries_.pop_front();
   }
   plan_.SkipFront();
@@ -180,6 +184,7 @@ uint64_t Window::RemoveIf(const std::function<bool(const Extent &)> &pred) {
   for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
     if (*it >= entries_.size()) continue;
     wasted += Drop(entries_[*it].refs);
+    unread_bytes_ -= entries_[*it].bytes;
     entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(*it));
   }
   return wasted;
@@ -191,6 +196,7 @@ std::deque<Window::Entry> Window::ReplaceAfter(uint64_t keep,
   if (keep < entries_.size()) {
     const auto first = entries_.begin() + static_cast<std::ptrdiff_t>(keep);
     old.assign(std::make_move_iterator(first), std::make_move_iterator(entries_.end()));
+    for (const Entry &entry : old) unread_bytes_ -= entry.bytes;
     entries_.erase(first, entries_.end());
   }
   plan_.TruncateFrom(plan_.front_index() + keep);
@@ -219,6 +225,7 @@ uint64_t Window::DropEntries(std::deque<Entry> *entries) {
 
 uint64_t Window::Clear() {
   plan_.TruncateFrom(plan_.front_index());
+  unread_bytes_ = 0;
   return DropEntries(&entries_);
 }
 

@@ -32,6 +32,7 @@ class Window {
   struct Entry {
     PieceRefs refs;
     bool passthrough = false;
+    uint64_t bytes = 0;  // the plan entry's length when it was admitted (0: passthrough)
   };
   // The pages a refill will fetch, per file; `bytes` counts them once.
   struct NewRanges {
@@ -62,6 +63,10 @@ class Window {
   }
   // What the window being planned may use (set by Plan).
   uint64_t budget() const { return budget_; }
+  // The bytes of the admitted entries not yet consumed (passthrough ones excluded): what the
+  // page-cache kind has advised and nobody read yet, counted per entry, not per piece (a piece
+  // spanning a batch's columns stays until its last column is read).
+  uint64_t unread_bytes() const { return unread_bytes_; }
 
   // If the plan continues at end() with a sequential run (contiguous, ascending, at least
   // min_run bytes and reaching `limit` or the plan's end, or continuing a run already handed
@@ -72,10 +77,11 @@ class Window {
   // passthrough, left to the kernel's readahead. Replaces the previous ranges.
   void SetReadahead(const std::vector<Extent> &ranges);
 
-  // Admits entries from end() while they fit `budget`; their new byte ranges go to *pending.
-  // Entries inside the readahead ranges are added as passthrough, at no cost to the budget.
-  // The caller creates the pieces for them, then calls AssignRefs(first new index).
-  void Plan(uint64_t budget, NewRanges *pending);
+  // Admits entries from end() while they fit `budget` and unread_bytes() stays below
+  // `unread_cap`; their new byte ranges go to *pending. Entries inside the readahead ranges are
+  // added as passthrough, at no cost to the budget. The caller creates the pieces for them, then
+  // calls AssignRefs(first new index).
+  void Plan(uint64_t budget, NewRanges *pending, uint64_t unread_cap = UINT64_MAX);
   void AssignRefs(uint64_t first_new);
 
   // The front entry was read. Returns bytes wasted (read, never served) by dropping its refs.
@@ -122,6 +128,7 @@ class Window {
   // Per file, the readahead ranges [begin, end), sorted and merged.
   std::unordered_map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>> readahead_;
   uint64_t budget_ = 0;
+  uint64_t unread_bytes_ = 0;
   // Admit's scratch space, kept so that admitting an entry allocates nothing.
   std::vector<Piece *> have_;
   std::vector<std::pair<uint64_t, uint64_t>> gaps_;
