@@ -256,8 +256,6 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
     free(file->index_pages.items);
     free(file->index_children.items);
     free(file->name);
-    free(file->advice.items);
-    free(file->advice.batch);
     H5FD__prefetch_predictor_free(file);
     free(file->probe_buffer);
     if (close(file->fd) < 0) {

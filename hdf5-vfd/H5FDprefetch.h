@@ -55,12 +55,14 @@ typedef struct H5FD_prefetch_config_t {
                           at 1 the key "predict" (settings, PFIO_PREDICT) decides */
     int32_t nsettings; /* settings[0 .. nsettings) are in force */
     H5FD_prefetch_setting_t settings[H5FD_PREFETCH_SETTINGS_MAX];
-    /* Raw reads and declared extents of at least engine_min bytes go through pfio's engine
-     * (O_DIRECT reads at queue depth into its reorder buffer, within the budget); smaller ones
-     * through the page cache, advised ahead of the reader. The default,
-     * H5FD_PREFETCH_ENGINE_NEVER, sends everything through the page cache: on this project's
-     * machine that was faster for every pattern (docs/hdf5-driver.md has the numbers). At the
-     * default the key "engine_min" (settings, PFIO_ENGINE_MIN: a size or "never") decides. */
+    /* Every declared extent is in pfio's plan. Where the engine holds the file in the page
+     * cache (the key "buffer" = cache, the driver's default), the driver reads declared extents
+     * smaller than engine_min itself from the page cache and tells pfio (pfio_read_done), and
+     * pfio reads (copies) those of at least engine_min; with buffer = engine (O_DIRECT reads into
+     * pfio's reorder buffer) pfio reads them all. The default, H5FD_PREFETCH_ENGINE_NEVER: the
+     * driver reads every one itself, which saves pfio's copy and its cost per read
+     * (docs/hdf5-driver.md has the numbers). At the default the key "engine_min" (settings,
+     * PFIO_ENGINE_MIN: a size or "never") decides. */
     uint64_t engine_min;
 } H5FD_prefetch_config_t;
 
@@ -68,10 +70,10 @@ typedef struct H5FD_prefetch_config_t {
  * end (sieve_switches and sieved_reads came with pfio 0.2's sieve for random readers; the
  * index_* fields and chunk_map_hits with 0.3.1, sweeps and sweep_advised with 0.3.2; `engine`
  * grows with pfio_stats, by advised_now and the fields after it with 0.4.0, when the driver's
- * advice went through its pfio context), and the driver fills the struct of its own header: a program built
- * against an older header must be rebuilt before it runs with a newer libpfio_hdf5 (the soname
- * stays 0 while pfio is below 1.0). In a child of fork() `engine` is all zeros (the context is
- * the parent's). */
+ * advice went through its pfio context), and the driver fills the struct of its own header: a
+ * program built against an older header must be rebuilt before it runs with a newer libpfio_hdf5
+ * (the soname stays 0 while pfio is below 1.0). In a child of fork() `engine` is all zeros (the
+ * context is the parent's). */
 typedef struct H5FD_prefetch_stats_t {
     pfio_stats engine;          /* the file's pfio context (hits, misses, bytes, budget) */
     uint64_t raw_reads;         /* raw-data reads that reached the driver */
@@ -86,8 +88,10 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t prediction_breaks; /* times a prediction was dropped because reads left it */
     uint64_t prediction_offs;   /* times the prediction switched itself off for missing */
     uint64_t prediction_shifts; /* times a run went on at a new phase (a gap between chunks) */
-    uint64_t advised_extents;   /* small declared extents advised into the page cache */
-    uint64_t advised_reads;     /* raw reads that were such an extent */
+    uint64_t advised_extents;   /* declared extents handed to pfio's page-cache kind (or, in a
+                                   child of fork(), advised by the child itself) */
+    uint64_t advised_reads;     /* raw reads of declared extents the driver read itself from
+                                   the page cache */
     uint64_t unplanned_reads;   /* raw reads nothing declared or predicted, served as sec2
                                    would serve them (page cache), not through pfio */
     uint64_t sieve_switches;    /* times HDF5's data sieve was switched on or off (read-only

@@ -422,12 +422,9 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
                              "no memory for the %zu extents of the selection", list.count);
         goto done;
     }
-    for (i = 0; i < list.count; ++i) /* extents for pfio: it must know the file's size */
-        if (list.items[i].length >= file->config.engine_min) {
-            if (H5FD__prefetch_engine(file, __func__) < 0)
-                goto done;
-            break;
-        }
+    /* Every declared extent goes to pfio's plan, which must know the file's size. */
+    if (list.count > 0 && H5FD__prefetch_engine(file, __func__) < 0)
+        goto done;
     clip_to_engine(file, &list);
     if (!file->declared) { /* the application's plan replaces what was predicted */
         pfio_extent none = {0, 0, 0, 0};
@@ -436,12 +433,8 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         H5FD__prefetch_predictor_reset(file);
         file->declared = 1;
     }
-    for (i = 0; i < list.count; ++i) { /* no joining across selections: each is read alone */
-        if (list.items[i].length >= file->config.engine_min)
-            H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
-        else if (H5FD__prefetch_advise_append(file, &list.items[i]) < 0)
-            file->pending.failed = 1;
-    }
+    for (i = 0; i < list.count; ++i) /* no joining across selections: each is read alone */
+        H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
     if (file->pending.failed) {
         H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for %zu declared extents",
                              file->pending.count);

@@ -118,6 +118,18 @@ int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
         return 0;
     if (H5FD__prefetch_engine(file, func) < 0)
         return -1;
+    if (file->page_cache_kind || H5FD__prefetch_engine_inherited(file))
+        file->stats.advised_extents += file->pending.count;
+    if (H5FD__prefetch_engine_inherited(file)) {
+        /* A child of fork(): its parent's context refuses it. The child advises its declared
+         * extents itself, in file order, and reads them from the page cache. */
+        H5FD__prefetch_extents_sort_and_join(&file->pending, 0);
+        for (size_t i = 0; i < file->pending.count; ++i)
+            H5FD__prefetch_willneed(file, file->pending.items[i].offset,
+                                    file->pending.items[i].length);
+        file->pending.count = 0;
+        return 0;
+    }
     leave_dense_runs(file);
     status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
     file->pending.count = 0;

@@ -38,23 +38,10 @@ typedef struct H5FD_prefetch_extents_t {
     int failed; /* an allocation failed: the list is incomplete */
 } H5FD_prefetch_extents_t;
 
-/* How far the page-cache path advises ahead of the reader at most (H5FDprefetch_advise.c): less
- * when half the pfio budget is less (H5FD__prefetch_advice_window). */
+/* How far advice outside the plan (predictions, sweeps) reaches ahead of the reader at most
+ * (H5FDprefetch_advise.c): less when half the pfio budget is less (H5FD__prefetch_advice_window).
+ */
 #define H5FD_PREFETCH_ADVISE_AHEAD ((uint64_t)64 << 20)
-
-/* The small declared extents in plan order, and how far reading and advising got. */
-typedef struct H5FD_prefetch_advice_t {
-    pfio_extent *items;
-    size_t count, capacity;
-    size_t next_read;     /* the first extent not read yet */
-    size_t next_advise;   /* the first extent not advised yet (>= next_read) */
-    uint64_t ahead_bytes; /* bytes advised and not read yet */
-    uint64_t window;      /* how many may be, as last asked for (H5FD__prefetch_advice_window) */
-    uint64_t last_end;    /* where the last advised range ended */
-    size_t last_index;    /* the plan index of its last extent in file order */
-    struct H5FD_prefetch_advice_slot_t *batch; /* scratch: one batch's extents by offset */
-    size_t batch_capacity;
-} H5FD_prefetch_advice_t;
 
 /* One open file. The descriptor is the file as sec2 would see it (metadata, writes, truncation,
  * H5Fget_vfd_handle); the pfio context reads raw data ahead, through its own descriptor. */
@@ -108,9 +95,6 @@ typedef struct H5FD_prefetch_t {
      * read, so an application that declares one small selection at a time pays pfio's per-call
      * planning cost once per batch, not once per selection. */
     H5FD_prefetch_extents_t pending;
-
-    /* Declared extents too small for pfio, read through the page cache. */
-    H5FD_prefetch_advice_t advice;
 
     /* Set while H5FD_prefetch_declare looks up the chunks of a selection. The pages of the index
      * nodes HDF5 reads meanwhile are noted in index_pages (the first index_pages_sorted of them
@@ -279,19 +263,13 @@ void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file);
 /* Hands the pending declared extents to pfio. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
 
-/* The page-cache path (H5FDprefetch_advise.c): append a small declared extent (0, or -1 when
- * memory ran out); note a raw read of [addr, addr+size) and advise further ahead (1 when the read
- * was one of the extents); forget everything (after a refresh). */
-int H5FD__prefetch_advise_append(H5FD_prefetch_t *file, const pfio_extent *e);
 /* Drops from the page cache the pages of index nodes read while declaring that lie in
  * [start, end) (H5FDprefetch_extents.c has the why). */
 void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint64_t end);
-int H5FD__prefetch_advise_read(H5FD_prefetch_t *file, haddr_t addr, size_t size);
-void H5FD__prefetch_advise_clear(H5FD_prefetch_t *file);
-/* posix_fadvise(WILLNEED) of [offset, offset + length), by the advice thread of the file's pfio
- * context (H5FDprefetch_advise.c). */
-/* The bytes the page-cache path may hold advised and unread: H5FD_PREFETCH_ADVISE_AHEAD, or half
- * the pfio budget now when that is less (H5FDprefetch_advise.c). */
+/* The bytes advice outside the plan may hold advised and unread: H5FD_PREFETCH_ADVISE_AHEAD, or
+ * half the pfio budget now when that is less; and posix_fadvise(WILLNEED) of
+ * [offset, offset + length) by the advice thread of the file's pfio context
+ * (H5FDprefetch_advise.c). */
 uint64_t H5FD__prefetch_advice_window(H5FD_prefetch_t *file);
 void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t length);
 

@@ -89,7 +89,6 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
     H5FD__prefetch_dataset_forget_chunks(file); /* written chunks may have moved */
     file->index_children.count = 0;             /* and index nodes */
     file->pending.count = 0;
-    H5FD__prefetch_advise_clear(file);
     ++file->stats.refreshes;
     H5FD__prefetch_predictor_reset(file);
     return 0;
@@ -118,21 +117,19 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
         file->stats.unplanned_reads += predicted == 0;
         if (predicted != 2)
             inside = 0;
-    } else if (inside > 0 && size < file->config.engine_min &&
-               H5FD__prefetch_advise_read(file, addr, size)) {
-        ++file->stats.advised_reads; /* a small declared extent: in the page cache by now */
+    } else if (inside > 0 && file->ctx == NULL) {
+        ++file->stats.unplanned_reads; /* declared nothing that started pfio */
         inside = 0;
-    } else if (inside > 0 &&
-               (file->ctx == NULL || file->config.engine_min == H5FD_PREFETCH_ENGINE_NEVER)) {
-        /* Nothing declared goes through pfio (its context, if any, only advises): pfio has no
-         * plan for this read and would read it directly too, at more cost. */
-        ++file->stats.unplanned_reads;
+    } else if (inside > 0 && H5FD__prefetch_engine_inherited(file)) {
+        /* A child of fork(): the extents it declared were advised by itself (flush_pending) */
+        ++file->stats.advised_reads;
         inside = 0;
     }
-    if (inside > 0 && file->page_cache_kind) {
+    if (inside > 0 && file->page_cache_kind && inside < file->config.engine_min) {
         /* The engine holds the file in its page-cache kind: the bytes are pages of the file, read
          * here through HDF5's own descriptor, and pfio's plan moves on without a read through it
-         * (pfio_read_done), which saves its cost per read on small chunks. */
+         * (pfio_read_done), which saves pfio's copy and its cost per read. */
+        ++file->stats.advised_reads;
         if (H5FD__prefetch_read_direct(file, addr, inside, buf, func) < 0)
             return -1;
         if (pfio_read_done(file->ctx, file->pfio_file, addr, inside, NULL) != PFIO_OK) {

@@ -73,10 +73,10 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
   } else {
     H5FD_prefetch_config_t config;
     H5FD_prefetch_config_init(&config);
-    if (mi == 4) config.engine_min = 64 << 10; /* extents of 64 KiB and more through pfio */
-    if (mi >= 5) config.engine_min = 0;        /* everything planned through pfio, */
-    if (mi >= 5 && H5FD_prefetch_config_set(&config, "buffer", "cache") < 0) { /* page cache */
-      snprintf(res->error, sizeof res->error, "buffer = cache refused");
+    if (mi == 4) config.engine_min = 64 << 10; /* extents of 64 KiB and more read by pfio */
+    if (mi >= 5) config.engine_min = 0;        /* every planned byte read by pfio, */
+    if (mi >= 4 && H5FD_prefetch_config_set(&config, "buffer", mi == 4 ? "engine" : "cache") < 0) {
+      snprintf(res->error, sizeof res->error, "buffer = %s refused", mi == 4 ? "engine" : "cache");
       return;
     }
     if (H5FD_prefetch_config_set(&config, "budget", o->budget) < 0 ||

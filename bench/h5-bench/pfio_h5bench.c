@@ -20,12 +20,13 @@
  *   prefetch-declared  the same, and H5FD_prefetch_declare for every selection before reading
  *   sec2-cached        sec2 with the whole file in the page cache (read once before the run):
  *                      no driver can beat it; it is HDF5's own cost per read on this machine
- *   declared-engine    prefetch-declared with engine_min = 64 KiB: extents of 64 KiB and more
- *                      read by pfio's engine instead of the page cache
+ *   declared-engine    prefetch-declared with buffer = engine and engine_min = 64 KiB: every
+ *                      declared extent read by pfio's engine into its reorder buffer (O_DIRECT)
+ *                      instead of through the page cache
  *   prefetch-cache-kind, declared-cache-kind (only when --methods names them)
  *                      prefetch and prefetch-declared with engine_min = 0 and buffer = cache:
- *                      every planned byte through pfio's engine in its page-cache buffer kind
- *                      (where the driver's own advice path is to move)
+ *                      every planned byte read (copied) by pfio from its page-cache kind, where
+ *                      the default has the driver read it itself (pfio_read_done)
  * --compute MS|auto: computation between reads: after each selection's check a busy loop worth
  *   MS milliseconds (bench/common/busy_compute.h, calibrated at start-up); auto takes sec2's time
  *   inside H5Dread per selection in the same round. Each round then runs, per dataset and

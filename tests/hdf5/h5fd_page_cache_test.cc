@@ -1,6 +1,7 @@
-// H5FDprefetch's page-cache path on real HDF5 files, seen from the page cache (mincore):
-// declared extents advised in file order within a batch, and the chunk index's nodes around
-// a declaration (advised while declaring, dropped ahead of a dense run left to readahead).
+// H5FDprefetch's default path on real HDF5 files, seen from the page cache (mincore): declared
+// extents in pfio's plan, advised by the engine in its page-cache kind in file order within a
+// batch and read by the driver itself (pfio_read_done), and the chunk index's nodes around a
+// declaration (advised while declaring, dropped ahead of a dense run left to readahead).
 #include <sys/wait.h>
 
 #include <numeric>
@@ -19,11 +20,11 @@ bool WriteFile(const std::string &path, const DatasetSpec &d) {
   return H5Fclose(file) >= 0;
 }
 
-// Small declared extents are advised in batches sorted by offset: two chunks a batch declares
-// with one chunk between them are advised as one range (the chunk between them with it), even
-// though a far chunk lies between them in the plan. In plan order, the three would be three
-// ranges (the far chunk breaks the run) and the chunk between never advised. This is what makes
-// a declared column pass over row-major chunks read whole rows of the batch's columns at once.
+// Declared extents are advised in batches sorted by offset: two chunks a batch declares with one
+// chunk between them are advised as one range (the chunk between them with it), even though a far
+// chunk lies between them in the plan. In plan order, the three would be three ranges (the far
+// chunk breaks the run) and the chunk between never advised. This is what makes a declared column
+// pass over row-major chunks read whole rows of the batch's columns at once.
 TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
   // One row of 64 chunks of 8 KiB, far from the file's metadata at its start.
   const DatasetSpec row = {"row", 9, 32, 32 * 64, 32, 32, false};
@@ -57,31 +58,39 @@ TEST_F(H5FDPrefetchTest, DeclaredExtentsAreAdvisedInFileOrderWithinABatch) {
     ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
     H5Sclose(space);
   }
-  // The first read (lead, read as it comes) advises the rest of the plan: one batch.
+  // The first read (lead, read as it comes) hands the plan to pfio, which advises it: one batch.
   EXPECT_EQ(ReadAndCheck(dset, row, {0, lead * 32, 32, 32}), 0u);
   EXPECT_TRUE(ResidentSoon(path, addr[between], 8192)) << "a and b were not advised as one range";
   EXPECT_FALSE(Resident(path, addr[untouched], 8192)) << "more than the plan was read";
   for (int c : {a, far, b}) EXPECT_EQ(ReadAndCheck(dset, row, {0, c * 32ull, 32, 32}), 0u);
   H5FD_prefetch_stats_t st = Stats(file);
-  EXPECT_EQ(st.advised_extents, 3u);
-  EXPECT_EQ(st.advised_reads, 4u);
-  // The advice went out from the advice thread of the file's pfio context.
-  EXPECT_GE(st.engine.advised_now, 2u) << "the far chunk, and a with b";
-  EXPECT_GE(st.engine.advised_now_bytes, 3u * 8192);
+  EXPECT_EQ(st.advised_extents, 4u);
+  EXPECT_EQ(st.advised_reads, 4u) << "read by the driver from the page cache";
+  // The advice went out from the engine, as its page-cache kind's prefetch requests, within the
+  // budget; pfio read none of the bytes (pfio_read_done).
+  // Whole pages are advised: the chunks' addresses are not page aligned.
+  auto pages = [](uint64_t from, uint64_t to) {
+    return (to + 4095) / 4096 * 4096 - from / 4096 * 4096;
+  };
+  const uint64_t advised = pages(addr[lead], addr[lead] + 8192) +
+                           pages(addr[far], addr[far] + 8192) + pages(addr[a], addr[b] + 8192);
+  EXPECT_EQ(st.engine.requests, 3u) << "lead, the far chunk, and a with b";
+  EXPECT_EQ(st.engine.bytes_read, advised) << "the between chunk advised with a and b";
+  EXPECT_EQ(st.engine.hits, 4u);
   EXPECT_EQ(st.engine.advised_inline, 0u);
-  EXPECT_EQ(st.engine.memory_peak, 0u) << "advice is outside the budget";
-  // A read the plan does not hold is read as sec2 reads it, not through pfio.
+  EXPECT_GE(st.engine.memory_peak, 4u * 8192) << "the advice is charged to the budget";
+  // A read the plan does not hold is read as sec2 reads it: by the driver, a miss of the plan.
   EXPECT_EQ(ReadAndCheck(dset, row, {0, untouched * 32ull, 32, 32}), 0u);
   st = Stats(file);
-  EXPECT_EQ(st.unplanned_reads, 1u);
-  EXPECT_EQ(st.engine.reads, 0u);
+  EXPECT_EQ(st.engine.misses, 1u);
+  EXPECT_EQ(st.engine.bytes_read, advised) << "pfio read nothing for it";
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);
 }
 
-// A child of fork() has no advice thread, and pfio refuses its calls: the driver advises in the
-// reader instead, and the child's reads of its declared chunks return their bytes.
+// A child of fork() has no advice thread, and pfio refuses its calls: the child advises what it
+// declares itself, and its reads of its declared chunks return their bytes.
 TEST_F(H5FDPrefetchTest, AForkedChildAdvisesItselfAndReadsItsDeclaredChunksRight) {
   const DatasetSpec row = {"row", 13, 32, 32 * 64, 32, 32, false};
   const std::string path = dir_.path() + "/fork.h5";
@@ -99,11 +108,12 @@ TEST_F(H5FDPrefetchTest, AForkedChildAdvisesItselfAndReadsItsDeclaredChunksRight
     }
     return true;
   };
-  // The parent reads two chunks 96 KiB apart (too far to be left to readahead): the first read
-  // advises the second, which starts the file's pfio context.
+  // The parent reads two chunks 96 KiB apart (too far to be left to readahead): declaring starts
+  // the file's pfio context, and the first read hands the plan to it.
   ASSERT_TRUE(declare(0, 24, 12)) << ErrorStack();
   for (int c : {0, 12}) ASSERT_EQ(ReadAndCheck(dset, row, {0, c * 32ull, 32, 32}), 0u);
-  ASSERT_GE(Stats(file).engine.advised_now, 1u) << "the parent's advice went through pfio";
+  ASSERT_TRUE(Eventually([&] { return Stats(file).engine.requests >= 1; }))
+      << "the parent's advice went through pfio";
   hsize_t coord[2] = {0, 63 * 32}, size = 0;
   haddr_t last = 0;
   unsigned mask = 0;
@@ -182,14 +192,11 @@ class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
     return n;
   }
   static constexpr DatasetSpec kRowsSpec = {"rows", 10, 2048, 2048, 32, 32, false};
-  // The dataset opened through the driver (the page-cache path, prediction as asked), closed with
+  // The dataset opened through the driver (its default path, prediction as asked), closed with
   // its file and fapl when it goes out of scope.
-  // engine_kind: every declared extent through the engine in its page-cache kind (engine_min
-  // = 0, buffer = cache), where Engine 3 moves the driver's default.
   struct Opened {
-    Opened(H5FDPrefetchIndexTest &test, bool predict, bool engine_kind = false)
-        : fapl(engine_kind ? PrefetchFapl(predict, 0, "cache")
-                           : PrefetchFapl(predict, H5FD_PREFETCH_ENGINE_NEVER)),
+    Opened(H5FDPrefetchIndexTest &test, bool predict)
+        : fapl(PrefetchFapl(predict, H5FD_PREFETCH_ENGINE_NEVER)),
           file(test.Open(fapl)),
           dset(H5Dopen2(file, kRowsSpec.name, H5P_DEFAULT)) {}
     ~Opened() {
@@ -206,8 +213,10 @@ class H5FDPrefetchIndexTest : public H5FDPrefetchTest {
 
 // Declaring chunks makes HDF5 read its chunk index, whose nodes lie between the chunks. Left in
 // the page cache, those pages break the kernel's readahead of a sequential pass over the chunks
-// (each cached page costs the stream its readahead mark). The driver drops them where a dense
-// declared run is left to readahead, at the first read, before the reader gets there.
+// (each cached page costs the stream its readahead mark). The declared rows are one dense run in
+// the order they are read, so the driver hands it to the engine as readahead (read directly, not
+// advised: no prefetch request) and drops the node pages inside it at the first read, before the
+// reader gets there.
 TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun) {
   const Opened rows(*this, /*predict=*/false);
   const hid_t file = rows.file, dset = rows.dset;
@@ -218,43 +227,25 @@ TEST_F(H5FDPrefetchIndexTest, IndexPagesReadWhileDeclaringAreDroppedAheadOfADens
   EXPECT_GT(st.index_reads, 0u);
   EXPECT_EQ(st.index_drops, 0u) << "nothing is dropped before the first read";
 
-  // The first strip (512 KiB at the start) starts the advice: the rest is left to readahead,
-  // and the node pages in it are dropped before the reader reaches them.
   EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 0, 32, 2048}), 0u);
   EXPECT_EQ(ResidentNodePages(), 0u);
   st = Stats(file);
   EXPECT_GT(st.index_drops, 0u);
   for (hsize_t r = 1; r < 64; ++r)
     EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
-}
-
-// The same row pass through the engine's page-cache kind: the declared rows are one dense run in
-// the order they are read, so the driver hands it to the engine as readahead (read directly,
-// not advised: no prefetch request) and drops the node pages inside it at the first read.
-TEST_F(H5FDPrefetchIndexTest, OnTheEnginesPageCacheKindADenseRunIsLeftToReadahead) {
-  const Opened rows(*this, /*predict=*/false, /*engine_kind=*/true);
-  const hid_t file = rows.file, dset = rows.dset;
-  DeclareRows(dset, 0, 64);
-  ASSERT_TRUE(Eventually([&] { return ResidentNodePages() == node_pages_.size(); }))
-      << ResidentNodePages() << " of " << node_pages_.size() << " node pages cached by declaring";
-  EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {0, 0, 32, 2048}), 0u);
-  EXPECT_EQ(ResidentNodePages(), 0u);
-  for (hsize_t r = 1; r < 64; ++r)
-    EXPECT_EQ(ReadAndCheck(dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
-  const H5FD_prefetch_stats_t st = Stats(file);
-  EXPECT_GT(st.index_drops, 0u);
-  EXPECT_EQ(st.advised_reads, 0u) << "nothing through the driver's own advice path";
+  st = Stats(file);
+  EXPECT_EQ(st.advised_reads, 64u * 64u) << "every chunk read by the driver";
   EXPECT_EQ(st.engine.reads, 64u * 64u) << "every chunk followed by the engine's plan";
   EXPECT_EQ(st.engine.bytes_read, 0u) << "the driver reads them itself (pfio_read_done)";
   EXPECT_EQ(st.engine.bytes_passthrough, 64u * 64u * 8192u) << "left to readahead";
   EXPECT_EQ(st.engine.requests, 0u) << "nothing advised";
 }
 
-// Undeclared, the same row pass is a sequential prediction; on the engine's page-cache kind it is
-// left to the kernel's readahead as on the driver's own path (planned into the engine, its reads
-// were advised: 286 MB read for 127 MB served in pfio-h5bench's 8 KiB rows, docs/benchmarks.md).
-TEST_F(H5FDPrefetchIndexTest, OnTheEnginesPageCacheKindASequentialPredictionIsLeftToReadahead) {
-  const Opened rows(*this, /*predict=*/true, /*engine_kind=*/true);
+// Undeclared, the same row pass is a sequential prediction; it is left to the kernel's readahead
+// (planned into the engine, its reads were advised: 286 MB read for 127 MB served in
+// pfio-h5bench's 8 KiB rows, docs/benchmarks.md).
+TEST_F(H5FDPrefetchIndexTest, ASequentialPredictionIsLeftToReadahead) {
+  const Opened rows(*this, /*predict=*/true);
   for (hsize_t r = 0; r < 64; ++r)
     EXPECT_EQ(ReadAndCheck(rows.dset, kRowsSpec, {r * 32, 0, 32, 2048}), 0u);
   const H5FD_prefetch_stats_t st = Stats(rows.file);
@@ -268,11 +259,11 @@ TEST_F(H5FDPrefetchIndexTest, OnTheEnginesPageCacheKindASequentialPredictionIsLe
 // instead of reading one node at a time. Declaring the first row of chunks reads the nodes on a
 // few paths from the root; the children of those nodes become resident by the advice alone,
 // most of them far past that row (without the advice: only the nodes read).
-// Memory control over the driver's page-cache path: the declared chunks advised and not read yet
-// stay within the pfio budget (8 MiB, AIMD off; the chunks fill half of it, the gaps joined
-// between them the rest), counted in the page cache with mincore after every 16 reads, where the
-// fixed window (64 MiB) advised all 16 MiB of the plan at the first read; and the advice is
-// charged to the budget.
+// Memory control over the default path: the declared chunks advised and not read yet stay within
+// the pfio budget (8 MiB, AIMD off; the chunks fill a batch of half of it, the gaps joined between
+// them the rest), counted in the page cache with mincore after every 16 reads, where the driver's
+// former fixed window (64 MiB) advised all 16 MiB of the plan at the first read; and the advice is
+// held against the budget by the engine.
 TEST_F(H5FDPrefetchIndexTest, AdvisedAndUnreadChunksStayWithinTheBudget) {
   H5FD_prefetch_config_t config;
   ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
@@ -305,8 +296,8 @@ TEST_F(H5FDPrefetchIndexTest, AdvisedAndUnreadChunksStayWithinTheBudget) {
   EXPECT_EQ(st.advised_reads, 2048u);
   EXPECT_GE(most, 2u << 20) << "next to nothing was advised ahead";
   EXPECT_LE(most, (8u << 20) + (512u << 10)) << "advised and unread past the budget";
-  EXPECT_GT(st.engine.memory_charged, 0u) << "the advice was not charged to the budget";
-  EXPECT_LE(st.engine.memory_charged, 4u << 20);
+  EXPECT_GT(st.engine.memory_peak, 0u) << "the advice was not held against the budget";
+  EXPECT_LE(st.engine.memory_peak, 8u << 20);
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);
@@ -376,12 +367,14 @@ TEST_F(H5FDPrefetchTest, APredictedStridedPassStaysWithinHalfTheBudget) {
 
 // Declared ranges the plan reads out of file order are advised even when dense: tiles of a
 // contiguous dataset declared column of tiles by column (32 x 32 tiles: 256 B of each 16 KiB
-// row), with a budget too small to join the whole pass's gaps (4 MiB, AIMD off). Past the joined
-// part, each row's four tiles are one dense 1 KiB range 15 KiB after the last, which the kernel's
-// readahead never fetches (the reads jump a column of tiles at a time); these were left to it, so
-// the second half of the first column's rows were not cached when read.
+// row). Each row's four tiles are one dense 1 KiB range 15 KiB after the last, which the kernel's
+// readahead never fetches (the reads jump a column of tiles at a time); the driver's former
+// advice path left these to it with a budget too small to join the pass's gaps (4 MiB), so the
+// second half of the first column's rows were not cached when read. The budget here (32 MiB,
+// AIMD off) holds the whole column's advice as the engine counts it: whole pages and the gaps
+// joined between them, 16 KiB a row (the former path counted 256 B a row).
 TEST_F(H5FDPrefetchTest, DenseRangesReadOutOfFileOrderAreAdvised) {
-  const WideFile w(dir_.path(), "wide-tiles.h5", 22, "4M", /*predict=*/false);
+  const WideFile w(dir_.path(), "wide-tiles.h5", 22, "32M", /*predict=*/false);
   ASSERT_TRUE(w.ok) << ErrorStack();
   const DatasetSpec &wide = w.spec;
   const hid_t dset = w.dset;
