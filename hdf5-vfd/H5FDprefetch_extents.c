@@ -1,7 +1,6 @@
-/* A growing list of pfio extents (what a declaration produces), handing the declared extents
- * bound for pfio's engine over in one batch, and dropping index pages from the page cache where
- * they lie in a dense run (for the engine's page-cache kind here, and the driver's own advice,
- * H5FDprefetch_advise.c, which sits above this file). */
+/* A growing list of pfio extents (what a declaration produces), handing the declared extents over
+ * to pfio's plan in one batch (a child of fork() advises them itself), and dropping index pages
+ * from the page cache where they lie in a dense run left to readahead. */
 #include <fcntl.h>
 #include <stdlib.h>
 
@@ -84,8 +83,11 @@ void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint
  * the order they will be read (each extent starting at most DENSE_JOIN_GAP after the one before
  * it ends, the gaps adding up to at most 1/16 of the run, 1 MiB or more: a stream the kernel's
  * readahead follows) are left to the readahead (pfio_plan_readahead: read directly, not
- * advised), with the pages of index nodes inside them dropped, as the driver's own advice path
- * does. Extents in another order (tiles in random order) are advised whatever their union. */
+ * advised), with the pages of index nodes inside them dropped. Extents in another order (tiles in
+ * random order) are advised whatever their union: the kernel's readahead follows a descriptor's
+ * reads, and reads that jump about in a range are no stream to it (contiguous tiles declared with
+ * a 64 MiB budget whose single 2 KiB rows were left to it read at 210-228 MiB/s, 314-344 advised).
+ */
 static void leave_dense_runs(H5FD_prefetch_t *file)
 {
     extent_list runs = {0};

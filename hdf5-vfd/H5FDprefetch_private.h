@@ -98,8 +98,8 @@ typedef struct H5FD_prefetch_t {
 
     /* Set while H5FD_prefetch_declare looks up the chunks of a selection. The pages of the index
      * nodes HDF5 reads meanwhile are noted in index_pages (the first index_pages_sorted of them
-     * sorted and joined), for the advice path to drop from the page cache where they lie inside
-     * a dense declared run (H5FDprefetch_advise.c). */
+     * sorted and joined), to be dropped from the page cache where they lie inside a dense
+     * declared run left to readahead (H5FDprefetch_extents.c). */
     int declaring;
     /* The children of the chunk index's internal nodes HDF5 read while nothing was declared
      * (H5FD__prefetch_btree_note_node), advised when a column sweep starts. */

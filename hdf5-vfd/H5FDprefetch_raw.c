@@ -35,10 +35,10 @@ int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size,
     return 0;
 }
 
-/* The pages of index nodes read while declaring are noted for the advice paths, which drop
- * them from the page cache where they would break the kernel's readahead
- * (H5FD__prefetch_drop_index_pages, H5FDprefetch_extents.c). Rounded out to whole pages: the kernel
- * keeps a page that is only partly inside a range it is told to drop. */
+/* The pages of index nodes read while declaring are noted, to be dropped from the page cache where
+ * they would break the kernel's readahead (H5FD__prefetch_drop_index_pages,
+ * H5FDprefetch_extents.c). Rounded out to whole pages: the kernel keeps a page that is only partly
+ * inside a range it is told to drop. */
 int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                               const char *func)
 {
