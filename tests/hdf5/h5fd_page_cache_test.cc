@@ -12,14 +12,6 @@ namespace {
 
 using namespace h5fdtest;
 
-// Writes a file at `path` holding the one dataset `d` (through sec2); false if it could not.
-bool WriteFile(const std::string &path, const DatasetSpec &d) {
-  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0) return false;
-  WriteDataset(file, d);
-  return H5Fclose(file) >= 0;
-}
-
 // Declared extents are advised in batches sorted by offset: two chunks a batch declares with one
 // chunk between them are advised as one range (the chunk between them with it), even though a far
 // chunk lies between them in the plan. In plan order, the three would be three ranges (the far
@@ -303,40 +295,6 @@ TEST_F(H5FDPrefetchIndexTest, AdvisedAndUnreadChunksStayWithinTheBudget) {
   H5Pclose(fapl);
 }
 
-// A contiguous 1024 x 2048 uint64 dataset of its own (16 KiB rows, 16 MiB), written, evicted and
-// opened through the driver with `budget` and AIMD off; `ok` when all of that worked.
-struct WideFile {
-  WideFile(const std::string &dir, const char *name, uint64_t seed, const char *budget,
-           bool predict)
-      : spec{"wide", seed, 1024, 2048, 0, 0, false}, path(dir + "/" + name) {
-    if (!WriteFile(path, spec)) return;
-    Evict(path);
-    H5FD_prefetch_config_t config;
-    if (H5FD_prefetch_config_init(&config) < 0) return;
-    config.predict = predict;
-    if (H5FD_prefetch_config_set(&config, "budget", budget) < 0 ||
-        H5FD_prefetch_config_set(&config, "aimd", "off") < 0)
-      return;
-    fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (H5Pset_fapl_prefetch(fapl, &config) < 0) return;
-    file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
-    if (file < 0) return;
-    dset = H5Dopen2(file, spec.name, H5P_DEFAULT);
-    base = dset < 0 ? HADDR_UNDEF : H5Dget_offset(dset);
-    ok = base != HADDR_UNDEF;
-  }
-  ~WideFile() {
-    if (dset >= 0) H5Dclose(dset);
-    if (file >= 0) H5Fclose(file);
-    if (fapl >= 0) H5Pclose(fapl);
-  }
-  const DatasetSpec spec;
-  const std::string path;
-  hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
-  haddr_t base = HADDR_UNDEF;
-  bool ok = false;
-};
-
 // The same bound over predictions: a strided pass (256 B of every 16 KiB row of a contiguous
 // dataset) is advised ahead as one span, at most half the pfio budget (2 MiB, the least, with AIMD
 // off: 1 MiB, 64 rows) past the reader, where 256 predicted rows (4 MiB) were the fixed limit.
@@ -363,40 +321,6 @@ TEST_F(H5FDPrefetchTest, APredictedStridedPassStaysWithinHalfTheBudget) {
   EXPECT_GE(st.predicted_extents, 100u) << "the pass was not predicted";
   EXPECT_GE(most, 64u << 10) << "next to nothing was advised ahead";
   EXPECT_LE(most, (1u << 20) + (128u << 10)) << "advised past half the budget";
-}
-
-// Declared ranges the plan reads out of file order are advised even when dense: tiles of a
-// contiguous dataset declared column of tiles by column (32 x 32 tiles: 256 B of each 16 KiB
-// row). Each row's four tiles are one dense 1 KiB range 15 KiB after the last, which the kernel's
-// readahead never fetches (the reads jump a column of tiles at a time); the driver's former
-// advice path left these to it with a budget too small to join the pass's gaps (4 MiB), so the
-// second half of the first column's rows were not cached when read. The budget here (32 MiB,
-// AIMD off) holds the whole column's advice as the engine counts it: whole pages and the gaps
-// joined between them, 16 KiB a row (the former path counted 256 B a row).
-TEST_F(H5FDPrefetchTest, DenseRangesReadOutOfFileOrderAreAdvised) {
-  const WideFile w(dir_.path(), "wide-tiles.h5", 22, "32M", /*predict=*/false);
-  ASSERT_TRUE(w.ok) << ErrorStack();
-  const DatasetSpec &wide = w.spec;
-  const hid_t dset = w.dset;
-  for (hsize_t c = 0; c < 4; ++c) {  // 4 columns of 32 tiles, 4,096 rows of 256 B (1 MiB)
-    for (hsize_t r = 0; r < 32; ++r) {
-      hid_t space = Select(dset, {r * 32, c * 32, 32, 32});
-      ASSERT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
-      H5Sclose(space);
-    }
-  }
-  ASSERT_EQ(ReadAndCheck(dset, wide, {0, 0, 32, 32}), 0u);  // the first tile starts the advice
-  // The first 256 B of rows 512-1023 (the first column's last 16 tiles): cached ahead once the
-  // advice has landed.
-  size_t cached = 0;
-  EXPECT_TRUE(Eventually([&] {
-    cached = 0;
-    for (hsize_t row = 512; row < 1024; ++row)
-      cached += Resident(w.path, w.base + row * 16384, 256) ? 1 : 0;
-    return cached >= 500;
-  })) << cached
-      << " of 512 rows ahead cached";
-  for (hsize_t r = 1; r < 32; ++r) ASSERT_EQ(ReadAndCheck(dset, wide, {r * 32, 0, 32, 32}), 0u);
 }
 
 TEST_F(H5FDPrefetchIndexTest, DeclaringAdvisesTheChildrenOfTheIndexNodesItReads) {

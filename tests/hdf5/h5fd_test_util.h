@@ -220,4 +220,46 @@ inline void Evict(const std::string &path) {
   close(fd);
 }
 
+// Writes a file at `path` holding the one dataset `d` (through sec2); false if it could not.
+inline bool WriteFile(const std::string &path, const DatasetSpec &d) {
+  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0) return false;
+  WriteDataset(file, d);
+  return H5Fclose(file) >= 0;
+}
+
+// A contiguous 1024 x 2048 uint64 dataset of its own (16 KiB rows, 16 MiB), written, evicted and
+// opened through the driver with `budget` and AIMD off; `ok` when all of that worked.
+struct WideFile {
+  WideFile(const std::string &dir, const char *name, uint64_t seed, const char *budget,
+           bool predict)
+      : spec{"wide", seed, 1024, 2048, 0, 0, false}, path(dir + "/" + name) {
+    if (!WriteFile(path, spec)) return;
+    Evict(path);
+    H5FD_prefetch_config_t config;
+    if (H5FD_prefetch_config_init(&config) < 0) return;
+    config.predict = predict;
+    if (H5FD_prefetch_config_set(&config, "budget", budget) < 0 ||
+        H5FD_prefetch_config_set(&config, "aimd", "off") < 0)
+      return;
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (H5Pset_fapl_prefetch(fapl, &config) < 0) return;
+    file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+    if (file < 0) return;
+    dset = H5Dopen2(file, spec.name, H5P_DEFAULT);
+    base = dset < 0 ? HADDR_UNDEF : H5Dget_offset(dset);
+    ok = base != HADDR_UNDEF;
+  }
+  ~WideFile() {
+    if (dset >= 0) H5Dclose(dset);
+    if (file >= 0) H5Fclose(file);
+    if (fapl >= 0) H5Pclose(fapl);
+  }
+  const DatasetSpec spec;
+  const std::string path;
+  hid_t fapl = H5I_INVALID_HID, file = H5I_INVALID_HID, dset = H5I_INVALID_HID;
+  haddr_t base = HADDR_UNDEF;
+  bool ok = false;
+};
+
 }  // namespace h5fdtest
