@@ -36,6 +36,15 @@ def load(folder, target, side):
     return runs, order
 
 
+def check_counts(runs, target, side, expected):
+    """Exits naming the first cell whose runs are not `expected` (pairs x rounds): a side that lost
+    an invocation's runs would otherwise be rendered as if it had them all."""
+    for cell, values in runs.items():
+        if len(values) != expected:
+            sys.exit(f"render_h5_before_after.py: {target} {side} {' '.join(cell)}: "
+                     f"{len(values)} runs, expected {expected} (pairs x rounds)")
+
+
 def mib(v):
     return "-" if v is None else f"{v:.0f}" if v >= 100 else f"{v:.1f}"
 
@@ -94,6 +103,9 @@ def main():
         after, _ = load(folder, target, "after")
         if not before or not after:
             continue
+        pairs = m["pairs"] if target == "disk" else m["testbed_pairs"]
+        check_counts(before, target, "before", pairs * m["rounds"])
+        check_counts(after, target, "after", pairs * m["rounds"])
         title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
         lines, aa, change = table(before, after, order)
         body += ["", f"**{title}**", ""] + lines

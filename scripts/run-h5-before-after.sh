@@ -33,12 +33,17 @@ data=$PWD/build/pfio-h5bench-$rows.h5
 build/bench/pfio-h5bench --file "$data" --rows "$rows" --datasets c8k --patterns rows \
   --methods sec2-cached --quiet >/dev/null
 pfio_disk_and_testbed "$out" "$profile" "$data"
-# One invocation of pfio-h5bench on one side (pfio_alternate_sides's RUN).
+# One invocation of pfio-h5bench on one side (pfio_alternate_sides's RUN); its runs are added to
+# the side's runs-TARGET-SIDE.jsonl (pfio-h5bench --json writes its file anew: each pair's
+# invocation replaced the last one's runs before 2026-11-28 06:45, so the tables rendered up to
+# then counted only the last pair).
 run_side() {
   local target=$1 file=$2 side=$3 tree=$4
   "$tree/bench/pfio-h5bench" --file "$file" --rows "$rows" --rounds "$rounds" \
     --datasets "$datasets" --patterns "$patterns" --methods sec2,prefetch,prefetch-declared \
-    --json "$PWD/$out/runs-$target-$side.jsonl" | tee -a "$out/$target-$side.log"
+    --json "$PWD/$out/invocation.jsonl" | tee -a "$out/$target-$side.log"
+  cat "$out/invocation.jsonl" >>"$out/runs-$target-$side.jsonl"
+  rm -f "$out/invocation.jsonl"
 }
 pfio_alternate_sides "$pairs" "$testbed_pairs" "$data" run_side
 bash scripts/testbed.sh down
