@@ -24,7 +24,7 @@ Status AioBackend::Create(uint32_t queue_depth, bool fallback, std::unique_ptr<B
 }
 
 AioBackend::~AioBackend() {
-  if (!has_ctx_) return;  // never read directly: no libaio context was made
+  if (ctx_ == nullptr) return;  // never read directly: no libaio context was made
   // Reused only when nothing is in flight or waiting to be reaped; else io_destroy waits for
   // what is in flight (and drops its completions) before ops_ frees the control blocks.
   io_event leftover;
@@ -37,11 +37,8 @@ AioBackend::~AioBackend() {
 }
 
 Status AioBackend::TakeContext() {
-  int r = AioContextPool::Take(depth_, &ctx_);
-  if (r == 0) {
-    has_ctx_ = true;
-    return Status::Ok();
-  }
+  const int r = AioContextPool::Take(depth_, &ctx_);  // ctx_ stays null when it fails
+  if (r == 0) return Status::Ok();
   Status s =
       Status::Io(Format("io_setup(queue_depth = %u) failed: %s; lower queue_depth or raise "
                         "/proc/sys/fs/aio-max-nr",
@@ -70,7 +67,7 @@ void AioBackend::GiveOp(Op *op) {
 }
 
 Status AioBackend::SubmitDirect(IoRequest *req) {
-  if (!has_ctx_) {
+  if (ctx_ == nullptr) {
     Status s = TakeContext();
     if (!s.ok()) return s;
   }
@@ -100,7 +97,7 @@ Status AioBackend::SubmitDirect(IoRequest *req) {
 }
 
 void AioBackend::ReapDirect(std::vector<IoRequest *> *done) {
-  if (!has_ctx_) return;
+  if (ctx_ == nullptr) return;
   io_event events[64];
   timespec zero{0, 0};
   for (;;) {

@@ -42,8 +42,9 @@ class AioBackend : public DirectBackend {
   Op *TakeOp();
   void GiveOp(Op *op);
 
-  io_context_t ctx_{};    // from AioContextPool, given back to it when nothing is in flight
-  bool has_ctx_ = false;  // ctx_ taken (Submit and Reap run on one thread)
+  // From AioContextPool at the first read submitted (null until then; Submit and Reap run on one
+  // thread), given back to it when nothing is in flight.
+  io_context_t ctx_{};
   uint32_t depth_;
   std::mutex ops_mu_;
   std::vector<std::unique_ptr<Op>> ops_;  // every control block made (in flight: not in free_ops_)
