@@ -171,7 +171,8 @@ def cache_kind_lines(folder, summaries):
              "a stock buffered reader leaves the file's pages in the cache the same way (not "
              "run here as a yardstick).")
     return ["", "Cases named `-cache` ran with `BUFFER=cache`: the engine's page-cache buffer kind "
-            "(`PFIO_BUFFER=cache`), the kind the ROMIO driver opens files in by default. The "
+            "(pfio-bench's `pfio-cache` method: pfio-pipelined with `buffer = cache`), the kind "
+            "the front ends open files in by default. The "
             "bytes are then the kernel's page cache, not the jobs' memory, so their RSS stays "
             "small, and the three jobs read the same file and find the pages the others advised: "
             "that, not the engine, is why they finish sooner than the reorder-buffer cases. The "

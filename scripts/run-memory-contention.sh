@@ -10,9 +10,10 @@
 #             jobs run at once must beat)
 #   hog-9G    one job with a 9 GiB budget; HOG_AFTER (8) seconds in, memory-hog takes 80 % of
 #             MemTotal for 10 s: pfio must give memory back, and nobody may be killed
-# BUFFER=cache runs the cases with the engine's page-cache buffer kind (PFIO_BUFFER=cache, the
-# kind the ROMIO driver opens files in by default; the budget then bounds the bytes advised and
-# not read yet, and the bytes themselves are the kernel's page cache): case names get "-cache".
+# BUFFER=cache runs the cases with the engine's page-cache buffer kind (pfio-bench's pfio-cache
+# method: pfio-pipelined with buffer = cache, the kind the front ends open files in by default;
+# the budget then bounds the bytes advised and not read yet, and the bytes themselves are the
+# kernel's page cache): case names get "-cache".
 # METHOD=fadvise (or another pfio-bench method) runs the jobs with that method instead of
 # pfio-pipelined, as a yardstick nobody here wrote the idea of (fadvise: buffered pread with
 # POSIX_FADV_WILLNEED ahead): case names get "-<method>".
@@ -31,8 +32,9 @@ bash scripts/build.sh release
 cases=${CASES:-fixed-9G auto fixed-6G serial-auto auto:8 hog-9G}
 size=${FILE_SIZE:-12G}
 buffer=${BUFFER:-engine}
-method=${METHOD:-pfio-pipelined}
-case $buffer in engine | cache) ;;
+case $buffer in
+engine) method=${METHOD:-pfio-pipelined} ;;
+cache) method=${METHOD:-pfio-cache} ;;
 *) echo "run-memory-contention: BUFFER = '$buffer': expected engine or cache" >&2; exit 2 ;;
 esac
 dir=${PFIO_BENCH_DIR:-build}
@@ -52,7 +54,7 @@ for spec in $cases; do
   c=$base
   if [ "$spec" != "$base" ]; then jobs=${spec#*:}; c=$base-$jobs; fi
   [ "$buffer" = engine ] || c=$c-$buffer
-  [ "$method" = pfio-pipelined ] || c=$c-$method
+  case $method in pfio-pipelined | pfio-cache) ;; *) c=$c-$method ;; esac
   hog=0 serial=0
   case "$base" in
     serial-*) budget=${base#serial-}; serial=1 ;;
@@ -78,7 +80,7 @@ for spec in $cases; do
   status=()
   for j in $(seq 1 "$jobs"); do
     echo "$j $(date +%s.%N)" >>"$out/$c-starts.txt"
-    PFIO_BUFFER=$buffer PFIO_STATS="$out/$c-job$j.json" $bench "${common[@]}" --budget "$budget" \
+    PFIO_STATS="$out/$c-job$j.json" $bench "${common[@]}" --budget "$budget" \
       --json "$out/$c-bench$j.json" >"$out/$c-job$j.log" 2>&1 &
     if [ "$serial" -eq 1 ]; then
       if wait $!; then status+=(0); else status+=($?); fi

@@ -48,7 +48,7 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
                     the reserve, shared by the pfio processes of the node)
                                                                (default file size / 4)
   --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined,
-                    pfio-uring                                              (default all)
+                    pfio-uring,pfio-cache                                   (default all)
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
   --infill S        pfio infill_max (gaps merged)                           (default 8K)
   --max-request S   pfio max_request (largest single read)                   (default 1M)
@@ -73,6 +73,10 @@ methods:
   pfio-batch      pfio, window mode batch (fetch a sorted window, then serve it)
   pfio-pipelined  pfio, window mode pipelined (keep the budget full as reads free memory)
   pfio-uring      pfio-pipelined on the io_uring backend instead of libaio
+  pfio-cache      pfio-pipelined in the page-cache buffer kind (buffer = cache): the plan is
+                  advised ahead (POSIX_FADV_WILLNEED) within the budget and pfio_read copies
+                  the bytes out of the page cache; the other pfio methods use pfio's reorder
+                  buffer (buffer = engine), whatever PFIO_BUFFER says
 
 output: a table on stdout (seconds from the method's start to its last byte checked, MiB/s,
 speedup over naive, peak RSS, CPU per read of the method's whole process, verified); with
@@ -193,7 +197,7 @@ int ParseArgs(int argc, char **argv, Options *o) {
         if (!IsMethod(m)) {
           return Usage("--methods: \"" + m +
                        "\" is not a method; expected naive, naive-direct, "
-                       "fadvise, raw-qd32, pfio-batch, pfio-pipelined or pfio-uring");
+                       "fadvise, raw-qd32, pfio-batch, pfio-pipelined, pfio-uring or pfio-cache");
         }
       }
       if (o->methods.empty())
