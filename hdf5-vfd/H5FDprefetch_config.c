@@ -92,8 +92,9 @@ int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_pa
     if (config->engine_min == H5FD_PREFETCH_ENGINE_NEVER &&
         pfio_config_get_number(engine, "engine_min", &v) == PFIO_OK)
         config->engine_min = v;
+    /* Until pfio opens the file and says which kind it got (buffer = auto chooses at open). */
     *page_cache_kind = pfio_config_get(engine, "buffer", buffer, sizeof buffer) == PFIO_OK &&
-                       strcmp(buffer, "cache") == 0;
+                       strcmp(buffer, "engine") != 0;
     pfio_config_destroy(engine);
     return 0;
 }

@@ -50,6 +50,8 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
         status = pfio_file_open(file->ctx, name, &file->pfio_file);
     if (status == PFIO_OK)
         status = pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size);
+    if (status == PFIO_OK) /* the kind pfio gave the file (buffer = auto chooses it at open) */
+        status = pfio_file_buffer(file->ctx, file->pfio_file, &file->page_cache_kind);
     if (status != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_VFL, H5E_CANTOPENFILE, "pfio could not open %s: %s", name,
                              pfio_last_error());

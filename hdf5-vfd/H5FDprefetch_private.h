@@ -145,7 +145,8 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
 /* An open file's config settled: pfio's config built as above (-1 after pushing its error),
  * predict and engine_min taken from its keys where *config's fields are at their defaults,
  * *stats_path a copy of the key "stats_path" (NULL when it is empty), and *page_cache_kind 1
- * when the engine will hold the file in its page-cache buffer kind (key "buffer" = cache). */
+ * unless the key "buffer" is engine (until pfio opens the file: H5FD__prefetch_engine sets it to
+ * the kind pfio gave the file, which buffer = auto chooses at open). */
 int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_path,
                                  int *page_cache_kind, const char *func);
 

@@ -36,9 +36,16 @@ static void start_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     }
     /* coll_path = cache (the default): the engine holds the file in the kernel's page cache (its
      * page-cache buffer kind) and the collective layer reads through the engine; coll_path =
-     * engine: the kind `buffer` says (the reorder buffer unless set). */
-    s = pf->coll_path == PREFETCH_BUFFER_CACHE ? pfio_config_set(pf->config, "buffer", "cache")
-                                               : PFIO_OK;
+     * engine: the kind `buffer` names (the reorder buffer unless it names one: its default,
+     * auto, is no kind here). */
+    if (pf->coll_path == PREFETCH_BUFFER_CACHE) {
+        s = pfio_config_set(pf->config, "buffer", "cache");
+    } else {
+        char kind[16] = "";
+        s = pfio_config_get(pf->config, "buffer", kind, sizeof kind);
+        if (s == PFIO_OK && strcmp(kind, "auto") == 0)
+            s = pfio_config_set(pf->config, "buffer", "engine");
+    }
     if (s == PFIO_OK)
         s = pfio_context_create(pf->config, &pf->ctx);
     if (s == PFIO_OK)

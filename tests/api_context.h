@@ -38,6 +38,7 @@ struct Context {
   ~Context() { EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK) << pfio_last_error(); }
   static Settings Config(uint64_t budget, const std::string &mode, const std::string &backend) {
     return {{"budget", std::to_string(budget)},
+            {"buffer", "engine"},  // the reorder buffer: these tests' counters are its reads
             {"window_mode", mode},
             {"backend", backend},
             {"max_request", "256K"},

@@ -49,9 +49,10 @@ struct Rank {
     if (infill != nullptr) {
       EXPECT_EQ(pfio_config_set(cfg, "infill_max", infill), PFIO_OK) << pfio_last_error();
     }
-    if (buffer_kind != nullptr) {
-      EXPECT_EQ(pfio_config_set(cfg, "buffer", buffer_kind), PFIO_OK) << pfio_last_error();
-    }
+    // The reorder buffer unless a test names the kind (buffer = auto would choose per file).
+    EXPECT_EQ(pfio_config_set(cfg, "buffer", buffer_kind != nullptr ? buffer_kind : "engine"),
+              PFIO_OK)
+        << pfio_last_error();
     EXPECT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
     pfio_config_destroy(cfg);
     EXPECT_EQ(pfio_file_open(ctx, path.c_str(), &file), PFIO_OK) << pfio_last_error();

@@ -119,6 +119,7 @@ using test::ScriptedSignals;
 
 Config TestConfig(uint64_t budget) {
   Config c;
+  c.buffer = PFIO_BUFFER_ENGINE;  // the reorder buffer's reads are what the faults hit
   c.budget = budget;
   c.max_request = 128 * 1024;
   c.timeout_ms = 20000;

@@ -90,7 +90,7 @@ TEST(PageCacheKind, AFileTellsItsBufferKind) {
   // What the collective layer asks to size its look-ahead (pfio_file_buffer).
   ColdFile file(1 * kMiB, 3);
   test::Context cached(CacheKind(4 * kMiB));
-  test::Context own(test::Settings{{"budget", "4M"}});
+  test::Context own(test::Settings{{"budget", "4M"}, {"buffer", "engine"}});
   const int32_t a = cached.Open(file.path), b = own.Open(file.path);
   int page_cache = -1;
   ASSERT_EQ(pfio_file_buffer(cached.ctx, a, &page_cache), PFIO_OK) << pfio_last_error();
@@ -102,6 +102,30 @@ TEST(PageCacheKind, AFileTellsItsBufferKind) {
   EXPECT_EQ(pfio_file_buffer(own.ctx, b, nullptr), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("page_cache"), std::string::npos)
       << pfio_last_error();
+}
+
+// buffer = auto, the default: a file on a local file system is of the page-cache kind
+// (engine/buffer_rule.h), read right through it; a setting overrides the rule.
+TEST(PageCacheKind, TheDefaultGivesALocalFileThePageCacheKind) {
+  ColdFile file(4 * kMiB, 17);
+  test::Context c(test::Settings{{"budget", "8M"}});
+  char value[16] = "";
+  pfio_config *cfg = nullptr;
+  ASSERT_EQ(pfio_config_create(&cfg), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_config_get(cfg, "buffer", value, sizeof value), PFIO_OK) << pfio_last_error();
+  EXPECT_STREQ(value, "auto");
+  pfio_config_destroy(cfg);
+  const int32_t f = c.Open(file.path);
+  int page_cache = -1;
+  ASSERT_EQ(pfio_file_buffer(c.ctx, f, &page_cache), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(page_cache, 1) << file.path << " is on a local file system";
+  const std::vector<pfio_extent> plan = DistinctBlocks(f, file.size, 32, 4);
+  ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+  test::ReadAll(c, plan, 17);
+  EXPECT_EQ(c.Stats().hits, plan.size());
+  test::Context own(test::Settings{{"budget", "8M"}, {"buffer", "engine"}});
+  ASSERT_EQ(pfio_file_buffer(own.ctx, own.Open(file.path), &page_cache), PFIO_OK);
+  EXPECT_EQ(page_cache, 0) << "buffer = engine overrides the rule";
 }
 
 TEST(PageCacheKind, EveryPlanShapeReadsTheFilesBytes) {
@@ -200,7 +224,7 @@ TEST(PageCacheKind, ReadsTheCallerMadeItselfMoveThePlanWithinTheBudget) {
 
 TEST(PageCacheKind, ReadDoneRefusesAFileOfTheReorderBufferKindByName) {
   ColdFile file(4 * kMiB, 13);
-  test::Context c(test::Settings{{"budget", "8M"}});  // buffer = engine, the default
+  test::Context c(test::Settings{{"budget", "8M"}, {"buffer", "engine"}});
   const int32_t id = c.Open(file.path);
   const pfio_extent e{id, 0, 0, kBlock};
   ASSERT_EQ(pfio_plan_append(c.ctx, &e, 1), PFIO_OK);
@@ -219,8 +243,8 @@ TEST(PageCacheKind, ReadDoneRefusesAFileOfTheReorderBufferKindByName) {
 // before its advice has gone out is a miss in the page cache, and the kernel reads ahead of it
 // for the reading descriptor, into blocks outside the plan that pfio never advised and has no
 // range of to release (the whole file, counted instead, was over the bound in 2 of about 20
-// test.sh runs: 65,536 bytes left after the close on 2026-11-27, 1,441,792 against 1,114,112
-// and 655,360 after the close on 2026-11-28; never in 70 runs of this test alone).
+// test.sh runs: 65,536 bytes left after the close on 2026-11-27 and 655,360 on 2026-11-28;
+// never in 70 runs of this test alone).
 TEST(PageCacheKind, WithReleasePagesThePlanReadLeaveTheCache) {
   ColdFile file(16 * kMiB, 13);
   test::Context c(CacheKind(8 * kMiB, /*release=*/true));
@@ -228,8 +252,15 @@ TEST(PageCacheKind, WithReleasePagesThePlanReadLeaveTheCache) {
   test::ReadAll(c, plan, 13);
   const pfio_extent *first = plan.data(), *last = plan.data() + plan.size();
   // 8 MiB were read through the page cache; what is left waits for the next release batch (an
-  // eighth of the budget) or is the last piece's.
-  EXPECT_LE(file.ResidentBytesOf(first, last), 8 * kMiB / 8 + kBlock);
+  // eighth of the budget) or is the last piece's. A piece read before its advice landed (a
+  // stall: this kind's reads do not wait for advice) is released when the advice lands, and
+  // DONTNEED passes over the pages the advice's own reads still have in flight: each such piece
+  // (at most an eighth of the budget: adjacent blocks joined) may stay. Seen under a loaded
+  // test.sh, never alone: 1,441,792 bytes against 1,114,112 on 2026-11-28.
+  const uint64_t stalls = c.Stats().stalls;
+  EXPECT_LE(file.ResidentBytesOf(first, last), 8 * kMiB / 8 + kBlock + stalls * (8 * kMiB / 8))
+      << stalls << " pieces read before their advice landed";
+  EXPECT_LT(file.ResidentBytesOf(first, last), 128 * kBlock) << "nothing was released";
   // Closing the file releases the rest.
   ASSERT_EQ(pfio_file_close(c.ctx, plan[0].file), PFIO_OK) << pfio_last_error();
   EXPECT_EQ(file.ResidentBytesOf(first, last), 0u);

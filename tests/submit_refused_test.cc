@@ -50,6 +50,7 @@ TEST(SubmitRefused, ReadsGoDirectAndDestroyReturnsWithinTheTimeout) {
   pfio_config *cfg = nullptr;
   ASSERT_EQ(pfio_config_create(&cfg), PFIO_OK);
   ASSERT_EQ(pfio_config_set(cfg, "backend", "aio"), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_config_set(cfg, "buffer", "engine"), PFIO_OK);  // libaio reads, not advice
   ASSERT_EQ(pfio_config_set(cfg, "timeout_ms", "2000"), PFIO_OK);
   ASSERT_EQ(pfio_config_set(cfg, "budget", "16M"), PFIO_OK);
   pfio_context *ctx = nullptr;

@@ -200,9 +200,10 @@ pfio_status pfio_file_check(pfio_context *ctx, int32_t file, int *changed);
 /* Size in bytes of an open file (as seen at open, or at the last pfio_file_refresh). */
 pfio_status pfio_file_size(pfio_context *ctx, int32_t file, uint64_t *size);
 
-/* The buffer kind the file was opened with (setting `buffer`): *page_cache = 1 when its plan is
- * advised into the kernel's page cache and read from there, 0 when it is read into pfio's own
- * reorder buffer (O_DIRECT where the file system allows it). */
+/* The buffer kind the file was opened with (setting `buffer`; with buffer = auto, the kind
+ * chosen for this file at open): *page_cache = 1 when its plan is advised into the kernel's page
+ * cache and read from there, 0 when it is read into pfio's own reorder buffer (O_DIRECT where the
+ * file system allows it). */
 pfio_status pfio_file_buffer(pfio_context *ctx, int32_t file, int *page_cache);
 
 /* Appends extents to the end of the plan. Every extent is checked first (open file, length > 0,

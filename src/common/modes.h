@@ -23,12 +23,14 @@ enum pfio_policy {
   PFIO_POLICY_FORESTALL = 2       // issue when (queued + i) F' >= distance, or within H (§5)
 };
 
-// Where prefetched bytes are held (the front ends' settings read_path and coll_path): pfio's own
-// reorder buffer, filled by O_DIRECT reads, or the kernel's page cache, filled by advice and
-// buffered reads.
+// Where prefetched bytes are held (setting buffer; the ROMIO driver's read_path and coll_path):
+// pfio's own reorder buffer, filled by O_DIRECT reads, or the kernel's page cache, filled by
+// advice and buffered reads; auto: chosen per file at open (engine/buffer_rule.h). A file's
+// kind is engine or cache, never auto.
 enum pfio_buffer_kind {
   PFIO_BUFFER_ENGINE = 0,  // the engine's reorder buffer
-  PFIO_BUFFER_CACHE = 1    // the page cache
+  PFIO_BUFFER_CACHE = 1,   // the page cache
+  PFIO_BUFFER_AUTO = 2     // the setting only: buffer_rule.h's choice for each file
 };
 
 enum pfio_stage {

@@ -34,7 +34,7 @@ struct Config {
   uint32_t target_stages = 1;
   uint32_t lookahead_rounds = 0;
   pfio_stage stage = PFIO_STAGE_AUTO;
-  pfio_buffer_kind buffer = PFIO_BUFFER_ENGINE;  // where files opened from now on are buffered
+  pfio_buffer_kind buffer = PFIO_BUFFER_AUTO;  // where files opened from now on are buffered
   bool cache_release = false;  // buffer = cache: pages the plan has read leave the page cache
   // Front ends' settings (the engine itself does not read them): one parser, default and
   // message for every front end, as keys like the rest.

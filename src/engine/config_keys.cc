@@ -290,10 +290,12 @@ std::vector<ConfigKey> MakeKeys() {
       [](int) { return true; }, nullptr,
       "how the next block of a target is staged (LoadIntoDiskBuffer)"));
   keys.push_back(ChoiceKey(
-      "buffer", &Config::buffer, {"engine", "cache"}, [](int) { return true; }, nullptr,
+      "buffer", &Config::buffer, {"engine", "cache", "auto"}, [](int) { return true; }, nullptr,
       "where prefetched bytes of the files opened from now on are held: engine (pfio's reorder "
-      "buffer, filled by O_DIRECT reads) or cache (the kernel's page cache, advised ahead; the "
-      "budget bounds the advised bytes not read yet as it bounds the reorder buffer)"));
+      "buffer, filled by O_DIRECT reads), cache (the kernel's page cache, advised ahead; the "
+      "budget bounds the advised bytes not read yet as it bounds the reorder buffer) or auto "
+      "(chosen per file at open: cache on local file systems and where O_DIRECT is refused, "
+      "engine on remote storage and simulated disks)"));
   keys.push_back(BoolKey("cache_release", &Config::cache_release,
                          "buffer = cache: the pages the plan has read leave the page cache at "
                          "once (DONTNEED, batched); off: the kernel reclaims them first"));

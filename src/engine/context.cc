@@ -7,6 +7,7 @@
 
 #include "common/fs_type.h"
 #include "common/page.h"
+#include "engine/buffer_rule.h"
 #include "engine/config.h"
 #include "io/file_open.h"
 #include "io/page_cache_backend.h"
@@ -190,9 +191,37 @@ void Context::UseLayout(std::unique_ptr<Layout> layout) {
   stager_.Configure(ntargets);
 }
 
+// buffer = auto: the kind buffer_rule.h chooses from what the opens find out. A local file is
+// opened once (in the page cache); a remote one is opened again for O_DIRECT, and keeps the
+// page cache only where O_DIRECT is refused.
+Status Context::OpenByRule(const std::string &path, FileHandle *h) {
+  BufferFacts facts;
+  facts.page_cache = cache_backend_ != nullptr;
+  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_ENGINE) return backend_->Open(path, h);
+  Status s = cache_backend_->OpenCached(path, h);
+  if (!s.ok()) return s;
+  facts.remote = h->remote;
+  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_CACHE) return s;
+  FileHandle direct;
+  s = backend_->Open(path, &direct);
+  if (!s.ok()) {
+    backend_->Close(h);
+    return s;
+  }
+  facts.direct = direct.o_direct;
+  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_CACHE) {
+    backend_->Close(&direct);
+    return s;
+  }
+  backend_->Close(h);
+  *h = direct;
+  return s;
+}
+
 Status Context::OpenFile(const std::string &path, int32_t *id) {
   FileHandle h;
-  Status s = cfg_.buffer == PFIO_BUFFER_CACHE && cache_backend_ != nullptr
+  Status s = cfg_.buffer == PFIO_BUFFER_AUTO ? OpenByRule(path, &h)
+             : cfg_.buffer == PFIO_BUFFER_CACHE && cache_backend_ != nullptr
                  ? cache_backend_->OpenCached(path, &h)
                  : backend_->Open(path, &h);
   if (!s.ok()) return s;

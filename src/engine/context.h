@@ -98,6 +98,8 @@ class Context : private ReadPath::Host {
   Status WriteStats(const std::string &path);
 
  private:
+  // buffer = auto: opens `path` in the kind buffer_rule.h chooses for it.
+  Status OpenByRule(const std::string &path, FileHandle *h);
   using Lock = std::unique_lock<std::mutex>;
 
   Context(const Config &config, std::unique_ptr<Backend> backend,
