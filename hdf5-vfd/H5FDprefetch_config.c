@@ -42,9 +42,9 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
         pfio_config_destroy(engine);
         return NULL;
     }
-    /* The driver's default buffer kind is the page cache (the engine's own default is its reorder
-     * buffer): below PFIO_BUFFER and the config's settings, which set it if they name it. */
-    if (getenv("PFIO_BUFFER") == NULL && pfio_config_set(engine, "buffer", "cache") != PFIO_OK) {
+    /* The driver's default buffer kind is the page cache (the engine's own is auto): below
+     * PFIO_BUFFER and the config's settings, which set it if they name it. */
+    if (pfio_config_set_default(engine, "buffer", "cache") != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
         pfio_config_destroy(engine);
         return NULL;

@@ -31,10 +31,6 @@
 #include "pfio/pfio_predict.h"
 #include "pfio_coll.h"
 
-/* Where a file's reads are held (setting coll_path, which read_path must agree with, as a
- * number: its choices' index): pfio's reorder buffer, or the page cache. */
-enum { PREFETCH_BUFFER_ENGINE = 0, PREFETCH_BUFFER_CACHE = 1 };
-
 /* Per-file state, in fd->fs_ptr from SetInfo at open to Close. */
 typedef struct ADIOI_PREFETCH_File {
     pfio_config *config;   /* engine settings from the PFIO_* environment and the hints */
@@ -60,7 +56,6 @@ typedef struct ADIOI_PREFETCH_File {
     int coll_enabled;       /* prefetch_collective */
     int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */
     uint64_t coll_ahead;    /* prefetch_coll_ahead: bytes of later calls planned; 0: default */
-    int coll_path;          /* prefetch_coll_path: PREFETCH_BUFFER_*, the file's buffer kind */
     int coll_timeout_s;     /* prefetch_coll_timeout: bound of waits for other ranks */
     int coll_state;         /* 0 before the first collective read, 1 on, -1 off (all ranks) */
     char coll_why_off[160]; /* why collective reads take ROMIO's two-phase path */

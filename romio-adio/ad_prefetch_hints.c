@@ -175,6 +175,41 @@ static void report_unknown_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info
     }
 }
 
+/* The driver's own defaults, below the PFIO_* environment and the hints: the page cache (the
+ * engine's own default, auto, chooses per file). */
+static void driver_defaults(ADIOI_PREFETCH_File *pf)
+{
+    if (pf->config != NULL)
+        (void)pfio_config_set_default(pf->config, "buffer", "cache");
+}
+
+/* buffer, coll_path and read_path are one setting (a file has one buffer kind, for independent
+ * and collective reads alike): the first of them a hint names is used, in that order, and a
+ * later one that names another kind is reported. The name to apply, or NULL for none. */
+static const char *buffer_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+{
+    static const char *const names[] = {"buffer", "coll_path", "read_path"};
+    char used[HINT_VALUE_MAX], value[HINT_VALUE_MAX], hint[64], msg[3 * HINT_VALUE_MAX];
+    const char *first = NULL;
+    size_t i;
+    for (i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        snprintf(hint, sizeof hint, "prefetch_%s", names[i]);
+        if (!hint_get(info, hint, first == NULL ? used : value))
+            continue;
+        if (first == NULL) {
+            first = names[i];
+        } else if (strcasecmp(value, used) != 0) {
+            snprintf(msg, sizeof msg,
+                     "hint %s = \"%.400s\" differs from prefetch_%s = \"%.400s\": they name one "
+                     "setting (the file's buffer kind, for independent and collective reads "
+                     "alike), expected the same value; prefetch_%s's is used",
+                     hint, value, first, used, first);
+            report(pf, fd->filename, msg);
+        }
+    }
+    return first;
+}
+
 /* prefetch_<key> hints (and the layout from striping hints) into pf->config. */
 static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
@@ -182,9 +217,14 @@ static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info i
     char unit[HINT_VALUE_MAX], factor[HINT_VALUE_MAX];
     size_t i, keys = key_count();
     int have_layout = 0;
+    const char *buffer_name = buffer_hint(fd, pf, info);
     for (i = 0; i < keys; ++i) {
         const char *key = pfio_config_key(i);
         char fallback[HINT_VALUE_MAX];
+        if ((strcmp(key, "buffer") == 0 || strcmp(key, "coll_path") == 0 ||
+             strcmp(key, "read_path") == 0) &&
+            (buffer_name == NULL || strcmp(key, buffer_name) != 0))
+            continue; /* one setting: buffer_hint's choice */
         snprintf(name, sizeof name, "prefetch_%s", key);
         if (!hint_get(info, name, value)) {
             if (strcmp(key, "stats_path") != 0 || !hint_get(info, "prefetch_stats", value))
@@ -219,6 +259,7 @@ static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info i
         pfio_config_destroy(pf->config);
         pf->config = NULL;
         pfio_config_create(&pf->config);
+        driver_defaults(pf);
     }
 }
 
@@ -235,26 +276,11 @@ static uint64_t number(const ADIOI_PREFETCH_File *pf, const char *key, uint64_t 
  * prefetch_<key>, PFIO_* variables, one parser and message). */
 static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    static const char *const kinds[] = {"engine", "cache"}; /* PREFETCH_BUFFER_* */
     char msg[2048];
-    int read_path;
     pf->coll_enabled = (int)number(pf, "collective", 1);
     pf->coll_lookahead = (int)number(pf, "coll_lookahead", 8);
     pf->coll_timeout_s = (int)number(pf, "coll_timeout", 600);
     pf->coll_ahead = number(pf, "coll_ahead", 0);
-    pf->coll_path = (int)number(pf, "coll_path", PREFETCH_BUFFER_CACHE);
-    read_path = (int)number(pf, "read_path", PREFETCH_BUFFER_CACHE);
-    if (read_path != pf->coll_path) {
-        /* one file, one buffer kind: the engine holds it in its reorder buffer or in the page
-         * cache, for independent and collective reads alike */
-        snprintf(msg, sizeof msg,
-                 "setting read_path = %s differs from coll_path = %s: the file's bytes are held "
-                 "in one buffer kind for independent and collective reads, expected the same "
-                 "value; both use %s (coll_path's)",
-                 kinds[read_path != 0], kinds[pf->coll_path != 0], kinds[pf->coll_path != 0]);
-        report(pf, fd->filename, msg);
-        pfio_config_set(pf->config, "read_path", kinds[pf->coll_path != 0]);
-    }
     pf->print_hints = (int)number(pf, "print_hints", 0);
     /* A path longer than the driver keeps is named and not used (no record, no replay). */
     if (pf->config != NULL &&
@@ -383,6 +409,7 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         snprintf(msg, sizeof msg, "%s; the default is used", pfio_last_error());
         report(pf, fd->filename, msg);
     }
+    driver_defaults(pf);
     if (users_info != MPI_INFO_NULL)
         MPI_Info_dup(users_info, &pf->open_info);
     check_same_everywhere(fd, pf, users_info);

@@ -34,20 +34,10 @@ static void start_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         snprintf(pf->why_stock, sizeof pf->why_stock, "opened write-only");
         return;
     }
-    /* coll_path = cache (the default): the engine holds the file in the kernel's page cache (its
-     * page-cache buffer kind) and the collective layer reads through the engine; coll_path =
-     * engine: the kind `buffer` names (the reorder buffer unless it names one: its default,
-     * auto, is no kind here). */
-    if (pf->coll_path == PREFETCH_BUFFER_CACHE) {
-        s = pfio_config_set(pf->config, "buffer", "cache");
-    } else {
-        char kind[16] = "";
-        s = pfio_config_get(pf->config, "buffer", kind, sizeof kind);
-        if (s == PFIO_OK && strcmp(kind, "auto") == 0)
-            s = pfio_config_set(pf->config, "buffer", "engine");
-    }
-    if (s == PFIO_OK)
-        s = pfio_context_create(pf->config, &pf->ctx);
+    /* The file's buffer kind is the setting buffer (hints prefetch_buffer, prefetch_coll_path,
+     * prefetch_read_path): the driver's default, cache, unless PFIO_* or a hint names one. The
+     * collective layer and independent reads go through the engine in either kind. */
+    s = pfio_context_create(pf->config, &pf->ctx);
     if (s == PFIO_OK)
         s = pfio_file_open(pf->ctx, fd->filename, &pf->file);
     if (s == PFIO_OK)

@@ -102,16 +102,20 @@ const std::vector<KeyCase> &Cases() {
       {"stage",
        {{"auto", "auto"}, {"none", "none"}, {"poke", "poke"}, {"pagecache", "pagecache"}},
        {"6", "disk", ""}},
-      {"buffer", {{"engine", "engine"}, {"cache", "cache"}}, {"page", "2", ""}},
+      {"buffer", {{"engine", "engine"}, {"cache", "cache"}, {"auto", "auto"}}, {"page", "3", ""}},
       {"cache_release", {{"on", "1"}, {"off", "0"}}, {"maybe", "2"}},
       {"collective", {{"enable", "1"}, {"disable", "0"}}, {"maybe", "2"}},
       {"coll_lookahead", {{"0", "0"}, {"8", "8"}, {"64", "64"}}, {"65", "-1", "x"}},
       {"coll_ahead",
        {{"0", "0"}, {"64K", "64K"}, {"32M", "32M"}, {"64G", "64G"}},
        {"1K", "65G", "lots"}},
-      {"coll_path", {{"engine", "engine"}, {"cache", "cache"}}, {"disk", "1", ""}},
+      {"coll_path",
+       {{"engine", "engine"}, {"cache", "cache"}, {"auto", "auto"}},
+       {"disk", "1", ""}},
       {"coll_timeout", {{"1", "1"}, {"86400", "86400"}}, {"0", "86401", "1h"}},
-      {"read_path", {{"engine", "engine"}, {"cache", "cache"}}, {"pagecache", "2"}},
+      {"read_path",
+       {{"engine", "engine"}, {"cache", "cache"}, {"Auto", "auto"}},
+       {"pagecache", "2"}},
       {"print_hints", {{"1", "1"}, {"off", "0"}}, {"all"}},
       {"record", {{"/tmp/calls.rec", "/tmp/calls.rec"}, {"", ""}}, {}},
       {"replay", {{"run1.rec", "run1.rec"}, {"", ""}}, {}},
@@ -138,7 +142,9 @@ TEST(Config, NumbersOfSettings) {
   ASSERT_EQ(pfio_config_get_number(c, "coll_path", &v), PFIO_OK);
   EXPECT_EQ(v, 0u);  // "engine" is the first choice
   ASSERT_EQ(pfio_config_get_number(c, "read_path", &v), PFIO_OK);
-  EXPECT_EQ(v, 1u);  // cache, the default
+  EXPECT_EQ(v, 0u);  // another name of the same setting, buffer
+  ASSERT_EQ(pfio_config_get_number(c, "buffer", &v), PFIO_OK);
+  EXPECT_EQ(v, 0u);
   ASSERT_EQ(pfio_config_get_number(c, "collective", &v), PFIO_OK);
   EXPECT_EQ(v, 0u);
   ASSERT_EQ(pfio_config_get_number(c, "coll_lookahead", &v), PFIO_OK);
@@ -310,6 +316,61 @@ TEST(Config, BadOrUnknownEnvironmentIsReportedAndTheDefaultKept) {
   EXPECT_EQ(pfio_context_create(nullptr, &ctx), PFIO_EINVAL);
   EXPECT_EQ(ctx, nullptr);
   unsetenv("PFIO_BUGDET");
+}
+
+// buffer, coll_path and read_path are one setting: set under one name, read under every name;
+// variables that name it with different values are reported, the first name in the keys' order
+// (buffer, coll_path, read_path) used.
+TEST(Config, BufferCollPathAndReadPathAreOneSetting) {
+  CleanConfig c;
+  EXPECT_EQ(c.Get("buffer"), "auto");
+  ASSERT_EQ(pfio_config_set(c.get(), "read_path", "engine"), PFIO_OK);
+  EXPECT_EQ(c.Get("buffer"), "engine");
+  EXPECT_EQ(c.Get("coll_path"), "engine");
+  setenv("PFIO_READ_PATH", "engine", 1);
+  setenv("PFIO_COLL_PATH", "cache", 1);
+  pfio_config *e = nullptr;
+  EXPECT_EQ(pfio_config_create(&e), PFIO_EINVAL);
+  ASSERT_NE(e, nullptr);
+  const std::string why = pfio_last_error();
+  EXPECT_NE(why.find("name one setting (buffer) with different values"), std::string::npos) << why;
+  EXPECT_NE(why.find("PFIO_COLL_PATH's is used"), std::string::npos) << why;
+  char buf[16];
+  ASSERT_EQ(pfio_config_get(e, "buffer", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "cache");
+  pfio_config_destroy(e);
+  setenv("PFIO_COLL_PATH", "Engine", 1);  // the same value: no error
+  ASSERT_EQ(pfio_config_create(&e), PFIO_OK) << pfio_last_error();
+  pfio_config_destroy(e);
+  unsetenv("PFIO_READ_PATH");
+  unsetenv("PFIO_COLL_PATH");
+}
+
+// A front end's default (pfio_config_set_default) applies only where neither the environment
+// nor pfio_config_set named the setting, under any of its names; a bad value is refused anyway.
+TEST(Config, AFrontEndsDefaultIsUnderTheEnvironmentAndSettings) {
+  pfio_config *c = nullptr;
+  ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
+  char buf[16];
+  ASSERT_EQ(pfio_config_set_default(c, "buffer", "cache"), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_config_get(c, "buffer", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "cache");
+  ASSERT_EQ(pfio_config_set(c, "coll_path", "engine"), PFIO_OK);
+  ASSERT_EQ(pfio_config_set_default(c, "buffer", "cache"), PFIO_OK);
+  ASSERT_EQ(pfio_config_get(c, "buffer", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "engine") << "coll_path named the setting";
+  EXPECT_EQ(pfio_config_set_default(c, "buffer", "kernel"), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("kernel"), std::string::npos);
+  pfio_config_destroy(c);
+  setenv("PFIO_BUFFER", "auto", 1);
+  ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
+  ASSERT_EQ(pfio_config_set_default(c, "read_path", "cache"), PFIO_OK);
+  ASSERT_EQ(pfio_config_get(c, "buffer", buf, sizeof buf), PFIO_OK);
+  EXPECT_STREQ(buf, "auto") << "PFIO_BUFFER named the setting";
+  pfio_config_destroy(c);
+  unsetenv("PFIO_BUFFER");
+  EXPECT_EQ(pfio_config_set_default(nullptr, "buffer", "cache"), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("config"), std::string::npos);
 }
 
 TEST(Config, StatsIsTheShortNameOfStatsPath) {

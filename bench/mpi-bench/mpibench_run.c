@@ -52,7 +52,7 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
     snprintf(name, sizeof name, "prefetch:%s", o->file);
     if (o->budget) MPI_Info_set(info, "prefetch_budget", o->budget);
     if (strcmp(method, "pfio-noplan") == 0) MPI_Info_set(info, "prefetch_coll_lookahead", "0");
-    if (strncmp(method, "pfio-engine", 11) == 0) {
+    if (strcmp(method, "pfio-engine") == 0) {
       MPI_Info_set(info, "prefetch_coll_path", "engine");
       MPI_Info_set(info, "prefetch_read_path", "engine");
     }

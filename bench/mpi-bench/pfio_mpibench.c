@@ -26,7 +26,8 @@
  *   pfio-engine  the driver reading through pfio's engine (O_DIRECT into the budget) instead of
  *                the page cache (hints prefetch_coll_path=engine, prefetch_read_path=engine)
  *   pfio-engine-cache  the same engine paths with the engine's page-cache buffer kind (hint
- *                prefetch_buffer=cache): its window, scheduler and budget advise the page cache
+ *                prefetch_buffer=cache): its window, scheduler and budget advise the page cache;
+ *                since 0.4 the driver's default kind, so the same as pfio (kept as a check)
  *   romio-again  stock ROMIO once more in every round, as a method of its own: romio-again /
  *                romio is what one invocation's run-to-run spread makes of two identical
  *                methods (an A/A comparison), the yardstick for small differences from stock

@@ -75,6 +75,13 @@ void pfio_config_destroy(pfio_config *config);
  * checked by pfio_config_validate and pfio_context_create. */
 pfio_status pfio_config_set(pfio_config *config, const char *key, const char *value);
 
+/* A front end's own default: sets `key` as pfio_config_set does unless the environment
+ * (PFIO_<KEY>) or an earlier pfio_config_set named the setting, under its name or another
+ * (buffer, coll_path and read_path are one setting). The ROMIO and HDF5 drivers default to
+ * buffer = cache this way, below their users' hints and settings. PFIO_EINVAL for an unknown key
+ * or a bad value, named, whether or not it applies. */
+pfio_status pfio_config_set_default(pfio_config *config, const char *key, const char *value);
+
 /* Writes the value in force of `key` into value[0 .. size) as a NUL-terminated string in the
  * form pfio_config_set accepts ("1G", "forestall", ""). PFIO_EINVAL for an unknown key or a
  * buffer too small for the value (value is then ""). */

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 #include <string>
 
 #include "api/api_errors.h"
@@ -32,6 +33,7 @@ struct pfio_context {
 
 struct pfio_config {
   pfio::Config settings;
+  std::set<std::string> named;  // settings the environment or pfio_config_set named (SettingOf)
 };
 
 namespace pfio::api {
@@ -87,7 +89,10 @@ pfio_status pfio_config_create(pfio_config **out) {
   *out = nullptr;
   return Guarded("pfio_config_create", [&] {
     *out = new pfio_config{};
-    return Report(pfio::ApplyEnvironment(&(*out)->settings, environ));
+    std::vector<std::string> named;
+    const pfio::Status s = pfio::ApplyEnvironment(&(*out)->settings, environ, &named);
+    (*out)->named.insert(named.begin(), named.end());
+    return Report(s);
   });
 }
 
@@ -99,8 +104,25 @@ pfio_status pfio_config_set(pfio_config *config, const char *key, const char *va
   if (config == nullptr) return NullArgument("pfio_config_set", "config");
   if (key == nullptr) return NullArgument("pfio_config_set", "key");
   if (value == nullptr) return NullArgument("pfio_config_set", "value");
-  return Guarded("pfio_config_set",
-                 [&] { return Report(pfio::SetConfig(&config->settings, key, value)); });
+  return Guarded("pfio_config_set", [&] {
+    const pfio::Status s = pfio::SetConfig(&config->settings, key, value);
+    if (s.ok()) config->named.insert(pfio::SettingOf(key));
+    return Report(s);
+  });
+}
+
+pfio_status pfio_config_set_default(pfio_config *config, const char *key, const char *value) {
+  if (config == nullptr) return NullArgument("pfio_config_set_default", "config");
+  if (key == nullptr) return NullArgument("pfio_config_set_default", "key");
+  if (value == nullptr) return NullArgument("pfio_config_set_default", "value");
+  return Guarded("pfio_config_set_default", [&] {
+    if (config->named.count(pfio::SettingOf(key)) > 0) {
+      // Named already: the value must still be one the key takes (a front end's typo is named).
+      pfio::Config trial = config->settings;
+      return Report(pfio::SetConfig(&trial, key, value));
+    }
+    return Report(pfio::SetConfig(&config->settings, key, value));
+  });
 }
 
 pfio_status pfio_config_get(const pfio_config *config, const char *key, char *value, size_t size) {

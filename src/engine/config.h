@@ -41,9 +41,7 @@ struct Config {
   bool collective = true;                          // MPI collective reads through pfio's layer
   uint32_t coll_lookahead = 8;                     // collective calls predicted ahead (0: none)
   uint64_t coll_ahead = 0;                         // bytes of later calls planned; 0: automatic
-  pfio_buffer_kind coll_path = PFIO_BUFFER_CACHE;  // ROMIO driver: the file's buffer kind
   uint32_t coll_timeout = 600;                     // seconds a rank waits for the others
-  pfio_buffer_kind read_path = PFIO_BUFFER_CACHE;  // the same; coll_path wins when they differ
   bool print_hints = false;                        // the ROMIO driver prints the hints in force
   std::string record;                              // ROMIO driver: calls recorded to this file
   std::string replay;                              // ROMIO driver: calls replayed from this file

@@ -18,11 +18,6 @@ namespace {
 
 constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024, kGiB = 1024 * kMiB;
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return s;
-}
-
 bool ParseUnsigned(const std::string &text, uint64_t max, uint64_t *out) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
   errno = 0;
@@ -112,7 +107,7 @@ ConfigKey ChoiceKey(const char *name, E Config::*field, std::vector<std::string>
     return note ? a + " " + note : a;
   };
   k.parse = [=](const std::string &v, Config *c) {
-    std::string want = Lower(v);
+    std::string want = LowerCase(v);
     std::replace(want.begin(), want.end(), '_', '-');
     for (size_t i = 0; i < names.size(); ++i) {
       if (want == names[i]) {
@@ -138,7 +133,7 @@ ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
   ConfigKey k = Named(name, meaning);
   k.allowed = [] { return std::string("1, 0 (also on/off, true/false, yes/no, enable/disable)"); };
   k.parse = [=](const std::string &v, Config *c) {
-    const std::string l = Lower(v);
+    const std::string l = LowerCase(v);
     if (l == "1" || l == "on" || l == "true" || l == "yes" || l == "enable") {
       c->*field = true;
     } else if (l == "0" || l == "off" || l == "false" || l == "no" || l == "disable") {
@@ -160,7 +155,7 @@ ConfigKey SizeOrNeverKey(const char *name, uint64_t Config::*field, const char *
   k.allowed = [] { return std::string("a size (K, M, G, T: powers of 1024) or never"); };
   k.parse = [=](const std::string &v, Config *c) {
     uint64_t bytes = 0;
-    if (Lower(v) == "never") {
+    if (LowerCase(v) == "never") {
       bytes = UINT64_MAX;
     } else if (!ParseSize(v, name, &bytes).ok()) {
       return false;
@@ -310,16 +305,18 @@ std::vector<ConfigKey> MakeKeys() {
       "bytes of later collective calls an aggregator plans ahead; auto: 2 x cb_buffer_size / "
       "aggregators, at least 32M on the cache path, 4M on the engine path"));
   keys.push_back(ChoiceKey(
-      "coll_path", &Config::coll_path, {"engine", "cache"}, [](int) { return true; }, nullptr,
-      "ROMIO driver: the file's buffer kind for collective and independent reads: engine "
-      "(O_DIRECT into pfio's buffer) or cache (the page cache, advised ahead)"));
+      "coll_path", &Config::buffer, {"engine", "cache", "auto"}, [](int) { return true; }, nullptr,
+      "the ROMIO driver's name of buffer (hint prefetch_coll_path): the file's buffer kind for "
+      "collective and independent reads alike"));
+  keys.back().same_as = "buffer";
   keys.push_back(CountKey("coll_timeout", &Config::coll_timeout, 1, 86400, nullptr,
                           "seconds a rank waits for the others in a collective read before the "
                           "read fails naming the bound"));
   keys.push_back(ChoiceKey(
-      "read_path", &Config::read_path, {"engine", "cache"}, [](int) { return true; }, nullptr,
-      "the same as coll_path (a file has one buffer kind): a value that differs is reported at "
-      "open and coll_path's is used"));
+      "read_path", &Config::buffer, {"engine", "cache", "auto"}, [](int) { return true; }, nullptr,
+      "another name of buffer (hint prefetch_read_path): a file has one buffer kind, so a value "
+      "that differs from buffer's or coll_path's, named at the same time, is an error"));
+  keys.back().same_as = "buffer";
   keys.push_back(BoolKey("print_hints", &Config::print_hints,
                          "the ROMIO driver prints the hints in force at open, on rank 0"));
   keys.push_back(TextKey(
@@ -363,7 +360,7 @@ const std::vector<EditDistance> &KeyWords() {
 
 // The key nearest to `name` (edit distance), ignoring a prefetch_ or pfio_ prefix and case.
 const std::string &NearestKey(const std::string &name) {
-  std::string bare = Lower(name);
+  std::string bare = LowerCase(name);
   for (const std::string prefix : {"prefetch_", "pfio_"}) {
     if (bare.rfind(prefix, 0) == 0) bare = bare.substr(prefix.size());
   }
@@ -419,6 +416,20 @@ const ConfigKey *FindConfigKey(std::string_view name) {
   return nullptr;
 }
 
+std::string LowerCase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
+const std::string &NearestConfigKey(const std::string &name) {
+  return NearestKey(name);
+}
+
+std::string SettingOf(std::string_view name) {
+  const ConfigKey *k = FindConfigKey(name);
+  return k != nullptr && !k->same_as.empty() ? k->same_as : std::string(name);
+}
+
 Status SetConfig(Config *c, const std::string &key, const std::string &value) {
   const ConfigKey *k = FindConfigKey(key);
   if (k == nullptr) return UnknownKey(key);
@@ -444,38 +455,6 @@ Status GetConfigNumber(const Config &c, const std::string &key, uint64_t *value)
                                   key.c_str(), k->allowed().c_str()));
   *value = k->number(c);
   return Status::Ok();
-}
-
-Status ApplyEnvironment(Config *c, char **environ) {
-  Status first;
-  for (char **e = environ; e && *e; ++e) {
-    const std::string entry(*e);
-    if (entry.rfind("PFIO_", 0) != 0 || entry.rfind("PFIO_TEST_", 0) == 0 ||
-        entry.rfind("PFIO_BENCH_", 0) == 0 || entry.rfind("PFIO_VERBOSE=", 0) == 0) {
-      continue;  // the test suite's and the benchmark scripts' own variables, and the drivers'
-    }
-    const size_t eq = entry.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string var = entry.substr(0, eq), value = entry.substr(eq + 1);
-    std::string key = Lower(var.substr(5));
-    if (key == "stats") key = "stats_path";
-    Status s;
-    const ConfigKey *k = FindConfigKey(key);
-    if (k == nullptr) {
-      std::string nearest = NearestKey(key);
-      std::transform(nearest.begin(), nearest.end(), nearest.begin(),
-                     [](unsigned char ch) { return std::toupper(ch); });
-      s = Status::Invalid(
-          Format("environment %s: unknown variable; the nearest valid one is PFIO_%s", var.c_str(),
-                 nearest.c_str()));
-    } else {
-      s = SetConfig(c, key, value);
-      // SetConfig's message starts with the key: name the variable instead.
-      if (!s.ok()) s = Status::Invalid("environment " + var + s.message().substr(key.size()));
-    }
-    if (!s.ok() && first.ok()) first = s;
-  }
-  return first;
 }
 
 Status CheckConfigRanges(const Config &c) {

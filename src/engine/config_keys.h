@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "engine/config.h"
@@ -30,6 +31,9 @@ struct ConfigKey {
   std::function<std::string(const Config &c)> why_bad;
   // The field as a number (sizes in bytes, counts, 1/0, a choice's index); unset for text.
   std::function<uint64_t(const Config &c)> number;
+  // An alias: the key whose field this one reads and writes (coll_path and read_path, the ROMIO
+  // driver's names of buffer); empty for a key of its own.
+  std::string same_as;
 };
 
 // All keys, in the order the docs list them; `count` gets their number.
@@ -37,6 +41,16 @@ const ConfigKey *ConfigKeys(size_t *count);
 
 // The key called `name`, or null.
 const ConfigKey *FindConfigKey(std::string_view name);
+
+// ASCII lower case: keys, variables and choices are matched without case.
+std::string LowerCase(std::string s);
+
+// The key nearest to `name` (edit distance), ignoring a prefetch_ or pfio_ prefix and case.
+const std::string &NearestConfigKey(const std::string &name);
+
+// The key whose field `name` sets: `name` itself, or the key an alias stands for ("coll_path"
+// -> "buffer"); `name` unchanged when it is no key.
+std::string SettingOf(std::string_view name);
 
 // Parses and range-checks one setting; on error *c is unchanged.
 Status SetConfig(Config *c, const std::string &key, const std::string &value);
@@ -50,7 +64,10 @@ Status GetConfigNumber(const Config &c, const std::string &key, uint64_t *value)
 // named PFIO_TEST_* and PFIO_BENCH_* belong to the test suite and the benchmark scripts and are
 // skipped. Good ones are applied even when
 // another is bad; the first bad or unknown one is returned, named `environment PFIO_X = "v"`.
-Status ApplyEnvironment(Config *c, char **environ);
+// Variables naming one setting (PFIO_BUFFER, PFIO_COLL_PATH, PFIO_READ_PATH) with different
+// values are an error too: the name first in the keys' order is used. `named`, when given,
+// gets the setting (SettingOf) of every variable applied.
+Status ApplyEnvironment(Config *c, char **environ, std::vector<std::string> *named = nullptr);
 
 // "key = value: expected <allowed>" for the first field out of range, else OK. Used by
 // ValidateConfig.
