@@ -4,10 +4,12 @@
 # file holds the same bytes; eviction empties its page cache (fincore); pfio-mpibench reads it
 # with stock ROMIO, pfio's driver and pfio's engine path (every byte verified by the benchmark,
 # a wrong one aborts it); a bad profile and a missing file are refused by name; down unmounts
-# and stops the servers, and a second down is harmless.
-# usage: run-testbed-test.sh BENCH DRIVER_DIR WORKDIR
+# and stops the servers, and a second down is harmless. buffer = auto (the API's default) gives
+# the disk's file the page-cache kind and the test bed's copy (FUSE: remote) the reorder buffer.
+# usage: run-testbed-test.sh BENCH DRIVER_DIR WORKDIR KIND_OF (tests/buffer_kind_of)
 set -euo pipefail
 bench=${1:?pfio-mpibench binary}; driver=${2:?driver dir}; work=${3:?work dir}
+kind_of=${4:?buffer_kind_of binary}
 here=$(cd "$(dirname "$0")" && pwd)
 testbed=$here/../../scripts/testbed.sh
 run() { bash "$here/run-driver-test.sh" openmpi "$@"; }
@@ -24,6 +26,9 @@ bash "$testbed" status | grep -q "up, profile pfs (2 ms, 64 in flight)"
 bash "$testbed" check | tee "$work/check.out"
 grep -q "4 KiB random QD1 [0-9]* IOPS" "$work/check.out"
 cmp "$work/data" "$served" || { echo "FAIL: the served file differs from the disk's"; exit 1; }
+kinds=$("$kind_of" "$work/data" "$served" | tr '\n' ' ')
+[ "$kinds" = "cache engine " ] ||
+  { echo "FAIL: buffer = auto chose '$kinds' for the disk's file and the test bed's, expected cache engine"; exit 1; }
 resident() { fincore --bytes --noheadings --output RES "$1" | tr -d ' '; }
 [ "$(resident "$served")" -gt 0 ] || { echo "FAIL: nothing cached after reading it"; exit 1; }
 /usr/bin/python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)" "$served"
