@@ -71,7 +71,9 @@ const std::vector<KeyCase> &Cases() {
 #endif
        }},
       {"window_mode", {{"batch", "batch"}, {"pipelined", "pipelined"}}, {"0", "window", ""}},
-      {"infill_max", {{"0", "0"}, {"32K", "32K"}, {"16M", "16M"}}, {"17M", "64M", "x"}},
+      {"infill_max",
+       {{"0", "0"}, {"32K", "32K"}, {"16M", "16M"}, {"auto", "auto"}, {"Auto", "auto"}},
+       {"17M", "64M", "x", "automatic"}},
       {"max_request",
        {{"64K", "64K"}, {"1M", "1M"}, {"64M", "64M"}, {"69632", "68K"}},
        {"4096", "65636", "128M", "60K"}},
@@ -168,7 +170,7 @@ TEST(Config, DefaultsAreValidAndReadBack) {
   CleanConfig c;
   EXPECT_EQ(pfio_config_validate(c.get()), PFIO_OK) << pfio_last_error();
   EXPECT_EQ(c.Get("budget"), "0");
-  EXPECT_EQ(c.Get("infill_max"), "8K");
+  EXPECT_EQ(c.Get("infill_max"), "auto");
   EXPECT_EQ(c.Get("max_request"), "1M");
   EXPECT_EQ(c.Get("window_mode"), "pipelined");
   EXPECT_EQ(c.Get("backend"), "auto");

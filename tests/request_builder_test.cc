@@ -58,6 +58,26 @@ TEST_F(RequestBuilderTest, SortsAscendingAndFillsSmallGaps) {
   EXPECT_EQ(reqs_[1]->pieces.size(), 1u);
 }
 
+// infill_max = auto gives files on remote storage a wider infill (infill_remote): there a request
+// costs what 70-200 KiB of data does. A 64 KiB gap: two reads of a local file, one of a remote.
+TEST_F(RequestBuilderTest, RemoteFilesJoinTheirOwnInfill) {
+  shape_.infill_max = 8 * 1024;
+  shape_.infill_remote = 128 * 1024;
+  reqs_ = BuildRequests({P(0, 4096), P(4096 + 65536, 4096)}, shape_, handles_);
+  EXPECT_EQ(reqs_.size(), 2u) << "a local file joins 8 KiB gaps only";
+  for (auto &r : reqs_) {
+    for (Piece *p : r->pieces) buffer_->Dropped(p);
+  }
+  file_.remote = true;
+  reqs_ = BuildRequests({P(0, 4096), P(4096 + 65536, 4096)}, shape_, handles_);
+  ASSERT_EQ(reqs_.size(), 1u) << "a remote file joins up to 128 KiB";
+  EXPECT_EQ(reqs_[0]->gap_bytes, 65536u);
+  EXPECT_EQ(reqs_[0]->req.length, 2 * 4096u + 65536);
+  EXPECT_EQ(InfillFor(shape_, file_), 128 * 1024u);
+  file_.remote = false;
+  EXPECT_EQ(InfillFor(shape_, file_), 8 * 1024u);
+}
+
 TEST_F(RequestBuilderTest, NoInfillMergesOnlyAdjacentPieces) {
   shape_.infill_max = 0;
   reqs_ = BuildRequests({P(0, 4096), P(4096, 4096), P(12288, 4096)}, shape_, handles_);

@@ -216,7 +216,7 @@ void RunPfio(const RunSpec &s, const char *window_mode, const char *backend, con
       {"backend", backend},
       {"buffer", buffer},
       {"queue_depth", std::to_string(s.queue_depth)},
-      {"infill_max", std::to_string(s.infill_max)},
+      {"infill_max", s.infill},
       {"max_request", std::to_string(s.max_request)},
       {"window_percent", std::to_string(s.window_percent)},
       {"layout", s.layout}};

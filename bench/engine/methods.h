@@ -17,7 +17,7 @@ struct RunSpec {
   uint64_t block = 0;
   uint64_t budget = 0;
   uint32_t queue_depth = 32;
-  uint64_t infill_max = 8 * 1024;
+  std::string infill = "auto";  // pfio's infill_max, as pfio_config_set takes it
   uint64_t max_request = 1024 * 1024;
   uint32_t window_percent = 100;
   std::string layout;  // pfio layout string; empty: one target

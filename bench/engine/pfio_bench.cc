@@ -50,7 +50,8 @@ options (sizes take K, M, G suffixes in powers of 1024; lists are comma-separate
   --methods LIST    any of naive,naive-direct,fadvise,raw-qd32,pfio-batch,pfio-pipelined,
                     pfio-uring,pfio-cache                                   (default all)
   --queue-depth N   reads in flight for raw-qd32 and pfio                   (default 32)
-  --infill S        pfio infill_max (gaps merged)                           (default 8K)
+  --infill S        pfio infill_max (gaps merged), a size or auto (8K locally, 128K on
+                    storage behind FUSE or a network)                     (default auto)
   --max-request S   pfio max_request (largest single read)                   (default 1M)
   --window P        pfio window_percent (pipelined window, % of budget)      (default 100)
   --layout SPEC     pfio layout, e.g. stripe=1MiB,targets=4 (emulated striping: reads split at
@@ -89,7 +90,8 @@ last byte, timed apart as fio leaves them out), "bytes", "mib_per_s",
 
 struct Options {
   std::string workload = "gather", file = "pfio-bench.data", json, layout;
-  uint64_t file_size = 1ull << 30, block = 4096, infill = 8 * 1024, seed = 1;
+  uint64_t file_size = 1ull << 30, block = 4096, seed = 1;
+  std::string infill = "auto";
   std::vector<uint64_t> budgets;
   uint64_t max_request = 1 << 20;
   uint32_t queue_depth = 32, refill = 100, repeat = 1;
@@ -165,7 +167,9 @@ int ParseArgs(int argc, char **argv, Options *o) {
         o->budgets.push_back(b);
       }
     } else if (a == "--infill") {
-      s = ParseSize(v, "--infill", &o->infill);
+      uint64_t bytes = 0;
+      if (v != "auto") s = ParseSize(v, "--infill", &bytes);
+      o->infill = v;
     } else if (a == "--queue-depth") {
       s = ParseSize(v, "--queue-depth", &n);
       if (s.ok() && (n < 1 || n > 1024))
@@ -426,7 +430,7 @@ int Main(int argc, char **argv) {
     spec.block = o.block;
     spec.budget = budget ? budget : o.budgets.front();
     spec.queue_depth = o.queue_depth;
-    spec.infill_max = o.infill;
+    spec.infill = o.infill;
     spec.max_request = o.max_request;
     spec.window_percent = o.refill;
     spec.layout = o.layout;

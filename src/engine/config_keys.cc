@@ -71,6 +71,23 @@ ConfigKey SizeKey(const char *name, uint64_t Config::*field, uint64_t lo,
   return k;
 }
 
+// `k`, a size key, that also takes "auto", held in its field as `automatic`.
+ConfigKey AutoOr(ConfigKey k, uint64_t Config::*field, uint64_t automatic) {
+  auto allowed = k.allowed;
+  auto parse = k.parse;
+  auto get = k.get;
+  auto in_range = k.in_range;
+  k.allowed = [=] { return "auto or " + allowed(); };
+  k.parse = [=](const std::string &v, Config *c) {
+    if (LowerCase(v) != "auto") return parse(v, c);
+    c->*field = automatic;
+    return true;
+  };
+  k.get = [=](const Config &c) { return c.*field == automatic ? std::string("auto") : get(c); };
+  k.in_range = [=](const Config &c) { return c.*field == automatic || in_range(c); };
+  return k;
+}
+
 // A count field in [lo, hi]; zero_means as for SizeKey.
 ConfigKey CountKey(const char *name, uint32_t Config::*field, uint32_t lo, uint32_t hi,
                    const char *zero_means, const char *meaning) {
@@ -218,9 +235,12 @@ std::vector<ConfigKey> MakeKeys() {
       nullptr,
       "pipelined keeps the budget full; batch fetches a whole window, "
       "serves it, then fetches the next"));
-  keys.push_back(SizeKey(
-      "infill_max", &Config::infill_max, 0, [] { return 16 * kMiB; }, nullptr, 1, nullptr,
-      "gaps up to this size between planned extents are read too"));
+  keys.push_back(AutoOr(
+      SizeKey(
+          "infill_max", &Config::infill_max, 0, [] { return 16 * kMiB; }, nullptr, 1, nullptr,
+          "gaps up to this size between planned extents are read too; auto: 8K on local "
+          "file systems, 128K on storage behind FUSE or a network"),
+      &Config::infill_max, kInfillAuto));
   keys.push_back(SizeKey(
       "max_request", &Config::max_request, 64 * kKiB, [] { return 64 * kMiB; }, nullptr, 4 * kKiB,
       nullptr, "largest single read"));

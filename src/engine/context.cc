@@ -108,16 +108,17 @@ Context::Context(const Config &config, std::unique_ptr<Backend> backend,
   }
   UseLayout(std::move(striped));
   std::snprintf(stats_.policy, sizeof stats_.policy, "%s", IssuePolicy::Name(cfg_.policy));
-  shape_.infill_max = cfg_.infill_max;
+  const bool auto_infill = cfg_.infill_max == kInfillAuto;
+  shape_.infill_max = auto_infill ? kInfillLocal : cfg_.infill_max;
+  shape_.infill_remote = auto_infill ? kInfillRemote : cfg_.infill_max;
   shape_.cache_release = cfg_.cache_release;
   shape_.max_request = std::min<uint64_t>(cfg_.max_request, PageAlignDown(memory_.cap()));
   shape_.cache_max_request = std::max(
       shape_.max_request, std::min<uint64_t>(kCacheMaxRequest, PageAlignDown(memory_.cap() / 8)));
-  if (cfg_.infill_max > 0) {
+  if (const uint64_t gap = std::max(shape_.infill_max, shape_.infill_remote); gap > 0) {
     void *p = nullptr;
-    if (posix_memalign(&p, kPage, PageAlignUp(cfg_.infill_max)) == 0)
-      discard_ = static_cast<char *>(p);
-    if (discard_ == nullptr) shape_.infill_max = 0;
+    if (posix_memalign(&p, kPage, PageAlignUp(gap)) == 0) discard_ = static_cast<char *>(p);
+    if (discard_ == nullptr) shape_.infill_max = shape_.infill_remote = 0;
   }
   shape_.discard = discard_;
   std::snprintf(stats_.backend, sizeof stats_.backend, "%s", backend_->name());

@@ -10,12 +10,16 @@ size_t PageCount(const Piece *p) {
 }
 }  // namespace
 
+uint64_t InfillFor(const RequestShape &shape, const FileHandle &file) {
+  return file.remote ? shape.infill_remote : shape.infill_max;
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> AdviceSpans(
     const std::vector<std::pair<uint64_t, uint64_t>> &ranges, const RequestShape &shape,
     const FileHandle &file, const std::function<bool(uint64_t, uint64_t)> &held,
     uint64_t *gap_bytes) {
   const uint64_t join = shape.cache_release ? 0
-                        : file.remote       ? std::max(shape.infill_max, kCacheJoinGapRemote)
+                        : file.remote       ? std::max(shape.infill_remote, kCacheJoinGapRemote)
                                             : std::max(shape.infill_max, kCacheJoinGapLocal);
   const uint64_t span = std::max(shape.max_request, shape.cache_max_request);
   std::vector<std::pair<uint64_t, uint64_t>> out;
@@ -71,7 +75,7 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     cur->target_offset = p->target_offset;
     cur->req.file = handles.at(p->file);
     cached = cur->req.file->buffer == PFIO_BUFFER_CACHE;
-    join = cached ? 0 : shape.infill_max;  // the page-cache kind's spans are joined already
+    join = cached ? 0 : InfillFor(shape, *cur->req.file);  // the page cache's: joined already
     span = cached ? std::max(shape.max_request, shape.cache_max_request) : shape.max_request;
     cur->req.offset = p->offset;
     cur->req.length = p->length;

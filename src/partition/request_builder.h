@@ -36,12 +36,13 @@ struct PendingRead {
 };
 
 struct RequestShape {
-  uint64_t infill_max = 32 * 1024;
+  uint64_t infill_max = 32 * 1024;     // gaps joined on local file systems
+  uint64_t infill_remote = 32 * 1024;  // ... and on storage behind FUSE or a network
   uint64_t max_request = 1024 * 1024;
   // Page-cache kind: the longest request with its gaps (at least max_request; the context keeps
   // it within a small share of the budget, since gaps are charged too).
   uint64_t cache_max_request = 1024 * 1024;
-  char *discard = nullptr;  // at least infill_max bytes, page aligned (unused when infill_max is 0)
+  char *discard = nullptr;  // at least both infills' bytes, page aligned (unused when both are 0)
   // Page-cache kind with cache_release: pages the plan read leave the page cache, and a gap's
   // pages, which nobody reads, would stay: no gap is joined then (AdviceSpans).
   bool cache_release = false;
@@ -76,6 +77,10 @@ constexpr uint64_t kCacheMaxRequest = 4 << 20;
 // cache_release, whose pages nobody would release) where `held(begin, end)` says no existing
 // piece lies in the gap, each span at most cache_max_request unless one range alone is longer.
 // *gap_bytes grows by the gaps joined.
+// The gap the reorder buffer's reads of `file` join: infill_remote on remote storage
+// (FileHandle::remote), else infill_max.
+uint64_t InfillFor(const RequestShape &shape, const FileHandle &file);
+
 std::vector<std::pair<uint64_t, uint64_t>> AdviceSpans(
     const std::vector<std::pair<uint64_t, uint64_t>> &ranges, const RequestShape &shape,
     const FileHandle &file, const std::function<bool(uint64_t, uint64_t)> &held,
