@@ -1,6 +1,7 @@
 // The buffer kind a file gets when the setting is buffer = auto (the default of pfio's API), from
 // what is known of it at open. The two kinds hold the same plan under the same budget: engine
-// (pfio's reorder buffer, filled by O_DIRECT reads, requests joined over gaps up to infill_max)
+// (pfio's reorder buffer, filled by O_DIRECT reads, requests joined over gaps up to infill_max:
+// by default 8 KiB locally and 128 KiB on remote storage, config.h)
 // or cache (the kernel's page cache, advised ahead with POSIX_FADV_WILLNEED, gaps joined up to
 // 64 KiB locally and 128 KiB on remote storage). The rule is what docs/benchmarks.md measured
 // ("The buffer kind's rule" and "Buffer kinds"), in this order:
@@ -8,12 +9,13 @@
 //   2. a file whose file system refuses O_DIRECT -> cache (the reorder buffer would be filled
 //      from the page cache anyway, one copy more);
 //   3. a file on storage behind FUSE or a network (fs_type.h's OnRemoteStorage) -> engine: on
-//      the 2 ms test bed (FUSE) random reads through the page cache ran at 0.26-0.95x of the
-//      reorder buffer (its joined advice outruns what FUSE takes in flight), strided passes that
-//      reread cached pages at 1.23-2.03x, sequential reads level;
+//      the 2 ms test bed (FUSE) random reads through the page cache ran at 0.07-0.96x of the
+//      reorder buffer (4 KiB: 30-32 MiB/s against 446-456; its joined advice outruns what FUSE
+//      takes in flight and the dropped pages are read at 2 ms each), strided passes that reread
+//      cached pages at 1.36-1.80x, sequential reads level;
 //   4. any other file (a local file system) -> cache: on this machine's disk level or ahead in
-//      every cell measured (pfio-bench 1.00-3.35x, the ROMIO and HDF5 front ends' tables).
-// The front ends set their own kind (buffer = cache unless a setting names one: their workloads
+//      every cell measured (pfio-bench 0.99-2.83x by medians, the ROMIO and HDF5 front ends').
+// The front ends set their own kind (pfio_config_set_default(buffer, cache): their workloads
 // measured level or ahead with the page cache on the test bed too); a setting always overrides.
 #pragma once
 
