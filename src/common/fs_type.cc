@@ -38,9 +38,8 @@ std::string FsTypeName(int fd) {
   }
 }
 
-bool OnRemoteStorage(int fd) {
-  uint64_t type = 0;
-  if (!FsType(fd, &type)) return false;
+namespace {
+bool RemoteType(uint64_t type) {
   switch (type) {
     case 0x6969:      // NFS
     case 0xFF534D42:  // CIFS / SMB
@@ -56,6 +55,18 @@ bool OnRemoteStorage(int fd) {
     default:
       return false;
   }
+}
+}  // namespace
+
+bool OnRemoteStorage(int fd) {
+  uint64_t type = 0;
+  return FsType(fd, &type) && RemoteType(type);
+}
+
+bool PathOnRemoteStorage(const std::string &path) {
+  struct statfs s;
+  return statfs(path.c_str(), &s) == 0 &&
+         RemoteType(static_cast<uint64_t>(static_cast<unsigned long>(s.f_type)));
 }
 
 bool OnLustre(int fd) {

@@ -15,5 +15,7 @@ constexpr uint64_t kLustreSuperMagic = 0x0BD00BD0;
 std::string FsTypeName(int fd);
 bool OnLustre(int fd);
 bool OnRemoteStorage(int fd);
+// The same for the file system holding `path` (statfs); false when it cannot be looked at.
+bool PathOnRemoteStorage(const std::string &path);
 
 }  // namespace pfio

@@ -192,31 +192,20 @@ void Context::UseLayout(std::unique_ptr<Layout> layout) {
   stager_.Configure(ntargets);
 }
 
-// buffer = auto: the kind buffer_rule.h chooses from what the opens find out. A local file is
-// opened once (in the page cache); a remote one is opened again for O_DIRECT, and keeps the
-// page cache only where O_DIRECT is refused.
+// buffer = auto: the kind buffer_rule.h chooses from the file system holding `path` (statfs) and
+// from what the open finds out. A file is opened once, except on remote storage that refuses
+// O_DIRECT: opened for O_DIRECT first, it is opened again in the page cache.
 Status Context::OpenByRule(const std::string &path, FileHandle *h) {
   BufferFacts facts;
   facts.page_cache = cache_backend_ != nullptr;
-  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_ENGINE) return backend_->Open(path, h);
-  Status s = cache_backend_->OpenCached(path, h);
-  if (!s.ok()) return s;
-  facts.remote = h->remote;
-  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_CACHE) return s;
-  FileHandle direct;
-  s = backend_->Open(path, &direct);
-  if (!s.ok()) {
-    backend_->Close(h);
-    return s;
-  }
-  facts.direct = direct.o_direct;
-  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_CACHE) {
-    backend_->Close(&direct);
-    return s;
-  }
+  facts.remote = PathOnRemoteStorage(path);  // not looked at: opened as local, the open says why
+  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_CACHE) return cache_backend_->OpenCached(path, h);
+  Status s = backend_->Open(path, h);
+  if (!s.ok() || !facts.page_cache) return s;
+  facts.direct = h->o_direct;
+  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_ENGINE) return s;
   backend_->Close(h);
-  *h = direct;
-  return s;
+  return cache_backend_->OpenCached(path, h);
 }
 
 Status Context::OpenFile(const std::string &path, int32_t *id) {
