@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """docs/benchmarks.md's section "Buffer kinds" from docs/results/buffer-kinds/
 (scripts/run-buffer-kinds.sh): per target and workload the median MiB/s of stock ROMIO, pfio's
-default page-cache paths, the engine with its reorder buffer (pfio-engine) and the engine with
+default, the engine with its reorder buffer (pfio-engine) and the engine with
 the page-cache kind (pfio-engine-cache), the kind's ratios, and the A/A of the invocation.
 
 usage: render_buffer_kinds.py RESULTS_DIR DOC   (rewrites the lines between the markers)
@@ -30,7 +30,7 @@ def table(runs):
         v = [r["mib_s"] for r in runs if r["workload"] == w and r["method"] == m]
         return statistics.median(v) if v else None
 
-    out = ["| workload | ROMIO | pfio (page-cache paths) | pfio-engine | pfio-engine-cache | "
+    out = ["| workload | ROMIO | pfio (default) | pfio-engine | pfio-engine-cache | "
            "engine-cache / pfio | engine-cache / engine | engine-cache / ROMIO | A/A |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for w in WORKLOADS:
@@ -53,10 +53,12 @@ def main():
             "rounds with "
             "the methods alternating, every run started with the file evicted from the page cache, "
             "every byte checked; medians of MiB/s, the slowest rank's time from open to the last "
-            "byte checked. `pfio` is the default (the collective layer's and the driver's own "
-            "page-cache paths), `pfio-engine` the engine paths with the reorder buffer (O_DIRECT), "
-            "`pfio-engine-cache` the same engine paths with `buffer = cache` (the engine's window, "
-            "scheduler and budget advising the page cache); `A/A` is `romio-again / romio`."]
+            "byte checked. `pfio` is the default (before 2026-11-28 the collective layer's and "
+            "the driver's own page-cache paths; since then the engine in its page-cache kind), "
+            "`pfio-engine` the engine with the reorder buffer (O_DIRECT; hint "
+            "`prefetch_coll_path=engine`), `pfio-engine-cache` the engine with the hint "
+            "`prefetch_buffer=cache` (since 2026-11-28 the same setting as the default: "
+            "`engine-cache / pfio` is then a second A/A); `A/A` is `romio-again / romio`."]
     for target in ["disk"] + sorted(t[5:-6] for t in os.listdir(folder)
                                     if t.startswith("runs-") and t != "runs-disk.jsonl"):
         runs = load_runs(folder, target)
