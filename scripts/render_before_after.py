@@ -12,7 +12,7 @@ import os
 import statistics
 import sys
 
-from render_common import machine, replace_section, result_targets
+from render_common import machine, replace_section, result_targets, target_title
 
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
 
@@ -78,11 +78,7 @@ def main():
         before, after = load_runs(folder, target, "before"), load_runs(folder, target, "after")
         if not before or not after:
             continue
-        title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
-        fio = os.path.join(folder, f"fio-{target}.txt")
-        if os.path.exists(fio):
-            title += " (" + " ".join(open(fio).read().split()) + ")"
-        body += ["", f"**{title}**", ""] + table(before, after)
+        body += ["", target_title(folder, target), ""] + table(before, after)
     body += ["", end]
     replace_section(doc, begin, end, body)
 

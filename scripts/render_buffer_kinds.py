@@ -11,7 +11,7 @@ import os
 import statistics
 import sys
 
-from render_common import machine, replace_section
+from render_common import machine, replace_section, target_title
 
 BEGIN, END = "<!-- buffer-kinds -->", "<!-- /buffer-kinds -->"
 WORKLOADS = ["ior-hard", "random", "btio", "tiles", "restart"]
@@ -64,11 +64,7 @@ def main():
         runs = load_runs(folder, target)
         if not runs:
             continue
-        title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
-        fio = os.path.join(folder, f"fio-{target}.txt")
-        if os.path.exists(fio):
-            title += " (" + " ".join(open(fio).read().split()) + ")"
-        body += ["", f"**{title}**", ""] + table(runs)
+        body += ["", target_title(folder, target), ""] + table(runs)
     body += ["", END]
     replace_section(doc, BEGIN, END, body)
 

@@ -12,7 +12,7 @@ import os
 import statistics
 import sys
 
-from render_common import machine, replace_section
+from render_common import machine, replace_section, target_title
 
 BEGIN, END = "<!-- buffer-rule -->", "<!-- /buffer-rule -->"
 WORKLOADS = ["gather", "dense", "strided", "seq"]
@@ -83,11 +83,7 @@ def main():
                       if f.endswith(".json") and f != "machine.json" and not f.startswith("fio-")},
                      key=lambda t: (t != "disk", t))
     for target in targets:
-        title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
-        fio = os.path.join(folder, f"fio-{target}.txt")
-        if os.path.exists(fio):
-            title += " (" + " ".join(open(fio).read().split()) + ")"
-        body += ["", f"**{title}**", ""] + table(cells(folder, target))
+        body += ["", target_title(folder, target), ""] + table(cells(folder, target))
     body += ["", END]
     replace_section(doc, BEGIN, END, body)
 

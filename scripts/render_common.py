@@ -19,6 +19,16 @@ def machine(m):
             f"disk {m['disk']}")
 
 
+def target_title(folder, target):
+    """The bold heading of a target's table: the disk, or the named test bed with the fio line
+    its script saved in `folder` (fio-TARGET.txt), when there is one."""
+    title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
+    fio = os.path.join(folder, f"fio-{target}.txt")
+    if os.path.exists(fio):
+        title += " (" + " ".join(open(fio).read().split()) + ")"
+    return f"**{title}**"
+
+
 def replace_section(doc, begin, end, body):
     """Rewrites the lines of `doc` between the markers `begin` and `end` (both kept, in `body`'s
     first and last line) with `body`; appends it when the markers are not there yet."""

@@ -11,7 +11,7 @@ import os
 import statistics
 import sys
 
-from render_common import machine, replace_section
+from render_common import machine, replace_section, target_title
 
 BEGIN, END = "<!-- pybench -->", "<!-- /pybench -->"
 WORKLOADS = {"tiles": "h5py, 256 random 512 KiB tiles", "strips": "h5py, 8 column strips",
@@ -92,11 +92,7 @@ def main():
             "declared through an h5py handle on the same file, under the preload); `A/A` is "
             "`sec2` run again over `sec2`."]
     for target in targets:
-        title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
-        fio = os.path.join(folder, f"fio-{target}.txt")
-        if os.path.exists(fio):
-            title += " (" + " ".join(open(fio).read().split()) + ")"
-        body += ["", f"**{title}**", ""] + table(runs, target)
+        body += ["", target_title(folder, target), ""] + table(runs, target)
     body += ["", "![Python readers](pybench.png)", "", END]
     plot(runs, targets, os.path.join(docs, "pybench.png"))
     replace_section(os.path.join(docs, "benchmarks.md"), BEGIN, END, body)
