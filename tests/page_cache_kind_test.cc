@@ -457,27 +457,29 @@ TEST(PageCacheKind, RowsContiguousInTheFileLandInTheirBuffers) {
 }
 
 // Scattered extents are advised as spans in file order (two 8 KiB extents 16 KiB apart: one);
-// an extent inside a dense run the job reads (pfio_plan_readahead) is not advised at all but
-// read directly, so that the kernel's readahead keeps its stream.
+// extents the plan reads one after the other inside a dense run the job reads
+// (pfio_plan_readahead) are not advised at all but read directly, so that the kernel's
+// readahead keeps its stream. A lone read inside the run later in the plan (between reads
+// elsewhere) is no stream: advised.
 TEST(PageCacheKind, SparseExtentsAreAdvisedAndDenseRunsLeftToReadahead) {
   ColdFile file(64 * kMiB, 41);
   test::Context c(CacheKind(64 * kMiB));
   const int32_t f = c.Open(file.path);
   const pfio_extent dense{f, 0, kMiB, 4 * kMiB};
   ASSERT_EQ(pfio_plan_readahead(c.ctx, &dense, 1), PFIO_OK) << pfio_last_error();
-  const std::vector<pfio_extent> plan = {{f, 0, 40 * kMiB, 8192},
-                                         {f, 0, 20 * kMiB, 8192},
-                                         {f, 0, 30 * kMiB, 8192},
-                                         {f, 0, 30 * kMiB + 24576, 8192},
-                                         {f, 0, 2 * kMiB, 2 * kMiB}};
+  const std::vector<pfio_extent> plan = {{f, 0, 40 * kMiB, 8192},        {f, 0, kMiB, kMiB},
+                                         {f, 0, 2 * kMiB, 2 * kMiB},     {f, 0, 20 * kMiB, 8192},
+                                         {f, 0, 4 * kMiB, 8192},         {f, 0, 30 * kMiB, 8192},
+                                         {f, 0, 30 * kMiB + 24576, 8192}};
   ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
   test::ReadAll(c, plan, 41);
   // Reads of this kind do not wait for their advice to land: its completions may be on their way.
-  EXPECT_TRUE(test::Eventually([&] { return c.Stats().requests >= 3; }));
+  EXPECT_TRUE(test::Eventually([&] { return c.Stats().requests >= 4; }));
   const pfio_stats s = c.Stats();
-  EXPECT_EQ(s.requests, 3u) << "20 MiB, 30 MiB with the extent 16 KiB after it, 40 MiB";
-  EXPECT_EQ(s.bytes_passthrough, 2 * kMiB) << "the extent in the dense run, read directly";
-  EXPECT_EQ(s.hits, 4u);
+  EXPECT_EQ(s.requests, 4u) << "4 MiB alone, 20 MiB, 30 MiB with the extent 16 KiB after it, "
+                               "40 MiB";
+  EXPECT_EQ(s.bytes_passthrough, 3 * kMiB) << "the two extents of the run, read directly";
+  EXPECT_EQ(s.hits, 5u);
 }
 
 }  // namespace

@@ -41,13 +41,15 @@ bool Window::TakeSequentialRun(uint64_t limit, uint64_t min_run) {
 
 void Window::SetReadahead(const std::vector<Extent> &ranges) {
   readahead_.clear();
-  for (const Extent &e : ranges) readahead_[e.file].emplace_back(e.offset, e.end());
+  for (const Extent &e : ranges) readahead_[e.file].push_back({e.offset, e.end()});
   for (auto &[file, v] : readahead_) {
-    std::sort(v.begin(), v.end());
+    std::sort(v.begin(), v.end(), [](const Readahead &x, const Readahead &y) {
+      return x.begin < y.begin || (x.begin == y.begin && x.end < y.end);
+    });
     size_t out = 0;
-    for (const auto &r : v) {
-      if (out > 0 && r.first <= v[out - 1].second)
-        v[out - 1].second = std::max(v[out - 1].second, r.second);
+    for (const Readahead &r : v) {
+      if (out > 0 && r.begin <= v[out - 1].end)
+        v[out - 1].end = std::max(v[out - 1].end, r.end);
       else
         v[out++] = r;
     }
@@ -55,25 +57,55 @@ void Window::SetReadahead(const std::vector<Extent> &ranges) {
   }
 }
 
-bool Window::InReadahead(const Extent &e) const {
+Window::Readahead *Window::ReadaheadOf(const Extent &e) {
   auto f = readahead_.find(e.file);
-  if (f == readahead_.end()) return false;
-  const auto &v = f->second;
-  auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(e.offset, UINT64_MAX));
-  return it != v.begin() && std::prev(it)->first <= e.offset && e.end() <= std::prev(it)->second;
+  if (f == readahead_.end()) return nullptr;
+  auto &v = f->second;
+  auto it = std::upper_bound(v.begin(), v.end(), e.offset,
+                             [](uint64_t pos, const Readahead &r) { return pos < r.begin; });
+  if (it == v.begin()) return nullptr;
+  Readahead *r = &*std::prev(it);
+  return e.end() <= r->end ? r : nullptr;
+}
+
+bool Window::InReadaheadRun(uint64_t index) {
+  // A readahead range is a stream where the plan reads it as one: an entry inside it goes to
+  // the readahead when it is the range's first entry planned, or when the entry before or after
+  // it in the plan lies in the same range further on in the file. A later lone read of the range
+  // (a chunk read again, between reads elsewhere) is no stream the kernel follows: advised.
+  // Measured (HDF5, 1 MiB chunks declared in random order with repeats, 2,079 reads of 128
+  // chunks): two neighbouring chunks read one after the other made a range, and every later read
+  // of either went to readahead as well, 484 of the reads read on demand, 0.83x the HDF5
+  // driver's former advice (0.95-1.0x with only the run's own reads left to readahead: 33).
+  const Extent &e = plan_.at(index);
+  Readahead *range = ReadaheadOf(e);
+  if (range == nullptr) return false;
+  const bool first = !range->planned;
+  range->planned = true;
+  if (first) return true;
+  auto same_run = [&](const Extent &before, const Extent &after) {
+    return before.file == after.file && before.offset < after.offset &&
+           ReadaheadOf(before) == range && ReadaheadOf(after) == range;
+  };
+  if (index > plan_.front_index() && same_run(plan_.at(index - 1), e)) return true;
+  if (index == plan_.front_index() && planned_tail_.length > 0 && same_run(planned_tail_, e))
+    return true;
+  return index + 1 < plan_.end_index() && same_run(e, plan_.at(index + 1));
 }
 
 void Window::Plan(uint64_t budget, NewRanges *pending, uint64_t unread_cap) {
   budget_ = budget;
   uint64_t passed = 0;  // bytes handed to readahead: at most a budget's worth, as runs are
   while (has_more()) {
-    if (!readahead_.empty() && InReadahead(plan_.at(end()))) {
+    const uint64_t index = end();
+    if (!readahead_.empty() && InReadaheadRun(index)) {
       if (passed >= budget) break;
-      passed += plan_.at(end()).length;
+      passed += plan_.at(index).length;
       entries_.push_back(Entry{{}, true});
-      continue;
+    } else if (unread_bytes_ >= unread_cap || !Admit(index, pending)) {
+      break;
     }
-    if (unread_bytes_ >= unread_cap || !Admit(end(), pending)) break;
+    planned_tail_ = plan_.at(index);
   }
 }
 

@@ -73,8 +73,10 @@ class Window {
   // over), adds up to `limit` bytes of it as passthrough entries and returns true.
   bool TakeSequentialRun(uint64_t limit, uint64_t min_run);
 
-  // Ranges the job reads densely (pfio_plan_readahead): entries planned inside one are
-  // passthrough, left to the kernel's readahead. Replaces the previous ranges.
+  // Ranges the job reads densely (pfio_plan_readahead): an entry planned inside one is
+  // passthrough, left to the kernel's readahead, when it is the first planned in it or next to
+  // another entry of it in the plan (a run); a later lone read of it is not. Replaces the
+  // previous ranges.
   void SetReadahead(const std::vector<Extent> &ranges);
 
   // Admits entries from end() while they fit `budget` and unread_bytes() stays below
@@ -115,7 +117,16 @@ class Window {
 
  private:
   bool Admit(uint64_t index, NewRanges *pending);
-  bool InReadahead(const Extent &e) const;
+  // A range of SetReadahead, and whether an entry in it was planned yet.
+  struct Readahead {
+    uint64_t begin = 0, end = 0;
+    bool planned = false;
+  };
+  // The readahead range holding all of `e`, or null.
+  Readahead *ReadaheadOf(const Extent &e);
+  // Whether plan entry `index` is read as part of a run through a readahead range (the
+  // range's first entry, or one next to another of it in the plan); marks its range planned.
+  bool InReadaheadRun(uint64_t index);
   // Drops an entry's references; returns the bytes wasted (read, never served).
   uint64_t Drop(const PieceRefs &refs);
   uint64_t SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const;
@@ -125,8 +136,9 @@ class Window {
   AccessPlan plan_;
   std::deque<Entry> entries_;
   Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
-  // Per file, the readahead ranges [begin, end), sorted and merged.
-  std::unordered_map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>> readahead_;
+  Extent planned_tail_;      // last entry Plan added (length 0: none yet)
+  // Per file, the readahead ranges, sorted and merged.
+  std::unordered_map<int32_t, std::vector<Readahead>> readahead_;
   uint64_t budget_ = 0;
   uint64_t unread_bytes_ = 0;
   // Admit's scratch space, kept so that admitting an entry allocates nothing.

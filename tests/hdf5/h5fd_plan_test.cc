@@ -68,4 +68,30 @@ TEST_F(H5FDPrefetchTest, SingleExtentsAreAdvisedHoweverLarge) {
   EXPECT_EQ(st.engine.hits, strips.size());
 }
 
+// Two extents side by side, read one after the other, are too short a run to leave to the
+// kernel's readahead, which starts only at the run's first read: 1 MiB strips declared in pairs
+// in file order, the pairs last to first (2 MiB runs; 1 MiB chunks in random order whose
+// neighbours read one after the other were left to readahead as such runs: 0.89-0.91x the
+// advice) are advised, each one. Runs from 4 MiB go to the readahead
+// (IndexPagesReadWhileDeclaringAreDroppedAheadOfADenseRun, h5fd_page_cache_test.cc).
+TEST_F(H5FDPrefetchTest, RunsShorterThanFourMiBAreAdvised) {
+  const WideFile w(dir_.path(), "wide-pairs.h5", 24, "64M", /*predict=*/false);
+  ASSERT_TRUE(w.ok) << ErrorStack();
+  std::vector<hsize_t> strips;
+  for (hsize_t pair = 8; pair-- > 0;) {
+    strips.push_back(2 * pair);
+    strips.push_back(2 * pair + 1);
+  }
+  for (hsize_t s : strips) {
+    hid_t space = Select(w.dset, {s * 64, 0, 64, 2048});
+    ASSERT_GE(H5FD_prefetch_declare(w.dset, space), 0) << ErrorStack();
+    H5Sclose(space);
+  }
+  for (hsize_t s : strips) ASSERT_EQ(ReadAndCheck(w.dset, w.spec, {s * 64, 0, 64, 2048}), 0u);
+  EXPECT_TRUE(Eventually([&] { return Stats(w.file).engine.requests >= 1; }));
+  const H5FD_prefetch_stats_t st = Stats(w.file);
+  EXPECT_EQ(st.engine.bytes_passthrough, 0u) << "left to readahead";
+  EXPECT_EQ(st.engine.hits, strips.size());
+}
+
 }  // namespace
