@@ -124,6 +124,10 @@ TEST(AccessPlan, CompactStorageBehavesAsAPlainList) {
     }
     ASSERT_EQ(p.front_index(), front);
     ASSERT_EQ(p.size(), model.size());
+    if (!model.empty()) {
+      ASSERT_TRUE(p.front().same_bytes(model.front()) && p.front().marked == model.front().marked)
+          << "step " << step;
+    }
     // Forwards, then backwards, then by random jumps.
     for (size_t i = 0; i < model.size(); ++i) {
       const Extent e = p.at(front + i);

@@ -72,7 +72,7 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
   uint64_t pos = offset;
   while (pos < end) {
     const AccessPlan &plan = window_->plan();
-    if (plan.empty() || !plan.at(plan.front_index()).contains(id, pos)) {
+    if (plan.empty() || !plan.front().contains(id, pos)) {
       uint64_t skipped_waste = 0;
       const bool found = window_->Resync(id, pos, &skipped_waste);
       stats_->bytes_wasted += skipped_waste;
@@ -96,7 +96,7 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
       }
     }
     if (window_->empty()) host_->Refill(true);
-    const Extent front = window_->plan().at(window_->plan().front_index());
+    const Extent front = window_->plan().front();
     const uint64_t n = std::min(end, front.end()) - pos;
     if (!window_->empty() && window_->front().passthrough) any_passthrough = true;
     if (window_->empty()) {

@@ -31,6 +31,8 @@ class AccessPlan {
   uint64_t size() const { return size_; }
   // The extent at absolute `index` (front_index() <= index < end_index()).
   Extent at(uint64_t index) const;
+  // The extent at front_index() (the plan is not empty), in O(1): the front run starts there.
+  Extent front() const { return runs_.front().nth(0); }
 
   void Append(const Extent *extents, size_t count);
 
