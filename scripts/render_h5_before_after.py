@@ -54,13 +54,20 @@ def rate(runs, cell, method):
     return statistics.median(v) if v else None
 
 
-def table(before, after, order):
-    """The table's lines, and the A/A ratios and the change's ratios of every cell."""
-    out = ["| dataset | pattern | sec2 before | sec2 after | **A/A** (sec2 after / before) | "
-           "undeclared before | after | **after / before** | declared before | after | "
-           "**after / before** |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    aa_all, change_all = [], []
+def table(before, after, order, again=None):
+    """The table's lines, the sec2 A/A ratios, the change's ratios of every cell and, with an
+    `again` side (the commit before run once more), each pfio cell's own A/A (again / before)."""
+    head = ("| dataset | pattern | sec2 before | sec2 after | **A/A** (sec2 after / before) | "
+            "undeclared before | after | **after / before** | declared before | after | "
+            "**after / before** |")
+    rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if again:
+        head = ("| dataset | pattern | sec2 before | sec2 after | **A/A** (sec2) | "
+                "undeclared before | after | **after / before** | A/A (again / before) | "
+                "declared before | after | **after / before** | A/A (again / before) |")
+        rule = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    out = [head, rule]
+    aa_all, change_all, own_aa = [], [], []
     for cell in order:
         sb, sa = rate(before, cell, "sec2"), rate(after, cell, "sec2")
         if not sb or not sa:
@@ -72,8 +79,35 @@ def table(before, after, order):
             if b and a:
                 change_all.append((a / b, cell, m))
             cells += [mib(b), mib(a), f"**{a / b:.2f}**" if a and b else "-"]
+            if again:
+                g = rate(again, cell, m)
+                if b and g:
+                    own_aa.append((g / b, cell, m))
+                cells.append(f"{g / b:.2f}" if b and g else "-")
         out.append(f"| {cell[0]} | {cell[1]} | " + " | ".join(cells) + " |")
-    return out, aa_all, change_all
+    return out, aa_all, change_all, own_aa
+
+
+def named(cells):
+    return ", ".join(f"{c[0]} {c[1]} {mth} {r:.2f}" for r, c, mth in cells)
+
+
+def summary(aa, change, own_aa):
+    """The lines saying which cells fall outside the A/A spreads."""
+    lo, hi = min(aa), max(aa)
+    below = [x for x in change if x[0] < lo]
+    above = [x for x in change if x[0] > hi]
+    line = (f"A/A spread {lo:.2f}-{hi:.2f} (sec2 after / before over the cells); the change's "
+            f"cells {min(x[0] for x in change):.2f}-{max(x[0] for x in change):.2f}; below the "
+            f"A/A spread: {named(below) or 'none'}; above it: {named(above) or 'none'}.")
+    if not own_aa:
+        return [line]
+    olo, ohi = min(x[0] for x in own_aa), max(x[0] for x in own_aa)
+    obelow = [x for x in change if x[0] < olo]
+    oabove = [x for x in change if x[0] > ohi]
+    return [line, "", f"The pfio paths' own A/A (the commit before run twice, again / before) "
+            f"spread {olo:.2f}-{ohi:.2f} over the cells of both methods; the change's cells below "
+            f"it: {named(obelow) or 'none'}; above it: {named(oabove) or 'none'}."]
 
 
 def main():
@@ -84,14 +118,17 @@ def main():
     begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
     body = [begin, "", "## Before and after: HDF5's default paths" + (f" ({label})" if label else ""),
             "",
-            f"`{'LABEL=' + label + ' ' if label else ''}DATASETS={m['datasets']} "
+            f"`{'LABEL=' + label + ' ' if label else ''}{'AGAIN=1 ' if m.get('again') else ''}"
+            f"DATASETS={m['datasets']} "
             f"PATTERNS={m['patterns']} bash scripts/run-h5-before-after.sh "
             f"{m['before']}` (at {m['after']}, {m['date']}): "
             f"`pfio-h5bench` with {m['rows']} x {m['rows']} uint64 datasets "
             f"({m['rows'] * m['rows'] * 8 >> 20} MiB each) on {m['cpu']} ({m['cores']} cores, "
             f"Linux {m['kernel']}, HDF5 {m['hdf5']}), the commit before ({m['before']}) and after "
             f"({m['after']}) in alternated invocations ({m['pairs']} pairs on the disk, "
-            f"{m['testbed_pairs']} on the test bed), {m['rounds']} rounds each, methods "
+            f"{m['testbed_pairs']} on the test bed"
+            f"{'; each pair a triple, the commit before run once more' if m.get('again') else ''}"
+            f"), {m['rounds']} rounds each, methods "
             "alternating within each; every run its own process with the file evicted from the "
             "page cache first and every value checked; medians of MiB/s over all rounds of a "
             "side, from `H5Fopen` to the last value checked. `undeclared`: `prefetch` (the "
@@ -101,24 +138,19 @@ def main():
     for target in result_targets(folder):
         before, order = load(folder, target, "before")
         after, _ = load(folder, target, "after")
+        again, _ = load(folder, target, "again")
         if not before or not after:
             continue
         pairs = m["pairs"] if target == "disk" else m["testbed_pairs"]
         check_counts(before, target, "before", pairs * m["rounds"])
         check_counts(after, target, "after", pairs * m["rounds"])
+        if again:
+            check_counts(again, target, "again", pairs * m["rounds"])
         title = "This VM's disk" if target == "disk" else f"The `{target}` test bed"
-        lines, aa, change = table(before, after, order)
+        lines, aa, change, own_aa = table(before, after, order, again)
         body += ["", f"**{title}**", ""] + lines
         if aa and change:
-            lo, hi = min(aa), max(aa)
-            def named(cells):
-                return ", ".join(f"{c[0]} {c[1]} {mth} {r:.2f}" for r, c, mth in cells)
-            below = [x for x in change if x[0] < lo]
-            above = [x for x in change if x[0] > hi]
-            body += ["", f"A/A spread {lo:.2f}-{hi:.2f} (sec2 after / before over the cells); the "
-                     f"change's cells {min(x[0] for x in change):.2f}-"
-                     f"{max(x[0] for x in change):.2f}; below the A/A spread: "
-                     f"{named(below) or 'none'}; above it: {named(above) or 'none'}."]
+            body += [""] + summary(aa, change, own_aa)
     body += ["", end]
     replace_section(doc, begin, end, body)
 

@@ -9,12 +9,21 @@
 # from docs/results/h5-before-after/ (scripts/render_h5_before_after.py); with LABEL=NAME (a
 # word naming the change) docs/results/h5-before-after-NAME/ and a section of its own, so that the
 # tables of several changes stay side by side.
+# With AGAIN=1 each pair is a triple: before, after, and the commit before once more (side
+# again), whose again/before is the A/A of the pfio paths themselves (theirs is wider than sec2's
+# on this machine: 0.84-1.16 in a 2-pair run where sec2's was 0.91-1.05).
 # usage: bash scripts/run-h5-before-after.sh REV  (env: ROWS=4096 ROUNDS=3 PAIRS=2
 #        TESTBED_PAIRS=1 PROFILE=pfs DATASETS=c8k,c128k,c1m,contig
-#        PATTERNS=tiles,columns,rows,random-points LABEL=)
+#        PATTERNS=tiles,columns,rows,random-points LABEL= AGAIN=)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:?usage: run-h5-before-after.sh REV (the commit before the change)}
+sides="before after"
+case ${AGAIN:-0} in
+  1) sides="before after again" ;;
+  0) ;;
+  *) echo "run-h5-before-after.sh: AGAIN = $AGAIN: expected 1 (an A/A side) or 0" >&2; exit 2 ;;
+esac
 bash scripts/setup.sh
 bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
@@ -45,9 +54,9 @@ run_side() {
   cat "$out/invocation.jsonl" >>"$out/runs-$target-$side.jsonl"
   rm -f "$out/invocation.jsonl"
 }
-pfio_alternate_sides "$pairs" "$testbed_pairs" "$data" run_side
+pfio_alternate_sides "$pairs" "$testbed_pairs" "$data" run_side "$sides"
 bash scripts/testbed.sh down
-pfio_machine_extra="\"before\": \"$before_sha\", \"after\": \"$after_sha\", \"pairs\": $pairs,
+pfio_machine_extra="\"before\": \"$before_sha\", \"after\": \"$after_sha\", \"pairs\": $pairs, \"again\": ${AGAIN:-0},
  \"testbed_pairs\": $testbed_pairs, \"datasets\": \"$datasets\", \"patterns\": \"$patterns\""
 pfio_h5bench_machine "$out" "$rows" "$rounds" "$profile"
 /usr/bin/python3 scripts/render_h5_before_after.py "$out" docs/benchmarks.md

@@ -16,18 +16,19 @@ pfio_build_before() {
   cmake --build build-before/build -j2 >/dev/null
 }
 
-# pfio_alternate_sides PAIRS TESTBED_PAIRS DATA RUN: on every target of pfio_disk_and_testbed
-# (disk: PAIRS pairs on DATA; the test bed: TESTBED_PAIRS on its served copy), runs
-# `RUN TARGET FILE SIDE TREE` for side before (tree build-before/build) and after (tree build),
-# alternated, announcing each.
+# pfio_alternate_sides PAIRS TESTBED_PAIRS DATA RUN [SIDES]: on every target of
+# pfio_disk_and_testbed (disk: PAIRS pairs on DATA; the test bed: TESTBED_PAIRS on its served
+# copy), runs `RUN TARGET FILE SIDE TREE` for each of SIDES (default "before after") in turn,
+# announcing each: side after on tree build, before on build-before/build, and again (the commit
+# before run once more, for an A/A of the code being measured) on build-before/build too.
 pfio_alternate_sides() {
-  local pairs=$1 testbed_pairs=$2 data=$3 run=$4 target file n i side tree
+  local pairs=$1 testbed_pairs=$2 data=$3 run=$4 sides=${5:-before after} target file n i side tree
   for target in "${pfio_targets[@]}"; do
     file=$data
     n=$pairs
     [ "$target" = disk ] || { file=$pfio_served; n=$testbed_pairs; }
     for ((i = 1; i <= n; ++i)); do
-      for side in before after; do
+      for side in $sides; do
         tree=build
         [ "$side" = after ] || tree=build-before/build
         echo "== $target, $side ($([ "$side" = after ] && echo "$after_sha" || echo "$before_sha")), pair $i of $n"
