@@ -51,7 +51,9 @@ def main():
     folder, doc = sys.argv[1], sys.argv[2]
     m = json.load(open(os.path.join(folder, "machine.json")))
     calls = m.get("calls", "collective")
-    marker = "before-after" if calls == "collective" else f"before-after-{calls}"
+    label = m.get("label", "")
+    # The folder's name: before-after[-CALLS][-LABEL], as run-before-after.sh made it.
+    marker = os.path.basename(os.path.normpath(folder))
     begin, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
     if calls == "collective":
         title, command = "", ""
@@ -59,9 +61,12 @@ def main():
     else:
         title, command = calls, f"CALLS={calls} "
         reads = "`MPI_File_read` (independent reads, the same views)"
+    if label:
+        command = f"LABEL={label} " + command
     heading = "## Before and after: the default paths across a change"
-    if calls != "collective":
-        heading += f" ({title} reads)"
+    notes = ([f"{title} reads"] if calls != "collective" else []) + ([label] if label else [])
+    if notes:
+        heading += f" ({', '.join(notes)})"
     body = [begin, "", heading,
             "",
             f"`{command}bash scripts/run-before-after.sh {m['before']}` (at {m['after']}): "

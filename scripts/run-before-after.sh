@@ -7,8 +7,10 @@
 # docs/benchmarks.md's section "Before and after" from docs/results/before-after/.
 # CALLS=independent reads with MPI_File_read instead of MPI_File_read_all (same views; results in
 # docs/results/before-after-independent/ and their own section).
+# With LABEL=NAME (a word naming the change) the results go to docs/results/before-after-NAME/
+# (before-after-independent-NAME/) and a section of their own, beside the last change's.
 # usage: bash scripts/run-before-after.sh REV   (env: SIZE=1G ROUNDS=3 RANKS=4 PAIRS=2
-#        PROFILE=pfs TESTBED_PAIRS=1 CALLS=collective)
+#        PROFILE=pfs TESTBED_PAIRS=1 CALLS=collective LABEL=)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:?usage: run-before-after.sh REV (the commit before the change)}
@@ -24,10 +26,12 @@ testbed_pairs=${TESTBED_PAIRS:-1}; profile=${PROFILE:-pfs}; calls=${CALLS:-colle
 case $calls in collective | independent) ;;
 *) echo "run-before-after.sh: CALLS = $calls: expected collective or independent" >&2; exit 2 ;;
 esac
+case ${LABEL:-x} in *[!a-z0-9-]*) echo "run-before-after.sh: LABEL = $LABEL: expected a word of a-z, 0-9 and -" >&2; exit 2 ;; esac
 pfio_build_before "$rev"
 stock=$(ompi_info --path pkglibdir --parsable | cut -d: -f3)
 out=docs/results/before-after
 [ "$calls" = collective ] || out=docs/results/before-after-$calls
+out=$out${LABEL:+-$LABEL}
 rm -rf "$out"
 mkdir -p "$out"
 data=$PWD/build/pfio-mpibench-$size.data
@@ -36,7 +40,7 @@ data=$PWD/build/pfio-mpibench-$size.data
 pfio_disk_and_testbed "$out" "$profile" "$data"
 cat >"$out/machine.json" <<JSON
 {$(pfio_machine_fields "$data"), "file_size": "$size", "rounds": $rounds, "ranks": $ranks,
- "before": "$before_sha", "after": "$after_sha", "calls": "$calls"}
+ "before": "$before_sha", "after": "$after_sha", "calls": "$calls", "label": "${LABEL:-}"}
 JSON
 # One invocation of pfio-mpibench on one side (pfio_alternate_sides's RUN).
 run_side() {

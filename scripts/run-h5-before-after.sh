@@ -47,8 +47,10 @@ pfio_disk_and_testbed "$out" "$profile" "$data"
 # invocation replaced the last one's runs before 2026-11-28 06:45, so the tables rendered up to
 # then counted only the last pair).
 run_side() {
-  local target=$1 file=$2 side=$3 tree=$4
-  "$tree/bench/pfio-h5bench" --file "$file" --rows "$rows" --rounds "$rounds" \
+  local target=$1 file=$2 side=$3 tree=$4 bin
+  bin=$tree/bench/pfio-h5bench
+  [ -x "$bin" ] || bin=$tree/examples/h5-bench/pfio-h5bench # a commit before bench/ moved
+  "$bin" --file "$file" --rows "$rows" --rounds "$rounds" \
     --datasets "$datasets" --patterns "$patterns" --methods sec2,prefetch,prefetch-declared \
     --json "$PWD/$out/invocation.jsonl" | tee -a "$out/$target-$side.log"
   cat "$out/invocation.jsonl" >>"$out/runs-$target-$side.jsonl"
