@@ -49,7 +49,7 @@ pfio_disk_and_testbed "$out" "$profile" "$data"
 run_side() {
   local target=$1 file=$2 side=$3 tree=$4 bin
   bin=$tree/bench/pfio-h5bench
-  [ -x "$bin" ] || bin=$tree/examples/h5-bench/pfio-h5bench # a commit before bench/ moved
+  [ -x "$bin" ] || bin=$tree/examples/pfio-h5bench # a commit before bench/ moved
   "$bin" --file "$file" --rows "$rows" --rounds "$rounds" \
     --datasets "$datasets" --patterns "$patterns" --methods sec2,prefetch,prefetch-declared \
     --json "$PWD/$out/invocation.jsonl" | tee -a "$out/$target-$side.log"

@@ -78,6 +78,8 @@ void usage(FILE *out);
 double now(void);
 int by_double(const void *a, const void *b); /* qsort's comparison of doubles, ascending */
 int listed(const char *list, const char *name);
+/* The first message on HDF5's error stack, into out (size bytes, always terminated). */
+void hdf5_error(char *out, size_t size);
 int check_list(const char *what, const char *list, const char *const *known, int n);
 uint64_t value_of(const Dataset *d, hsize_t row, hsize_t col, hsize_t cols);
 

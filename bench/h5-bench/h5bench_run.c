@@ -79,9 +79,15 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
       snprintf(res->error, sizeof res->error, "buffer = %s refused", mi == 4 ? "engine" : "cache");
       return;
     }
-    if (H5FD_prefetch_config_set(&config, "budget", o->budget) < 0 ||
-        H5Pset_fapl_prefetch(fapl, &config) < 0) {
+    if (H5FD_prefetch_config_set(&config, "budget", o->budget) < 0) {
       snprintf(res->error, sizeof res->error, "bad --budget %s", o->budget);
+      return;
+    }
+    if (H5Pset_fapl_prefetch(fapl, &config) < 0) {
+      char why[512];
+      hdf5_error(why, sizeof why);
+      snprintf(res->error, sizeof res->error, "H5Pset_fapl_prefetch refused the settings: %s",
+               why);
       return;
     }
   }

@@ -39,6 +39,20 @@ int listed(const char *list, const char *name) {
   return 0;
 }
 
+/* The first description on HDF5's error stack (the driver's own message, where it pushed one). */
+static herr_t first_description(unsigned n, const H5E_error2_t *e, void *out) {
+  char *text = out;
+  (void)n;
+  if (text[0] == '\0' && e->desc != NULL) snprintf(text, 512, "%s", e->desc);
+  return 0;
+}
+
+void hdf5_error(char *out, size_t size) {
+  char text[512] = "";
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, first_description, text);
+  snprintf(out, size, "%s", text[0] ? text : "no message on HDF5's error stack");
+}
+
 /* Every name in `list` is one of `known`; else prints which is not and returns 0. */
 int check_list(const char *what, const char *list, const char *const *known, int n) {
   char copy[256], *tok, *save = NULL;
