@@ -54,7 +54,7 @@ typedef struct {
   uint64_t bytes, bad, raw_reads, hits, misses, unplanned, bytes_read, predicted, memory_peak,
       lookups, sweep_advised;
   int ok;
-  char error[256];
+  char error[768];
 } Result;
 
 /* One selection: a block of rows and columns. */

@@ -80,7 +80,9 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
       return;
     }
     if (H5FD_prefetch_config_set(&config, "budget", o->budget) < 0) {
-      snprintf(res->error, sizeof res->error, "bad --budget %s", o->budget);
+      char why[512];
+      hdf5_error(why, sizeof why);
+      snprintf(res->error, sizeof res->error, "--budget %s refused: %s", o->budget, why);
       return;
     }
     if (H5Pset_fapl_prefetch(fapl, &config) < 0) {
