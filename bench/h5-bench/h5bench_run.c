@@ -88,8 +88,7 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
     if (H5Pset_fapl_prefetch(fapl, &config) < 0) {
       char why[512];
       hdf5_error(why, sizeof why);
-      snprintf(res->error, sizeof res->error, "H5Pset_fapl_prefetch refused the settings: %s",
-               why);
+      snprintf(res->error, sizeof res->error, "H5Pset_fapl_prefetch refused the settings: %s", why);
       return;
     }
   }
