@@ -33,6 +33,7 @@ bool Window::TakeSequentialRun(uint64_t limit, uint64_t min_run) {
   if (run == 0) return false;
   for (uint64_t bytes = 0; bytes < run && has_more();) {
     passthrough_tail_ = plan_.at(end());
+    planned_tail_ = passthrough_tail_;
     bytes += passthrough_tail_.length;
     entries_.push_back(Entry{{}, true});
   }
@@ -68,7 +69,7 @@ Window::Readahead *Window::ReadaheadOf(const Extent &e) {
   return e.end() <= r->end ? r : nullptr;
 }
 
-bool Window::InReadaheadRun(uint64_t index) {
+bool Window::InReadaheadRun(uint64_t index, Readahead **in) {
   // A readahead range is a stream where the plan reads it as one: an entry inside it goes to
   // the readahead when it is the range's first entry planned, or when the entry before or after
   // it in the plan lies in the same range further on in the file. A later lone read of the range
@@ -79,10 +80,9 @@ bool Window::InReadaheadRun(uint64_t index) {
   // driver's former advice (0.95-1.0x with only the run's own reads left to readahead: 33).
   const Extent &e = plan_.at(index);
   Readahead *range = ReadaheadOf(e);
+  *in = range;
   if (range == nullptr) return false;
-  const bool first = !range->planned;
-  range->planned = true;
-  if (first) return true;
+  if (!range->planned) return true;
   auto same_run = [&](const Extent &before, const Extent &after) {
     return before.file == after.file && before.offset < after.offset &&
            ReadaheadOf(before) == range && ReadaheadOf(after) == range;
@@ -98,10 +98,12 @@ void Window::Plan(uint64_t budget, NewRanges *pending, uint64_t unread_cap) {
   uint64_t passed = 0;  // bytes handed to readahead: at most a budget's worth, as runs are
   while (has_more()) {
     const uint64_t index = end();
-    if (!readahead_.empty() && InReadaheadRun(index)) {
+    Readahead *range = nullptr;
+    if (!readahead_.empty() && InReadaheadRun(index, &range)) {
       if (passed >= budget) break;
       passed += plan_.at(index).length;
       entries_.push_back(Entry{{}, true});
+      range->planned = true;
     } else if (unread_bytes_ >= unread_cap || !Admit(index, pending)) {
       break;
     }

@@ -125,8 +125,9 @@ class Window {
   // The readahead range holding all of `e`, or null.
   Readahead *ReadaheadOf(const Extent &e);
   // Whether plan entry `index` is read as part of a run through a readahead range (the
-  // range's first entry, or one next to another of it in the plan); marks its range planned.
-  bool InReadaheadRun(uint64_t index);
+  // range's first entry planned, or one next to another of it in the plan); *in is the range
+  // holding it (or null), which Plan marks planned once it adds the entry.
+  bool InReadaheadRun(uint64_t index, Readahead **in);
   // Drops an entry's references; returns the bytes wasted (read, never served).
   uint64_t Drop(const PieceRefs &refs);
   uint64_t SequentialRunBytes(uint64_t from, uint64_t limit, uint64_t min_run) const;
@@ -136,7 +137,7 @@ class Window {
   AccessPlan plan_;
   std::deque<Entry> entries_;
   Extent passthrough_tail_;  // last entry handed to readahead (length 0: none yet)
-  Extent planned_tail_;      // last entry Plan added (length 0: none yet)
+  Extent planned_tail_;      // last entry Plan or TakeSequentialRun added (length 0: none yet)
   // Per file, the readahead ranges, sorted and merged.
   std::unordered_map<int32_t, std::vector<Readahead>> readahead_;
   uint64_t budget_ = 0;
