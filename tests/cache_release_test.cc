@@ -43,17 +43,6 @@ TEST_F(CacheRelease, AnAdvisedPieceReadFromIsReleased) {
   EXPECT_EQ(Released(), (std::vector<uint64_t>{0}));
 }
 
-// Read before its advice went out, the advice then dropped (Context::ConsumeFront): never charged,
-// but the read put its pages in the page cache, so they are released as an advised piece's are.
-TEST_F(CacheRelease, APieceReadBeforeItsAdviceWentOutIsReleasedToo) {
-  Piece *p = CachePiece(65536);
-  buffer_->Served(p);
-  buffer_->Unref(p);  // still queued: kept until its read is dropped
-  EXPECT_TRUE(Released().empty());
-  buffer_->Dropped(p);
-  EXPECT_EQ(Released(), (std::vector<uint64_t>{65536}));
-}
-
 // Dropped unread (a broken prediction, a replaced plan): its pages stay for the kernel.
 TEST_F(CacheRelease, APieceDroppedUnreadIsNotReleased) {
   Piece *advised = CachePiece(0), *queued = CachePiece(65536);

@@ -129,27 +129,5 @@ TEST_F(SchedulerTest, PruneDropsReadsNothingNeeds) {
   EXPECT_EQ(s_.queued(), 1u);
 }
 
-// One queued read leaves only when nothing needs its pieces; the others stay queued in order.
-TEST_F(SchedulerTest, PruneOneDropsAReadOnlyWhenNothingNeedsIt) {
-  Configure(1, 1);
-  std::vector<std::unique_ptr<PendingRead>> reads;
-  for (uint64_t i = 0; i < 3; ++i) reads.push_back(Read(0, i * 4096, i));
-  PendingRead *first = reads[0].get(), *second = reads[1].get();
-  s_.Enqueue(std::move(reads));
-  std::vector<uint64_t> dropped;
-  auto drop = [&](PendingRead *pr) {
-    dropped.push_back(pr->req.offset);
-    for (Piece *p : pr->pieces) buffer_->Dropped(p);
-  };
-  EXPECT_FALSE(s_.PruneOne(second, drop)) << "its piece is still referenced";
-  buffer_->Unref(second->pieces[0]);  // its plan entry was read without it
-  EXPECT_TRUE(s_.PruneOne(second, drop));
-  EXPECT_EQ(dropped, (std::vector<uint64_t>{4096}));
-  EXPECT_EQ(s_.queued(), 2u);
-  auto out = IssueAll();
-  ASSERT_EQ(out.size(), 1u);  // one target, one read at a time: the first
-  EXPECT_EQ(s_.InFlight(out[0]), first);
-}
-
 }  // namespace
 }  // namespace pfio

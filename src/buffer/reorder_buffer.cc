@@ -109,11 +109,7 @@ void ReorderBuffer::Uncharge(Piece *p, bool release) {
   if (!p->cached) return;
   cached_bytes_ -= p->length;
   p->cached = false;
-  if (release) QueueRelease(p);
-}
-
-void ReorderBuffer::QueueRelease(const Piece *p) {
-  if (!release_cached_) return;
+  if (!release || !release_cached_) return;
   releases_.Add(p->file, p->offset, p->length);
   if (releases_.due()) FlushReleases();
 }
@@ -211,13 +207,7 @@ uint64_t ReorderBuffer::Destroy(Piece *p) {
   // Read from, advised, and not kept for the kernel to reclaim. A piece dropped unread (a
   // prediction that broke, a plan replaced) is kept: its pages, and the gaps advised with it,
   // may be what this process read before or what another reader of the file needs next.
-  const bool release = p->state != Piece::State::kQueued && p->served && release_served_;
-  if (release && !p->cached && p->ranges != nullptr) {
-    // Of the page-cache kind, read before its advice went out (whose queued read was then
-    // dropped, Context::ConsumeFront): never charged, but the read put its pages in the cache.
-    QueueRelease(p);
-  }
-  Uncharge(p, release);
+  Uncharge(p, p->state != Piece::State::kQueued && p->served && release_served_);
   for (char *page : p->pages) pool_->FreePage(page);
   --count_;
   // Kept for the next Create, as new (its page list keeps any heap storage it grew); no more

@@ -167,8 +167,6 @@ class ReorderBuffer {
   uint64_t Destroy(Piece *p);
   // A cached piece gives back its charge; `release` also drops its range from the page cache.
   void Uncharge(Piece *p, bool release);
-  // Hands the piece's range to the release function (in batches, releases_).
-  void QueueRelease(const Piece *p);
 
   std::unique_ptr<BufferPool> pool_;
   struct FileIndex {

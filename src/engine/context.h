@@ -139,8 +139,6 @@ class Context : private ReadPath::Host {
 
   // The flows (context_flow.cc; lock held).
   void PruneQueue();
-  // A queued read leaves: its pieces settle unread, the stager forgets it.
-  void DropRead(PendingRead *pr);
   void Wake();
   // Moves what may go now to *submit (memory taken through the Admission, counted in flight)
   // and the stage calls that follow to *stage. The driver submits them (outside the lock on

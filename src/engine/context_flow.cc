@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "common/page.h"
-#include "common/small_vector.h"
 #include "engine/context.h"
 #include "partition/piece_mapper.h"
 
@@ -17,12 +16,10 @@ constexpr uint64_t kCacheBatch = 64ull << 20;
 }  // namespace
 
 void Context::PruneQueue() {
-  scheduler_.Prune([this](PendingRead *pr) { DropRead(pr); });
-}
-
-void Context::DropRead(PendingRead *pr) {
-  for (Piece *p : pr->pieces) buffer_->Dropped(p);
-  stager_.OnDropped(pr);
+  scheduler_.Prune([this](PendingRead *pr) {
+    for (Piece *p : pr->pieces) buffer_->Dropped(p);
+    stager_.OnDropped(pr);
+  });
 }
 
 void Context::Refill(bool force) {
@@ -112,20 +109,7 @@ void Context::Refill(bool force) {
 
 void Context::ConsumeFront(double stalled) {
   const uint64_t consumed = window_.plan().front().length;
-  // The entry's pieces whose reads have not gone out yet: the page-cache kind reads without
-  // waiting for its advice, and advice given after the read would only read the pages again
-  // (and, with cache_release, put back what the release had dropped). Their reads go when
-  // nothing else needs them.
-  SmallVector<PendingRead *, 2> unsent;
-  if (!window_.empty()) {
-    for (Piece *p : window_.front().refs) {
-      if (p->state == Piece::State::kQueued && p->request != nullptr &&
-          std::find(unsent.begin(), unsent.end(), p->request) == unsent.end())
-        unsent.push_back(p->request);
-    }
-  }
   stats_.bytes_wasted += window_.ConsumeFront();
-  for (PendingRead *pr : unsent) scheduler_.PruneOne(pr, [this](PendingRead *r) { DropRead(r); });
   if (scheduler_.times_consumption()) {  // a clock read less per read where nothing uses it
     const double now = Now();
     if (last_consume_ >= 0) scheduler_.Consumed(now - last_consume_ - stalled);

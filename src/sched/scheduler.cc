@@ -56,16 +56,6 @@ void Scheduler::Prune(const std::function<void(PendingRead *)> &drop) {
   }
 }
 
-bool Scheduler::PruneOne(PendingRead *pr, const std::function<void(PendingRead *)> &drop) {
-  for (const Piece *p : pr->pieces) {
-    if (p->refs > 0) return false;
-  }
-  queue_.erase(pr->queue_pos);
-  drop(pr);
-  owned_.erase(&pr->req);
-  return true;
-}
-
 void Scheduler::MakeUrgent(PendingRead *pr,
                            const std::function<bool(const PendingRead *)> &keep_ahead) {
   auto at = queue_.begin();

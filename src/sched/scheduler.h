@@ -53,9 +53,6 @@ class Scheduler {
   // Removes the queued reads whose pieces nothing needs any more; `drop` sees each before it
   // is destroyed.
   void Prune(const std::function<void(PendingRead *)> &drop);
-  // The same for one queued read (not issued yet): removed, `drop` seeing it first, when no
-  // piece of it is needed any more; true if it was.
-  bool PruneOne(PendingRead *pr, const std::function<void(PendingRead *)> &drop);
 
   // The application waits for `pr` (queued): it goes next on its target, behind only a read of
   // that target for which `keep_ahead` is true (one whose block is being staged).
