@@ -184,20 +184,32 @@ static void driver_defaults(ADIOI_PREFETCH_File *pf)
 }
 
 /* buffer, coll_path and read_path are one setting (a file has one buffer kind, for independent
- * and collective reads alike): the first of them a hint names is used, in that order, and a
- * later one that names another kind is reported. The name to apply, or NULL for none. */
+ * and collective reads alike), in the keys' order. */
+static const char *const buffer_names[] = {"buffer", "coll_path", "read_path"};
+#define BUFFER_NAMES (sizeof buffer_names / sizeof buffer_names[0])
+
+static int is_buffer_name(const char *key)
+{
+    size_t i;
+    for (i = 0; i < BUFFER_NAMES; ++i)
+        if (strcmp(key, buffer_names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The first of buffer_names a hint names is used, and a later one that names another kind is
+ * reported. The name to apply, or NULL for none. */
 static const char *buffer_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
-    static const char *const names[] = {"buffer", "coll_path", "read_path"};
     char used[HINT_VALUE_MAX], value[HINT_VALUE_MAX], hint[64], msg[3 * HINT_VALUE_MAX];
     const char *first = NULL;
     size_t i;
-    for (i = 0; i < sizeof names / sizeof names[0]; ++i) {
-        snprintf(hint, sizeof hint, "prefetch_%s", names[i]);
+    for (i = 0; i < BUFFER_NAMES; ++i) {
+        snprintf(hint, sizeof hint, "prefetch_%s", buffer_names[i]);
         if (!hint_get(info, hint, first == NULL ? used : value))
             continue;
         if (first == NULL) {
-            first = names[i];
+            first = buffer_names[i];
         } else if (strcasecmp(value, used) != 0) {
             snprintf(msg, sizeof msg,
                      "hint %s = \"%.400s\" differs from prefetch_%s = \"%.400s\": they name one "
@@ -221,9 +233,7 @@ static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info i
     for (i = 0; i < keys; ++i) {
         const char *key = pfio_config_key(i);
         char fallback[HINT_VALUE_MAX];
-        if ((strcmp(key, "buffer") == 0 || strcmp(key, "coll_path") == 0 ||
-             strcmp(key, "read_path") == 0) &&
-            (buffer_name == NULL || strcmp(key, buffer_name) != 0))
+        if (is_buffer_name(key) && (buffer_name == NULL || strcmp(key, buffer_name) != 0))
             continue; /* one setting: buffer_hint's choice */
         snprintf(name, sizeof name, "prefetch_%s", key);
         if (!hint_get(info, name, value)) {

@@ -83,14 +83,18 @@ bool Window::InReadaheadRun(uint64_t index, Readahead **in) {
   *in = range;
   if (range == nullptr) return false;
   if (!range->planned) return true;
-  auto same_run = [&](const Extent &before, const Extent &after) {
-    return before.file == after.file && before.offset < after.offset &&
-           ReadaheadOf(before) == range && ReadaheadOf(after) == range;
-  };
-  if (index > plan_.front_index() && same_run(plan_.at(index - 1), e)) return true;
-  if (index == plan_.front_index() && planned_tail_.length > 0 && same_run(planned_tail_, e))
+  // Another entry of the run: in the same range (so of the same file), on the right side of e.
+  auto in_range = [&](const Extent &x) { return ReadaheadOf(x) == range; };
+  if (index > plan_.front_index()) {
+    const Extent prev = plan_.at(index - 1);
+    if (prev.offset < e.offset && in_range(prev)) return true;
+  } else if (planned_tail_.length > 0 && planned_tail_.offset < e.offset &&
+             in_range(planned_tail_)) {
     return true;
-  return index + 1 < plan_.end_index() && same_run(e, plan_.at(index + 1));
+  }
+  if (index + 1 >= plan_.end_index()) return false;
+  const Extent next = plan_.at(index + 1);
+  return e.offset < next.offset && in_range(next);
 }
 
 void Window::Plan(uint64_t budget, NewRanges *pending, uint64_t unread_cap) {
