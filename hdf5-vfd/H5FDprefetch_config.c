@@ -36,6 +36,8 @@ herr_t H5FD_prefetch_config_init(H5FD_prefetch_config_t *config)
 pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, const char *func)
 {
     pfio_config *engine = NULL;
+    pfio_named_setting list[H5FD_PREFETCH_SETTINGS_MAX];
+    char names[H5FD_PREFETCH_SETTINGS_MAX][H5FD_PREFETCH_KEY_MAX + 16];
     int i;
     if (pfio_config_create(&engine) != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
@@ -49,14 +51,18 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
         pfio_config_destroy(engine);
         return NULL;
     }
+    /* The settings by pfio's rule for a source (pfio_config_apply): names of one setting, say
+     * buffer and read_path, with different values are refused like a bad value. */
     for (i = 0; config != NULL && i < config->nsettings; ++i) {
-        const H5FD_prefetch_setting_t *s = &config->settings[i];
-        if (pfio_config_set(engine, s->key, s->value) != PFIO_OK) {
-            H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "config settings[%d]: %s", i,
-                                 pfio_last_error());
-            pfio_config_destroy(engine);
-            return NULL;
-        }
+        snprintf(names[i], sizeof names[i], "settings[%d] %s", i, config->settings[i].key);
+        list[i].name = names[i];
+        list[i].key = config->settings[i].key;
+        list[i].value = config->settings[i].value;
+    }
+    if (i > 0 && pfio_config_apply(engine, "config", list, (size_t)i, NULL, NULL) != PFIO_OK) {
+        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
+        pfio_config_destroy(engine);
+        return NULL;
     }
     if (pfio_config_validate(engine) != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());

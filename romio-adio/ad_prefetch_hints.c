@@ -183,73 +183,63 @@ static void driver_defaults(ADIOI_PREFETCH_File *pf)
         (void)pfio_config_set_default(pf->config, "buffer", "cache");
 }
 
-/* buffer, coll_path and read_path are one setting (a file has one buffer kind, for independent
- * and collective reads alike), in the keys' order. */
-static const char *const buffer_names[] = {"buffer", "coll_path", "read_path"};
-#define BUFFER_NAMES (sizeof buffer_names / sizeof buffer_names[0])
+/* The hints of one open, as pfio_config_apply takes them, and what a report needs. */
+typedef struct hint_settings {
+    ADIO_File fd;
+    ADIOI_PREFETCH_File *pf;
+    pfio_named_setting *list;
+    size_t count;
+} hint_settings;
 
-static int is_buffer_name(const char *key)
+/* A hint pfio refused (a bad value; names of one setting with different values): named on rank
+ * 0 with the value in force. */
+static void report_refused(void *arg, size_t index, const char *message)
 {
-    size_t i;
-    for (i = 0; i < BUFFER_NAMES; ++i)
-        if (strcmp(key, buffer_names[i]) == 0)
-            return 1;
-    return 0;
+    const hint_settings *h = arg;
+    char in_force[HINT_VALUE_MAX], msg[3 * HINT_VALUE_MAX];
+    if (pfio_config_get(h->pf->config, h->list[index].key, in_force, sizeof in_force) != PFIO_OK)
+        in_force[0] = '\0';
+    snprintf(msg, sizeof msg, "%.2000s; using \"%.400s\"", message, in_force);
+    report(h->pf, h->fd->filename, msg);
 }
 
-/* The first of buffer_names a hint names is used, and a later one that names another kind is
- * reported. The name to apply, or NULL for none. */
-static const char *buffer_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
-{
-    char used[HINT_VALUE_MAX], value[HINT_VALUE_MAX], hint[64], msg[3 * HINT_VALUE_MAX];
-    const char *first = NULL;
-    size_t i;
-    for (i = 0; i < BUFFER_NAMES; ++i) {
-        snprintf(hint, sizeof hint, "prefetch_%s", buffer_names[i]);
-        if (!hint_get(info, hint, first == NULL ? used : value))
-            continue;
-        if (first == NULL) {
-            first = buffer_names[i];
-        } else if (strcasecmp(value, used) != 0) {
-            snprintf(msg, sizeof msg,
-                     "hint %s = \"%.400s\" differs from prefetch_%s = \"%.400s\": they name one "
-                     "setting (the file's buffer kind, for independent and collective reads "
-                     "alike), expected the same value; prefetch_%s's is used",
-                     hint, value, first, used, first);
-            report(pf, fd->filename, msg);
-        }
-    }
-    return first;
-}
-
-/* prefetch_<key> hints (and the layout from striping hints) into pf->config. */
+/* prefetch_<key> hints (and the layout from striping hints) into pf->config, by pfio's rule for
+ * a source of settings (pfio_config_apply: buffer, coll_path and read_path are one setting). */
 static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
-    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], msg[3 * HINT_VALUE_MAX];
+    char value[HINT_VALUE_MAX], msg[3 * HINT_VALUE_MAX];
     char unit[HINT_VALUE_MAX], factor[HINT_VALUE_MAX];
     size_t i, keys = key_count();
     int have_layout = 0;
-    const char *buffer_name = buffer_hint(fd, pf, info);
+    hint_settings h = {fd, pf, NULL, 0};
+    char(*names)[HINT_NAME_MAX] = calloc(keys, sizeof *names);
+    char(*values)[HINT_VALUE_MAX] = calloc(keys, sizeof *values);
+    h.list = calloc(keys, sizeof *h.list);
+    if (names == NULL || values == NULL || h.list == NULL) {
+        report(pf, fd->filename, "no memory to read the prefetch_* hints; they are not applied");
+        keys = 0;
+    }
     for (i = 0; i < keys; ++i) {
         const char *key = pfio_config_key(i);
-        char fallback[HINT_VALUE_MAX];
-        if (is_buffer_name(key) && (buffer_name == NULL || strcmp(key, buffer_name) != 0))
-            continue; /* one setting: buffer_hint's choice */
-        snprintf(name, sizeof name, "prefetch_%s", key);
-        if (!hint_get(info, name, value)) {
-            if (strcmp(key, "stats_path") != 0 || !hint_get(info, "prefetch_stats", value))
+        snprintf(names[h.count], HINT_NAME_MAX, "prefetch_%s", key);
+        if (!hint_get(info, names[h.count], values[h.count])) {
+            if (strcmp(key, "stats_path") != 0 ||
+                !hint_get(info, "prefetch_stats", values[h.count]))
                 continue;
-            snprintf(name, sizeof name, "prefetch_stats");
+            snprintf(names[h.count], HINT_NAME_MAX, "prefetch_stats");
         }
         if (strcmp(key, "layout") == 0)
             have_layout = 1;
-        if (pfio_config_set(pf->config, key, value) != PFIO_OK) {
-            pfio_config_get(pf->config, key, fallback, sizeof fallback);
-            snprintf(msg, sizeof msg, "hint %s: %.1000s; using \"%.400s\"", name, pfio_last_error(),
-                     fallback);
-            report(pf, fd->filename, msg);
-        }
+        h.list[h.count].name = names[h.count];
+        h.list[h.count].key = key;
+        h.list[h.count].value = values[h.count];
+        ++h.count;
     }
+    if (h.count > 0)
+        (void)pfio_config_apply(pf->config, "hint", h.list, h.count, report_refused, &h);
+    free(h.list);
+    free(values);
+    free(names);
     /* striping_unit x striping_factor describe how the file is spread over targets. */
     if (!have_layout && hint_get(info, "striping_unit", unit) &&
         hint_get(info, "striping_factor", factor)) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pfio/pfio.h"
@@ -318,6 +319,54 @@ TEST(Config, BadOrUnknownEnvironmentIsReportedAndTheDefaultKept) {
   EXPECT_EQ(pfio_context_create(nullptr, &ctx), PFIO_EINVAL);
   EXPECT_EQ(ctx, nullptr);
   unsetenv("PFIO_BUGDET");
+}
+
+// A front end's settings (hints, an HDF5 config's list) go through the environment's rule:
+// names of one setting resolve by the keys' order whatever order they come in, a differing one
+// is refused and named, a bad value or unknown key refused with the others applied all the same.
+TEST(Config, ApplyTakesAFrontEndsSettingsByTheEnvironmentsRule) {
+  CleanConfig c;
+  const pfio_named_setting hints[] = {
+      {"prefetch_read_path", "read_path", "engine"},  // an alias first: buffer still wins
+      {"prefetch_budget", "budget", "lots"},         {"prefetch_buffer", "buffer", "cache"},
+      {"prefetch_queue_depth", "queue_depth", "48"}, {"prefetch_bugdet", "bugdet", "1G"},
+      {"prefetch_coll_path", "coll_path", "CACHE"},  // the same value: not refused
+  };
+  std::vector<std::pair<size_t, std::string>> refused;
+  const pfio_setting_report collect = [](void *arg, size_t i, const char *message) {
+    static_cast<std::vector<std::pair<size_t, std::string>> *>(arg)->emplace_back(i, message);
+  };
+  EXPECT_EQ(pfio_config_apply(c.get(), "hint", hints, 6, collect, &refused), PFIO_EINVAL);
+  ASSERT_EQ(refused.size(), 3u);
+  EXPECT_EQ(refused[0].first, 0u);
+  EXPECT_EQ(refused[0].second,
+            "hint prefetch_buffer = \"cache\" and prefetch_read_path = \"engine\" name one setting "
+            "(buffer) with different values: expected one; prefetch_buffer's is used");
+  EXPECT_EQ(refused[1].first, 1u);
+  EXPECT_EQ(refused[1].second.rfind("hint prefetch_budget = \"lots\": expected", 0), 0u)
+      << refused[1].second;
+  EXPECT_EQ(refused[2].first, 4u);
+  EXPECT_NE(refused[2].second.find("hint prefetch_bugdet: "), std::string::npos)
+      << refused[2].second;
+  EXPECT_NE(refused[2].second.find("\"budget\""), std::string::npos) << refused[2].second;
+  EXPECT_EQ(std::string(pfio_last_error()), refused[0].second);
+  EXPECT_EQ(c.Get("buffer"), "cache");
+  EXPECT_EQ(c.Get("budget"), "0");  // refused: its value kept
+  EXPECT_EQ(c.Get("queue_depth"), "48");
+  // Applied settings are named: a front end's default no longer changes them.
+  ASSERT_EQ(pfio_config_set_default(c.get(), "buffer", "engine"), PFIO_OK);
+  EXPECT_EQ(c.Get("buffer"), "cache");
+  ASSERT_EQ(pfio_config_set_default(c.get(), "budget", "1G"), PFIO_OK);
+  EXPECT_EQ(c.Get("budget"), "1G");
+
+  EXPECT_EQ(pfio_config_apply(c.get(), "hint", hints + 3, 1, nullptr, nullptr), PFIO_OK)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_config_apply(c.get(), "hint", nullptr, 0, nullptr, nullptr), PFIO_OK);
+  EXPECT_EQ(pfio_config_apply(c.get(), "hint", nullptr, 1, nullptr, nullptr), PFIO_EINVAL);
+  const pfio_named_setting holed[] = {{"prefetch_budget", nullptr, "1G"}};
+  EXPECT_EQ(pfio_config_apply(c.get(), "hint", holed, 1, nullptr, nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("settings[0] has a NULL"), std::string::npos)
+      << pfio_last_error();
 }
 
 // buffer, coll_path and read_path are one setting: set under one name, read under every name;

@@ -82,6 +82,30 @@ pfio_status pfio_config_set(pfio_config *config, const char *key, const char *va
  * or a bad value, named, whether or not it applies. */
 pfio_status pfio_config_set_default(pfio_config *config, const char *key, const char *value);
 
+/* One setting as a front end names it, for pfio_config_apply: `name` is the front end's own name
+ * ("prefetch_buffer", "settings[2] buffer"), used in messages; `key` the config key it sets. */
+typedef struct pfio_named_setting {
+  const char *name;
+  const char *key;
+  const char *value;
+} pfio_named_setting;
+
+/* Called by pfio_config_apply for each setting it does not apply: `index` into the settings,
+ * `message` naming the source, the name, the value and what was expected. */
+typedef void (*pfio_setting_report)(void *arg, size_t index, const char *message);
+
+/* Applies the settings one source gives (a file's hints, an HDF5 config's list), as the
+ * environment's are applied: names of one setting (buffer, coll_path, read_path; a key given
+ * twice) take the value of the first in the keys' order, pfio_config_key's (for one key, the
+ * first given), and another of them with a different value is refused; an unknown key or a bad
+ * value is refused and the setting keeps its value; the others are applied all the same, as by
+ * pfio_config_set. Each refused one goes to `report` (when not NULL) with a message starting
+ * "<source> <name>". PFIO_OK when none was refused, else PFIO_EINVAL with pfio_last_error the
+ * first message. */
+pfio_status pfio_config_apply(pfio_config *config, const char *source,
+                              const pfio_named_setting *settings, size_t count,
+                              pfio_setting_report report, void *arg);
+
 /* Writes the value in force of `key` into value[0 .. size) as a NUL-terminated string in the
  * form pfio_config_set accepts ("1G", "forestall", ""). PFIO_EINVAL for an unknown key or a
  * buffer too small for the value (value is then ""). */

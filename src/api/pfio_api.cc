@@ -125,6 +125,35 @@ pfio_status pfio_config_set_default(pfio_config *config, const char *key, const 
   });
 }
 
+pfio_status pfio_config_apply(pfio_config *config, const char *source,
+                              const pfio_named_setting *settings, size_t count,
+                              pfio_setting_report report, void *arg) {
+  if (config == nullptr) return NullArgument("pfio_config_apply", "config");
+  if (source == nullptr) return NullArgument("pfio_config_apply", "source");
+  if (settings == nullptr && count > 0) return NullArgument("pfio_config_apply", "settings");
+  return Guarded("pfio_config_apply", [&] {
+    std::vector<pfio::NamedSetting> named_settings;
+    for (size_t i = 0; i < count; ++i) {
+      const pfio_named_setting &s = settings[i];
+      if (s.name == nullptr || s.key == nullptr || s.value == nullptr) {
+        return Report(pfio::Status::Invalid(pfio::Format(
+            "pfio_config_apply: settings[%zu] has a NULL name, key or value: expected three "
+            "strings",
+            i)));
+      }
+      named_settings.push_back({s.name, s.key, s.value});
+    }
+    std::vector<std::string> applied;
+    const pfio::Status s = pfio::ApplySettings(&config->settings, source, named_settings, &applied,
+                                               [&](size_t i, const pfio::Status &problem) {
+                                                 if (report != nullptr)
+                                                   report(arg, i, problem.message().c_str());
+                                               });
+    config->named.insert(applied.begin(), applied.end());
+    return Report(s);
+  });
+}
+
 pfio_status pfio_config_get(const pfio_config *config, const char *key, char *value, size_t size) {
   if (config == nullptr) return NullArgument("pfio_config_get", "config");
   if (key == nullptr) return NullArgument("pfio_config_get", "key");

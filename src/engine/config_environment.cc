@@ -1,8 +1,7 @@
-// The PFIO_* environment applied to a config: config_keys.h's ApplyEnvironment, with the rule for
-// variables that name one setting under different names (buffer, coll_path, read_path).
+// The PFIO_* environment applied to a config: config_keys.h's ApplyEnvironment. Variables are
+// named here (PFIO_<KEY>, PFIO_STATS); ApplySettings applies them.
 #include <algorithm>
 #include <cctype>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -11,12 +10,8 @@
 namespace pfio {
 
 Status ApplyEnvironment(Config *c, char **environ, std::vector<std::string> *named) {
-  struct Naming {
-    std::string var, value;
-    const ConfigKey *key;
-  };
-  std::map<std::string, Naming> by_setting;  // who named each setting, for aliases
-  Status first;
+  std::vector<NamedSetting> settings;
+  Status unknown;
   for (char **e = environ; e && *e; ++e) {
     const std::string entry(*e);
     if (entry.rfind("PFIO_", 0) != 0 || entry.rfind("PFIO_TEST_", 0) == 0 ||
@@ -28,42 +23,21 @@ Status ApplyEnvironment(Config *c, char **environ, std::vector<std::string> *nam
     const std::string var = entry.substr(0, eq), value = entry.substr(eq + 1);
     std::string key = LowerCase(var.substr(5));
     if (key == "stats") key = "stats_path";
-    Status s;
-    const ConfigKey *k = FindConfigKey(key);
-    if (k == nullptr) {
-      std::string nearest = NearestConfigKey(key);
-      std::transform(nearest.begin(), nearest.end(), nearest.begin(),
-                     [](unsigned char ch) { return std::toupper(ch); });
-      s = Status::Invalid(
+    if (FindConfigKey(key) != nullptr) {
+      settings.push_back({var, key, value});
+      continue;
+    }
+    std::string nearest = NearestConfigKey(key);
+    std::transform(nearest.begin(), nearest.end(), nearest.begin(),
+                   [](unsigned char ch) { return std::toupper(ch); });
+    if (unknown.ok()) {
+      unknown = Status::Invalid(
           Format("environment %s: unknown variable; the nearest valid one is PFIO_%s", var.c_str(),
                  nearest.c_str()));
-    } else {
-      const std::string setting = SettingOf(key);
-      auto seen = by_setting.find(setting);
-      // Keys() order: the setting's own name before its aliases.
-      const bool wins = seen == by_setting.end() || k < seen->second.key;
-      if (seen != by_setting.end() && LowerCase(seen->second.value) != LowerCase(value)) {
-        const Naming &used = wins ? Naming{var, value, k} : seen->second;
-        s = Status::Invalid(
-            Format("environment %s = \"%s\" and %s = \"%s\" name one setting (%s) with different "
-                   "values: expected one; %s's is used",
-                   seen->second.var.c_str(), seen->second.value.c_str(), var.c_str(), value.c_str(),
-                   setting.c_str(), used.var.c_str()));
-      }
-      if (wins) {
-        Status set = SetConfig(c, key, value);
-        // SetConfig's message starts with the key: name the variable instead.
-        if (!set.ok()) {
-          s = Status::Invalid("environment " + var + set.message().substr(key.size()));
-        } else {
-          by_setting[setting] = {var, value, k};
-          if (named != nullptr) named->push_back(setting);
-        }
-      }
     }
-    if (!s.ok() && first.ok()) first = s;
   }
-  return first;
+  const Status applied = ApplySettings(c, "environment", settings, named);
+  return unknown.ok() ? applied : unknown;
 }
 
 }  // namespace pfio

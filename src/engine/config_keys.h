@@ -60,13 +60,28 @@ Status GetConfig(const Config &c, const std::string &key, std::string *value);
 // The value in force of a size, count, on/off or choice setting, as a number.
 Status GetConfigNumber(const Config &c, const std::string &key, uint64_t *value);
 
-// Applies every PFIO_<KEY> variable of `environ` (and PFIO_STATS for stats_path). Variables
-// named PFIO_TEST_* and PFIO_BENCH_* belong to the test suite and the benchmark scripts and are
-// skipped. Good ones are applied even when
-// another is bad; the first bad or unknown one is returned, named `environment PFIO_X = "v"`.
-// Variables naming one setting (PFIO_BUFFER, PFIO_COLL_PATH, PFIO_READ_PATH) with different
-// values are an error too: the name first in the keys' order is used. `named`, when given,
-// gets the setting (SettingOf) of every variable applied.
+// One setting as a front end names it: `name` is the front end's own name for it
+// ("PFIO_BUFFER", "prefetch_buffer", "settings[2] buffer"), `key` the config key it sets.
+struct NamedSetting {
+  std::string name, key, value;
+};
+
+// Applies one source's settings (the environment, a file's hints, an HDF5 config's list) by one
+// rule. Names of one setting (buffer, coll_path, read_path; a key given twice) take the value of
+// the first in the keys' order (the setting's own name before its aliases; for one key, the first
+// given), and another of them with a different value (ignoring case) is a problem. A bad value or
+// an unknown key is a problem, and the setting keeps its value; the good ones are applied all the
+// same. Every problem, named `<source> <name> = "value": ...`, goes to `report` (with its index in
+// `settings`) when given, and the first is returned. `named` gets the setting (SettingOf) of
+// every one applied.
+Status ApplySettings(Config *c, const std::string &source,
+                     const std::vector<NamedSetting> &settings, std::vector<std::string> *named,
+                     const std::function<void(size_t, const Status &)> &report = nullptr);
+
+// Applies every PFIO_<KEY> variable of `environ` (and PFIO_STATS for stats_path) by
+// ApplySettings' rule, source "environment". Variables named PFIO_TEST_* and PFIO_BENCH_* belong
+// to the test suite and the benchmark scripts and are skipped. The first unknown variable is
+// returned (naming the nearest valid one), else ApplySettings' first problem.
 Status ApplyEnvironment(Config *c, char **environ, std::vector<std::string> *named = nullptr);
 
 // "key = value: expected <allowed>" for the first field out of range, else OK. Used by

@@ -53,6 +53,19 @@ TEST(H5FDPrefetchConfig, BadConfigsAreRefusedByName) {
   EXPECT_NE(e.find("settings[0]"), std::string::npos) << e;
   EXPECT_NE(e.find("queue_depth"), std::string::npos) << e;
 
+  // Two names of one setting (the buffer kind) with different values: refused, both named.
+  H5FD_prefetch_config_init(&config);
+  ASSERT_GE(H5FD_prefetch_config_set(&config, "read_path", "engine"), 0);
+  ASSERT_GE(H5FD_prefetch_config_set(&config, "buffer", "cache"), 0);
+  EXPECT_LT(Quietly([&] { return H5Pset_fapl_prefetch(fapl, &config); }), 0);
+  e = ErrorStack();
+  EXPECT_NE(e.find("config settings[1] buffer = \"cache\" and settings[0] read_path = \"engine\" "
+                   "name one setting (buffer)"),
+            std::string::npos)
+      << e;
+  std::strcpy(config.settings[0].value, "Cache");  // the same kind: accepted
+  EXPECT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
+
   H5FD_prefetch_config_init(&config);
   config.predict = 2;
   EXPECT_LT(Quietly([&] { return H5Pset_fapl_prefetch(fapl, &config); }), 0);

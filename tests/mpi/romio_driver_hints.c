@@ -64,8 +64,8 @@ void test_hints(void)
             fail(test, "the bad prefetch_queue_depth was not reported on rank 0: \"%.300s\"",
                  printed);
         if (read_path == NULL &&
-            strstr(printed, "prefetch_read_path = \"engine\" differs from prefetch_coll_path = "
-                            "\"cache\"") == NULL)
+            strstr(printed, "hint prefetch_coll_path = \"cache\" and prefetch_read_path = "
+                            "\"engine\" name one setting (buffer)") == NULL)
             fail(test,
                  "prefetch_read_path differing from prefetch_coll_path was not reported on "
                  "rank 0: \"%.300s\"",
