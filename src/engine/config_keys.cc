@@ -17,6 +17,8 @@ namespace pfio {
 namespace {
 
 constexpr uint64_t kKiB = 1024, kMiB = 1024 * 1024, kGiB = 1024 * kMiB;
+// A size threshold no read reaches short of "never": 1 PiB.
+constexpr uint64_t kMaxThreshold = 1024 * 1024 * kGiB;
 
 bool ParseUnsigned(const std::string &text, uint64_t max, uint64_t *out) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
@@ -71,20 +73,20 @@ ConfigKey SizeKey(const char *name, uint64_t Config::*field, uint64_t lo,
   return k;
 }
 
-// `k`, a size key, that also takes "auto", held in its field as `automatic`.
-ConfigKey AutoOr(ConfigKey k, uint64_t Config::*field, uint64_t automatic) {
+// `k`, a size key, that also takes `word` ("auto", "never"), held in its field as `value`.
+ConfigKey WordOr(ConfigKey k, uint64_t Config::*field, const char *word, uint64_t value) {
   auto allowed = k.allowed;
   auto parse = k.parse;
   auto get = k.get;
   auto in_range = k.in_range;
-  k.allowed = [=] { return "auto or " + allowed(); };
+  k.allowed = [=] { return std::string(word) + " or " + allowed(); };
   k.parse = [=](const std::string &v, Config *c) {
-    if (LowerCase(v) != "auto") return parse(v, c);
-    c->*field = automatic;
+    if (LowerCase(v) != word) return parse(v, c);
+    c->*field = value;
     return true;
   };
-  k.get = [=](const Config &c) { return c.*field == automatic ? std::string("auto") : get(c); };
-  k.in_range = [=](const Config &c) { return c.*field == automatic || in_range(c); };
+  k.get = [=](const Config &c) { return c.*field == value ? std::string(word) : get(c); };
+  k.in_range = [=](const Config &c) { return c.*field == value || in_range(c); };
   return k;
 }
 
@@ -166,28 +168,6 @@ ConfigKey BoolKey(const char *name, bool Config::*field, const char *meaning) {
   return k;
 }
 
-// A size field that may also be "never" (UINT64_MAX): a threshold nothing reaches.
-ConfigKey SizeOrNeverKey(const char *name, uint64_t Config::*field, const char *meaning) {
-  ConfigKey k = Named(name, meaning);
-  k.allowed = [] { return std::string("a size (K, M, G, T: powers of 1024) or never"); };
-  k.parse = [=](const std::string &v, Config *c) {
-    uint64_t bytes = 0;
-    if (LowerCase(v) == "never") {
-      bytes = UINT64_MAX;
-    } else if (!ParseSize(v, name, &bytes).ok()) {
-      return false;
-    }
-    c->*field = bytes;
-    return true;
-  };
-  k.get = [=](const Config &c) {
-    return c.*field == UINT64_MAX ? std::string("never") : FormatSize(c.*field);
-  };
-  k.number = [=](const Config &c) { return c.*field; };
-  k.in_range = [](const Config &) { return true; };
-  return k;
-}
-
 ConfigKey TextKey(const char *name, std::string Config::*field,
                   std::function<std::string()> allowed,
                   std::function<bool(const std::string &)> valid, const char *meaning) {
@@ -235,12 +215,12 @@ std::vector<ConfigKey> MakeKeys() {
       nullptr,
       "pipelined keeps the budget full; batch fetches a whole window, "
       "serves it, then fetches the next"));
-  keys.push_back(AutoOr(
+  keys.push_back(WordOr(
       SizeKey(
           "infill_max", &Config::infill_max, 0, [] { return 16 * kMiB; }, nullptr, 1, nullptr,
           "gaps up to this size between planned extents are read too; auto: 8K on local "
           "file systems, 128K on storage behind FUSE or a network"),
-      &Config::infill_max, kInfillAuto));
+      &Config::infill_max, "auto", kInfillAuto));
   keys.push_back(SizeKey(
       "max_request", &Config::max_request, 64 * kKiB, [] { return 64 * kMiB; }, nullptr, 4 * kKiB,
       nullptr, "largest single read"));
@@ -356,10 +336,12 @@ std::vector<ConfigKey> MakeKeys() {
   keys.push_back(BoolKey("predict", &Config::predict,
                          "the HDF5 driver predicts strided raw-data reads while nothing is "
                          "declared"));
-  keys.push_back(SizeOrNeverKey("engine_min", &Config::engine_min,
-                                "the HDF5 driver reads raw data and declared extents of at least "
-                                "this size through the engine, smaller ones through the page "
-                                "cache; never: all through the page cache"));
+  keys.push_back(WordOr(
+      SizeKey(
+          "engine_min", &Config::engine_min, 0, [] { return kMaxThreshold; }, nullptr, 1, nullptr,
+          "the HDF5 driver reads raw data and declared extents of at least this size through the "
+          "engine, smaller ones through the page cache; never: all through the page cache"),
+      &Config::engine_min, "never", UINT64_MAX));
   return keys;
 }
 

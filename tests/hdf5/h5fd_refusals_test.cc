@@ -136,7 +136,11 @@ TEST_F(H5FDPrefetchTest, EngineMinAndPredictAreKeys) {
   ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
   EXPECT_LT(Quietly([&] { return H5FD_prefetch_config_set(&config, "engine_min", "sometimes"); }),
             0);
-  EXPECT_NE(ErrorStack().find("a size (K, M, G, T: powers of 1024) or never"), std::string::npos);
+  const std::string e = ErrorStack();
+  EXPECT_NE(e.find("engine_min = \"sometimes\": expected never or 0 .. 1024T (sizes take K, "
+                   "M, G, T: powers of 1024)"),
+            std::string::npos)
+      << e;
 }
 
 // A selection in a dataspace of another rank, or reaching past the dataset's extent, is refused
