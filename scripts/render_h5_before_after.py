@@ -134,7 +134,10 @@ def main():
             "side, from `H5Fopen` to the last value checked. `undeclared`: `prefetch` (the "
             "driver's defaults, its predictions); `declared`: `prefetch-declared` (with "
             "`H5FD_prefetch_declare`). sec2 runs the same code on both sides: its after/before "
-            "is the A/A."]
+            "is the A/A."
+            + (" Every side runs the after commit's `pfio-h5bench` (`BENCH=after`), the commit "
+               "before's sides with that commit's `libpfio_hdf5` and `libpfio`: only the library "
+               "differs between the sides." if m.get("bench") == "after" else "")]
     for target in result_targets(folder):
         before, order = load(folder, target, "before")
         after, _ = load(folder, target, "after")

@@ -12,13 +12,22 @@
 # With AGAIN=1 each pair is a triple: before, after, and the commit before once more (side
 # again), whose again/before is the A/A of the pfio paths themselves (theirs is wider than sec2's
 # on this machine: 0.84-1.16 in a 2-pair run where sec2's was 0.91-1.05).
+# With BENCH=after every side runs this tree's pfio-h5bench, the commit before's sides with that
+# commit's libpfio_hdf5 and libpfio (LD_LIBRARY_PATH over the program's RUNPATH): what an HDF5
+# user sees when only the library changes, and an A/A (sec2) untouched by changes to the
+# benchmark program between the commits. Its counters are then read through the newer header
+# and mean nothing on those sides; the rates (all the tables use) are the runs' own.
 # usage: bash scripts/run-h5-before-after.sh REV  (env: ROWS=4096 ROUNDS=3 PAIRS=2
 #        TESTBED_PAIRS=1 PROFILE=pfs DATASETS=c8k,c128k,c1m,contig
-#        PATTERNS=tiles,columns,rows,random-points LABEL= AGAIN=)
+#        PATTERNS=tiles,columns,rows,random-points LABEL= AGAIN= BENCH=)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:?usage: run-h5-before-after.sh REV (the commit before the change)}
 sides="before after"
+case ${BENCH:-} in
+  after | "") ;;
+  *) echo "run-h5-before-after.sh: BENCH = $BENCH: expected after (this tree's pfio-h5bench on every side) or nothing" >&2; exit 2 ;;
+esac
 case ${AGAIN:-0} in
   1) sides="before after again" ;;
   0) ;;
@@ -47,10 +56,14 @@ pfio_disk_and_testbed "$out" "$profile" "$data"
 # invocation replaced the last one's runs before 2026-11-28 06:45, so the tables rendered up to
 # then counted only the last pair).
 run_side() {
-  local target=$1 file=$2 side=$3 tree=$4 bin
+  local target=$1 file=$2 side=$3 tree=$4 bin libs=
   bin=$tree/bench/pfio-h5bench
   [ -x "$bin" ] || bin=$tree/examples/pfio-h5bench # a commit before bench/ moved
-  "$bin" --file "$file" --rows "$rows" --rounds "$rounds" \
+  if [ "${BENCH:-}" = after ]; then
+    bin=build/bench/pfio-h5bench
+    [ "$tree" = build ] || libs=$PWD/$tree/hdf5-vfd:$PWD/$tree/src
+  fi
+  LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$bin" --file "$file" --rows "$rows" --rounds "$rounds" \
     --datasets "$datasets" --patterns "$patterns" --methods sec2,prefetch,prefetch-declared \
     --json "$PWD/$out/invocation.jsonl" | tee -a "$out/$target-$side.log"
   cat "$out/invocation.jsonl" >>"$out/runs-$target-$side.jsonl"
@@ -59,6 +72,6 @@ run_side() {
 pfio_alternate_sides "$pairs" "$testbed_pairs" "$data" run_side "$sides"
 bash scripts/testbed.sh down
 pfio_machine_extra="\"before\": \"$before_sha\", \"after\": \"$after_sha\", \"pairs\": $pairs, \"again\": ${AGAIN:-0},
- \"testbed_pairs\": $testbed_pairs, \"datasets\": \"$datasets\", \"patterns\": \"$patterns\""
+ \"bench\": \"${BENCH:-own}\", \"testbed_pairs\": $testbed_pairs, \"datasets\": \"$datasets\", \"patterns\": \"$patterns\""
 pfio_h5bench_machine "$out" "$rows" "$rounds" "$profile"
 /usr/bin/python3 scripts/render_h5_before_after.py "$out" docs/benchmarks.md
