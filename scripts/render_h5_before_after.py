@@ -119,7 +119,7 @@ def main():
     body = [begin, "", "## Before and after: HDF5's default paths" + (f" ({label})" if label else ""),
             "",
             f"`{'LABEL=' + label + ' ' if label else ''}{'AGAIN=1 ' if m.get('again') else ''}"
-            f"DATASETS={m['datasets']} "
+            f"{'BENCH=after ' if m.get('bench') == 'after' else ''}DATASETS={m['datasets']} "
             f"PATTERNS={m['patterns']} bash scripts/run-h5-before-after.sh "
             f"{m['before']}` (at {m['after']}, {m['date']}): "
             f"`pfio-h5bench` with {m['rows']} x {m['rows']} uint64 datasets "
