@@ -56,13 +56,13 @@ typedef struct H5FD_prefetch_config_t {
     int32_t nsettings; /* settings[0 .. nsettings) are in force */
     H5FD_prefetch_setting_t settings[H5FD_PREFETCH_SETTINGS_MAX];
     /* Every declared extent is in pfio's plan. Where the engine holds the file in the page
-     * cache (the key "buffer" = cache, the driver's default), the driver reads declared extents
-     * smaller than engine_min itself from the page cache and tells pfio (pfio_read_done), and
-     * pfio reads (copies) those of at least engine_min; with buffer = engine (O_DIRECT reads into
-     * pfio's reorder buffer) pfio reads them all. The default, H5FD_PREFETCH_ENGINE_NEVER: the
-     * driver reads every one itself, which saves pfio's copy and its cost per read
-     * (docs/hdf5-driver.md has the numbers). At the default the key "engine_min" (settings,
-     * PFIO_ENGINE_MIN: a size or "never") decides. */
+     * cache (the key "buffer" = cache; buffer = auto, the default, on a local file system), the
+     * driver reads declared extents smaller than engine_min itself from the page cache and tells
+     * pfio (pfio_read_done), and pfio reads (copies) those of at least engine_min; with buffer =
+     * engine (O_DIRECT reads into pfio's reorder buffer) pfio reads them all. The default,
+     * H5FD_PREFETCH_ENGINE_NEVER: the driver reads every one itself, which saves pfio's copy and
+     * its cost per read (docs/hdf5-driver.md has the numbers). At the default the key "engine_min"
+     * (settings, PFIO_ENGINE_MIN: a size or "never") decides. */
     uint64_t engine_min;
 } H5FD_prefetch_config_t;
 

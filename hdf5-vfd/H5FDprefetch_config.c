@@ -44,13 +44,9 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
         pfio_config_destroy(engine);
         return NULL;
     }
-    /* The driver's default buffer kind is the page cache (the engine's own is auto): below
-     * PFIO_BUFFER and the config's settings, which set it if they name it. */
-    if (pfio_config_set_default(engine, "buffer", "cache") != PFIO_OK) {
-        H5FD__prefetch_error(func, H5E_PLIST, H5E_BADVALUE, "%s", pfio_last_error());
-        pfio_config_destroy(engine);
-        return NULL;
-    }
+    /* The buffer kind is the engine's rule (buffer = auto, chosen per file at open: the page cache
+     * on a local file system, the reorder buffer behind FUSE or a network) unless PFIO_BUFFER or
+     * the config's settings name it. */
     /* The settings by pfio's rule for a source (pfio_config_apply): names of one setting, say
      * buffer and read_path, with different values are refused like a bad value. */
     for (i = 0; config != NULL && i < config->nsettings; ++i) {

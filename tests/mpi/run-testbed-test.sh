@@ -5,11 +5,13 @@
 # with stock ROMIO, pfio's driver and pfio's engine path (every byte verified by the benchmark,
 # a wrong one aborts it); a bad profile and a missing file are refused by name; down unmounts
 # and stops the servers, and a second down is harmless. buffer = auto (the API's default) gives
-# the disk's file the page-cache kind and the test bed's copy (FUSE: remote) the reorder buffer.
-# usage: run-testbed-test.sh BENCH DRIVER_DIR WORKDIR KIND_OF (tests/buffer_kind_of)
+# the disk's file the page-cache kind and the test bed's copy (FUSE: remote) the reorder buffer,
+# and the HDF5 driver takes the same rule: declared reads of an HDF5 file on the disk are read by
+# the driver from the page cache, those of its test-bed copy by pfio into the reorder buffer.
+# usage: run-testbed-test.sh BENCH DRIVER_DIR WORKDIR KIND_OF (tests/buffer_kind_of) H5BENCH
 set -euo pipefail
 bench=${1:?pfio-mpibench binary}; driver=${2:?driver dir}; work=${3:?work dir}
-kind_of=${4:?buffer_kind_of binary}
+kind_of=${4:?buffer_kind_of binary}; h5bench=${5:?pfio-h5bench binary}
 here=$(cd "$(dirname "$0")" && pwd)
 testbed=$here/../../scripts/testbed.sh
 run() { bash "$here/run-driver-test.sh" openmpi "$@"; }
@@ -39,6 +41,27 @@ run 4 "$work/bench" "$driver" -- "$bench" --file "$served" --size 64M --rounds 1
   { cat "$work/bench.out"; exit 1; }
 cat "$work/bench.out"
 [ "$(grep -c 'MiB  verified$' "$work/bench.out")" -eq 6 ] || { echo "FAIL: not 6 verified runs"; exit 1; }
+
+# The HDF5 driver's declared reads: which kind did each file get? Its counters say (advised_reads:
+# raw reads the driver read itself from the page cache).
+h5_kind() {
+  rm -f "$work/h5stats.json" "$work/h5stats.json.hdf5"
+  PFIO_STATS=$work/h5stats.json "$h5bench" --file "$1" --rows 1024 --datasets contig \
+    --patterns tiles --methods prefetch-declared --quiet >"$work/h5bench.out" 2>&1 ||
+    { cat "$work/h5bench.out"; exit 1; }
+  /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+raw, advised = d["raw_reads"], d["advised_reads"]
+print("cache" if raw > 0 and advised == raw else "engine" if raw > 0 and advised == 0 else
+      "raw %d advised %d" % (raw, advised))' "$work/h5stats.json.hdf5"
+}
+"$h5bench" --file "$work/h5.h5" --rows 1024 --datasets contig --patterns rows --methods sec2 \
+  --quiet >/dev/null
+h5served=$(bash "$testbed" up pfs "$work/h5.h5")
+h5kinds="$(h5_kind "$work/h5.h5") $(h5_kind "$h5served")"
+[ "$h5kinds" = "cache engine" ] ||
+  { echo "FAIL: the HDF5 driver's declared reads took '$h5kinds' on the disk's file and the test bed's, expected cache engine"; exit 1; }
 
 if bash "$testbed" up nosuch "$work/data" 2>"$work/bad.err"; then echo "FAIL: profile nosuch taken"; exit 1; fi
 grep -q "unknown profile 'nosuch' (expected pfs, far or near)" "$work/bad.err"
