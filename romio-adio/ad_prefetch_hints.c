@@ -1,7 +1,7 @@
 /* The one place ad_prefetch reads hints: prefetch_<key> for every pfio setting (the names
  * pfio_config_key lists, the engine's and the front end's: collective, coll_lookahead,
- * coll_ahead, coll_path, coll_timeout, read_path, print_hints, record, replay), prefetch_stats
- * (short for prefetch_stats_path; Open MPI limits info keys to 27 characters), the plan
+ * coll_ahead, coll_path, coll_timeout, read_path, print_hints, record, replay, and stats, the
+ * short name of stats_path: Open MPI limits info keys to 27 characters), the plan
  * pfio_mpi_file_plan passes as prefetch_plan (after open only), and the standard striping_unit /
  * striping_factor as the layout. At open the hints are checked
  * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
@@ -46,8 +46,7 @@ static size_t key_count(void)
 }
 
 /* Names of the hints checked across ranks, beyond prefetch_<key>. */
-static const char *const kExtraHints[] = {"prefetch", "prefetch_stats", "striping_unit",
-                                          "striping_factor"};
+static const char *const kExtraHints[] = {"prefetch", "striping_unit", "striping_factor"};
 #define EXTRA_HINTS (sizeof kExtraHints / sizeof kExtraHints[0])
 
 static void hint_name(size_t i, char *name)
@@ -222,12 +221,8 @@ static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info i
     for (i = 0; i < keys; ++i) {
         const char *key = pfio_config_key(i);
         snprintf(names[h.count], HINT_NAME_MAX, "prefetch_%s", key);
-        if (!hint_get(info, names[h.count], values[h.count])) {
-            if (strcmp(key, "stats_path") != 0 ||
-                !hint_get(info, "prefetch_stats", values[h.count]))
-                continue;
-            snprintf(names[h.count], HINT_NAME_MAX, "prefetch_stats");
-        }
+        if (!hint_get(info, names[h.count], values[h.count]))
+            continue;
         if (strcmp(key, "layout") == 0)
             have_layout = 1;
         h.list[h.count].name = names[h.count];
@@ -297,6 +292,16 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     }
 }
 
+/* The value in force of `key` into value[0 .. size), "" for none: the stats path as the user gave
+ * it (stats_path and its short name stats; the config holds it with the rank added). */
+static void in_force(const ADIOI_PREFETCH_File *pf, const char *key, char *value, size_t size)
+{
+    if (strcmp(key, "stats_path") == 0 || strcmp(key, "stats") == 0)
+        snprintf(value, size, "%s", pf->stats_path);
+    else if (pf->config == NULL || pfio_config_get(pf->config, key, value, size) != PFIO_OK)
+        value[0] = '\0';
+}
+
 /* The values in force, for MPI_File_get_info. */
 static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
@@ -304,15 +309,9 @@ static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     size_t i;
     ADIOI_Info_set(fd->info, "prefetch", "enable");
     for (i = 0; pfio_config_key(i) != NULL; ++i) {
-        const char *key = pfio_config_key(i);
-        snprintf(name, sizeof name, "prefetch_%s", key);
-        if (strcmp(key, "stats_path") == 0) {
-            if (pf->stats_path[0])
-                ADIOI_Info_set(fd->info, name, pf->stats_path);
-            continue;
-        }
-        if (pf->config != NULL &&
-            pfio_config_get(pf->config, key, value, sizeof value) == PFIO_OK && value[0] != '\0')
+        snprintf(name, sizeof name, "prefetch_%s", pfio_config_key(i));
+        in_force(pf, pfio_config_key(i), value, sizeof value);
+        if (value[0] != '\0')
             ADIOI_Info_set(fd->info, name, value);
     }
 }
@@ -341,7 +340,7 @@ static void rank_stats_path(ADIOI_PREFETCH_File *pf)
  * one repeating it (HDF5 passes the open's info to every set_view) is fine. */
 static void warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
-    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], in_force[HINT_VALUE_MAX];
+    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], now[HINT_VALUE_MAX], at_open[HINT_VALUE_MAX];
     char msg[2 * HINT_VALUE_MAX + 256];
     size_t i;
     if (pf->internal)
@@ -349,27 +348,16 @@ static void warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info
     for (i = 0; pfio_config_key(i) != NULL; ++i) {
         const char *key = pfio_config_key(i);
         snprintf(name, sizeof name, "prefetch_%s", key);
-        if (!hint_get(info, name, value)) {
-            if (strcmp(key, "stats_path") != 0 || !hint_get(info, "prefetch_stats", value))
-                continue;
-        }
-        if (strcmp(key, "stats_path") == 0)
-            snprintf(in_force, sizeof in_force, "%s", pf->stats_path);
-        else if (pf->config == NULL ||
-                 pfio_config_get(pf->config, key, in_force, sizeof in_force) != PFIO_OK)
-            in_force[0] = '\0';
-        if (strcmp(value, in_force) == 0 ||
-            (hint_get(pf->open_info, name, in_force) && strcmp(value, in_force) == 0))
+        if (!hint_get(info, name, value))
+            continue;
+        in_force(pf, key, now, sizeof now);
+        if (strcmp(value, now) == 0 ||
+            (hint_get(pf->open_info, name, at_open) && strcmp(value, at_open) == 0))
             continue; /* the value in force, or the very string given at open */
-        if (strcmp(key, "stats_path") == 0)
-            snprintf(in_force, sizeof in_force, "%s", pf->stats_path);
-        else if (pf->config == NULL ||
-                 pfio_config_get(pf->config, key, in_force, sizeof in_force) != PFIO_OK)
-            in_force[0] = '\0';
         snprintf(msg, sizeof msg,
                  "hint %s = \"%.400s\" given after MPI_File_open: pfio settings are fixed at "
                  "open, \"%.400s\" stays in force",
-                 name, value, in_force);
+                 name, value, now);
         report(pf, fd->filename, msg);
     }
 }

@@ -14,19 +14,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:?usage: run-before-after.sh REV (the commit before the change)}
+source scripts/lib/build-before.sh
+pfio_check_label run-before-after.sh
 bash scripts/setup.sh
 bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
 source scripts/lib/openmpi.sh
 source scripts/lib/disk-and-testbed.sh
 source scripts/lib/machine-json.sh
-source scripts/lib/build-before.sh
 size=${SIZE:-1G}; rounds=${ROUNDS:-3}; ranks=${RANKS:-4}; pairs=${PAIRS:-2}
 testbed_pairs=${TESTBED_PAIRS:-1}; profile=${PROFILE:-pfs}; calls=${CALLS:-collective}
 case $calls in collective | independent) ;;
 *) echo "run-before-after.sh: CALLS = $calls: expected collective or independent" >&2; exit 2 ;;
 esac
-case ${LABEL:-x} in *[!a-z0-9-]*) echo "run-before-after.sh: LABEL = $LABEL: expected a word of a-z, 0-9 and -" >&2; exit 2 ;; esac
 pfio_build_before "$rev"
 stock=$(ompi_info --path pkglibdir --parsable | cut -d: -f3)
 out=docs/results/before-after

@@ -33,17 +33,17 @@ case ${AGAIN:-0} in
   0) ;;
   *) echo "run-h5-before-after.sh: AGAIN = $AGAIN: expected 1 (an A/A side) or 0" >&2; exit 2 ;;
 esac
+source scripts/lib/build-before.sh
+pfio_check_label run-h5-before-after.sh
 bash scripts/setup.sh
 bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
 source scripts/lib/h5bench-targets.sh
-source scripts/lib/build-before.sh
 rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; pairs=${PAIRS:-2}; testbed_pairs=${TESTBED_PAIRS:-1}
 profile=${PROFILE:-pfs}
 datasets=${DATASETS:-c8k,c128k,c1m,contig}; patterns=${PATTERNS:-tiles,columns,rows,random-points}
 pfio_build_before "$rev"
 out=docs/results/h5-before-after${LABEL:+-$LABEL}
-case ${LABEL:-x} in *[!a-z0-9-]*) echo "run-h5-before-after.sh: LABEL = $LABEL: expected a word of a-z, 0-9 and -" >&2; exit 2 ;; esac
 rm -rf "$out"
 mkdir -p "$out"
 data=$PWD/build/pfio-h5bench-$rows.h5

@@ -12,6 +12,13 @@
 
 #include "pfio/pfio.h"
 
+// The value in force of `key` in `c` (pfio_config_get; a failure fails the test).
+inline std::string ConfigValue(const pfio_config *c, const char *key) {
+  char buf[256] = "";
+  EXPECT_EQ(pfio_config_get(c, key, buf, sizeof buf), PFIO_OK) << key << ": " << pfio_last_error();
+  return buf;
+}
+
 class CleanConfig {
  public:
   CleanConfig() {
@@ -27,11 +34,7 @@ class CleanConfig {
     for (const auto &[k, v] : saved_) setenv(k.c_str(), v.c_str(), 1);
   }
   pfio_config *get() { return cfg_; }
-  std::string Get(const char *key) {
-    char buf[256];
-    EXPECT_EQ(pfio_config_get(cfg_, key, buf, sizeof buf), PFIO_OK) << pfio_last_error();
-    return buf;
-  }
+  std::string Get(const char *key) { return ConfigValue(cfg_, key); }
   static std::string Upper(std::string s) {
     for (char &c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return s;

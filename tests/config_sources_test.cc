@@ -19,14 +19,10 @@ TEST(Config, EnvironmentIsUnderExplicitSettingsAndOverDefaults) {
   setenv("PFIO_POLICY", "forestall", 1);
   pfio_config *c = nullptr;
   ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
-  char buf[64];
-  ASSERT_EQ(pfio_config_get(c, "budget", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "64M");
+  EXPECT_EQ(ConfigValue(c, "budget"), "64M");
   ASSERT_EQ(pfio_config_set(c, "budget", "128M"), PFIO_OK);
-  ASSERT_EQ(pfio_config_get(c, "budget", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "128M");
-  ASSERT_EQ(pfio_config_get(c, "policy", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "forestall");
+  EXPECT_EQ(ConfigValue(c, "budget"), "128M");
+  EXPECT_EQ(ConfigValue(c, "policy"), "forestall");
   pfio_config_destroy(c);
   unsetenv("PFIO_BUDGET");
   unsetenv("PFIO_POLICY");
@@ -42,11 +38,8 @@ TEST(Config, BadOrUnknownEnvironmentIsReportedAndTheDefaultKept) {
                 .find("environment PFIO_QUEUE_DEPTH = \"5000\": expected 1 .. 1024"),
             std::string::npos)
       << pfio_last_error();
-  char buf[64];
-  ASSERT_EQ(pfio_config_get(c, "queue_depth", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "32");
-  ASSERT_EQ(pfio_config_get(c, "infill_max", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "64K");  // the good variable is applied all the same
+  EXPECT_EQ(ConfigValue(c, "queue_depth"), "32");
+  EXPECT_EQ(ConfigValue(c, "infill_max"), "64K");  // the good variable is applied all the same
   pfio_config_destroy(c);
   unsetenv("PFIO_QUEUE_DEPTH");
   unsetenv("PFIO_INFILL_MAX");
@@ -135,9 +128,7 @@ TEST(Config, BufferCollPathAndReadPathAreOneSetting) {
   const std::string why = pfio_last_error();
   EXPECT_NE(why.find("name one setting (buffer) with different values"), std::string::npos) << why;
   EXPECT_NE(why.find("PFIO_COLL_PATH's is used"), std::string::npos) << why;
-  char buf[16];
-  ASSERT_EQ(pfio_config_get(e, "buffer", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "cache");
+  EXPECT_EQ(ConfigValue(e, "buffer"), "cache");
   pfio_config_destroy(e);
   setenv("PFIO_COLL_PATH", "Engine", 1);  // the same value: no error
   ASSERT_EQ(pfio_config_create(&e), PFIO_OK) << pfio_last_error();
@@ -151,22 +142,18 @@ TEST(Config, BufferCollPathAndReadPathAreOneSetting) {
 TEST(Config, AFrontEndsDefaultIsUnderTheEnvironmentAndSettings) {
   pfio_config *c = nullptr;
   ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
-  char buf[16];
   ASSERT_EQ(pfio_config_set_default(c, "buffer", "cache"), PFIO_OK) << pfio_last_error();
-  ASSERT_EQ(pfio_config_get(c, "buffer", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "cache");
+  EXPECT_EQ(ConfigValue(c, "buffer"), "cache");
   ASSERT_EQ(pfio_config_set(c, "coll_path", "engine"), PFIO_OK);
   ASSERT_EQ(pfio_config_set_default(c, "buffer", "cache"), PFIO_OK);
-  ASSERT_EQ(pfio_config_get(c, "buffer", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "engine") << "coll_path named the setting";
+  EXPECT_EQ(ConfigValue(c, "buffer"), "engine") << "coll_path named the setting";
   EXPECT_EQ(pfio_config_set_default(c, "buffer", "kernel"), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("kernel"), std::string::npos);
   pfio_config_destroy(c);
   setenv("PFIO_BUFFER", "auto", 1);
   ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
   ASSERT_EQ(pfio_config_set_default(c, "read_path", "cache"), PFIO_OK);
-  ASSERT_EQ(pfio_config_get(c, "buffer", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "auto") << "PFIO_BUFFER named the setting";
+  EXPECT_EQ(ConfigValue(c, "buffer"), "auto") << "PFIO_BUFFER named the setting";
   pfio_config_destroy(c);
   unsetenv("PFIO_BUFFER");
   EXPECT_EQ(pfio_config_set_default(nullptr, "buffer", "cache"), PFIO_EINVAL);
@@ -177,10 +164,19 @@ TEST(Config, StatsIsTheShortNameOfStatsPath) {
   setenv("PFIO_STATS", "/tmp/pfio-stats-name.json", 1);
   pfio_config *c = nullptr;
   ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
-  char buf[64];
-  ASSERT_EQ(pfio_config_get(c, "stats_path", buf, sizeof buf), PFIO_OK);
-  EXPECT_STREQ(buf, "/tmp/pfio-stats-name.json");
+  EXPECT_EQ(ConfigValue(c, "stats_path"), "/tmp/pfio-stats-name.json");
   pfio_config_destroy(c);
+  // A key of its own, an alias of stats_path: named with it at once, stats_path's value is used
+  // and a different one refused, by the rule of every alias.
+  setenv("PFIO_STATS_PATH", "/tmp/pfio-stats-long.json", 1);
+  EXPECT_EQ(pfio_config_create(&c), PFIO_EINVAL);
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(std::string(pfio_last_error()).find("name one setting (stats_path)"), std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(ConfigValue(c, "stats_path"), "/tmp/pfio-stats-long.json");
+  EXPECT_EQ(ConfigValue(c, "stats"), "/tmp/pfio-stats-long.json");
+  pfio_config_destroy(c);
+  unsetenv("PFIO_STATS_PATH");
   unsetenv("PFIO_STATS");
 }
 

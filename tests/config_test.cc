@@ -58,6 +58,7 @@ const std::vector<KeyCase> &Cases() {
       {"huge_pages", {{"off", "0"}, {"1", "1"}, {"disable", "0"}}, {"2M", "always"}},
       {"reserve_percent", {{"1", "1"}, {"8", "8"}, {"50", "50"}}, {"0", "51", "ten"}},
       {"stats_path", {{"/tmp/s.json", "/tmp/s.json"}, {"", ""}}, {}},
+      {"stats", {{"/tmp/s.json", "/tmp/s.json"}, {"", ""}}, {}},
       {"layout",
        {{"", ""}, {"stripe=64K,targets=4", "stripe=64K,targets=4"}, {"lustre", "lustre"}},
        {"stripe=64K,targets=0", "stripe=5000,targets=2", "lustre,targets=4", "raid"}},

@@ -39,18 +39,28 @@ int listed(const char *list, const char *name) {
   return 0;
 }
 
-/* The first description on HDF5's error stack (the driver's own message, where it pushed one). */
-static herr_t first_description(unsigned n, const H5E_error2_t *e, void *out) {
-  char *text = out;
+/* Where the first description on HDF5's error stack goes (hdf5_error). */
+typedef struct {
+  char *out;
+  size_t size;
+  int found;
+} FirstDescription;
+
+static herr_t first_description(unsigned n, const H5E_error2_t *e, void *arg) {
+  FirstDescription *first = arg;
   (void)n;
-  if (text[0] == '\0' && e->desc != NULL) snprintf(text, 512, "%s", e->desc);
+  if (!first->found && e->desc != NULL) {
+    snprintf(first->out, first->size, "%s", e->desc);
+    first->found = 1;
+  }
   return 0;
 }
 
 void hdf5_error(char *out, size_t size) {
-  char text[512] = "";
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, first_description, text);
-  snprintf(out, size, "%s", text[0] ? text : "no message on HDF5's error stack");
+  FirstDescription first = {out, size, 0};
+  if (size == 0) return;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, first_description, &first);
+  if (!first.found) snprintf(out, size, "%s", "no message on HDF5's error stack");
 }
 
 /* Every name in `list` is one of `known`; else prints which is not and returns 0. */

@@ -2,6 +2,14 @@
 # pfio_build_before REV: builds commit REV apart, in build-before/build from a git worktree in
 # build-before/src (release, no tests), kept and reused while the worktree is at REV; sets
 # before_sha and after_sha (HEAD, "+changes" when the tree differs from it).
+# pfio_check_label SCRIPT: exits naming SCRIPT unless LABEL (a results folder's suffix) is empty or
+# a word of a-z, 0-9 and -.
+pfio_check_label() {
+  case ${LABEL:-x} in
+    *[!a-z0-9-]*) echo "$1: LABEL = $LABEL: expected a word of a-z, 0-9 and -" >&2; exit 2 ;;
+  esac
+}
+
 pfio_build_before() {
   local rev=$1
   before_sha=$(git rev-parse --short "$rev")

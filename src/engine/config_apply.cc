@@ -24,20 +24,21 @@ Status Renamed(const Status &refused, const std::string &source, const NamedSett
 Status ApplySettings(Config *c, const std::string &source,
                      const std::vector<NamedSetting> &settings, std::vector<std::string> *named,
                      const std::function<void(size_t, const Status &)> &report) {
-  // The winner of each setting: the lowest key in the keys' order (the setting's own name before
-  // its aliases), for one key the first given.
+  // Each setting's key (null: unknown), and the winner of each setting: the lowest key in the
+  // keys' order (the setting's own name before its aliases), for one key the first given.
+  std::vector<const ConfigKey *> keys(settings.size());
   std::map<std::string, size_t> winner;
   for (size_t i = 0; i < settings.size(); ++i) {
-    const ConfigKey *k = FindConfigKey(settings[i].key);
-    if (k == nullptr) continue;
+    keys[i] = FindConfigKey(settings[i].key);
+    if (keys[i] == nullptr) continue;
     auto [it, fresh] = winner.emplace(SettingOf(settings[i].key), i);
-    if (!fresh && k < FindConfigKey(settings[it->second].key)) it->second = i;
+    if (!fresh && keys[i] < keys[it->second]) it->second = i;
   }
   Status first;
   for (size_t i = 0; i < settings.size(); ++i) {
     const NamedSetting &s = settings[i];
     Status problem;
-    if (FindConfigKey(s.key) == nullptr) {
+    if (keys[i] == nullptr) {
       problem = Renamed(SetConfig(c, s.key, s.value), source, s);
     } else {
       const std::string setting = SettingOf(s.key);

@@ -1,5 +1,5 @@
 // The PFIO_* environment applied to a config: config_keys.h's ApplyEnvironment. Variables are
-// named here (PFIO_<KEY>, PFIO_STATS); ApplySettings applies them.
+// named here (PFIO_<KEY>); ApplySettings applies them.
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -21,8 +21,7 @@ Status ApplyEnvironment(Config *c, char **environ, std::vector<std::string> *nam
     const size_t eq = entry.find('=');
     if (eq == std::string::npos) continue;
     const std::string var = entry.substr(0, eq), value = entry.substr(eq + 1);
-    std::string key = LowerCase(var.substr(5));
-    if (key == "stats") key = "stats_path";
+    const std::string key = LowerCase(var.substr(5));
     if (FindConfigKey(key) != nullptr) {
       settings.push_back({var, key, value});
       continue;

@@ -251,6 +251,11 @@ std::vector<ConfigKey> MakeKeys() {
       [](const std::string &) { return true; },
       "JSON counters and AIMD history written when the context is destroyed"));
   keys.push_back(TextKey(
+      "stats", &Config::stats_path, [] { return std::string("a file path, or empty"); },
+      [](const std::string &) { return true; },
+      "the short name of stats_path (PFIO_STATS, hint prefetch_stats)"));
+  keys.back().same_as = "stats_path";
+  keys.push_back(TextKey(
       "layout", &Config::layout,
       [] {
         return std::string(

@@ -78,7 +78,7 @@ Status ApplySettings(Config *c, const std::string &source,
                      const std::vector<NamedSetting> &settings, std::vector<std::string> *named,
                      const std::function<void(size_t, const Status &)> &report = nullptr);
 
-// Applies every PFIO_<KEY> variable of `environ` (and PFIO_STATS for stats_path) by
+// Applies every PFIO_<KEY> variable of `environ` by
 // ApplySettings' rule, source "environment". Variables named PFIO_TEST_* and PFIO_BENCH_* belong
 // to the test suite and the benchmark scripts and are skipped. The first unknown variable is
 // returned (naming the nearest valid one), else ApplySettings' first problem.
