@@ -242,15 +242,16 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
 {
     H5FD_prefetch_t *file = (H5FD_prefetch_t *)_file;
     herr_t ret = 0;
-    /* A child of fork() leaves its parent's context alone: pfio frees nothing of it there. */
+    /* A child of fork() leaves its parent's context alone: pfio frees nothing of it there.
+     * Close is total: what pfio cannot do at close (write its stats, a bounded wait for reads in
+     * flight that timed out) is said on stderr, and the file still closes with success, since
+     * the data is not at stake and HDF5 does not survive a driver close that fails after freeing
+     * (docs/reliability.md, round 4). */
     if (file->ctx != NULL && !H5FD__prefetch_engine_inherited(file) &&
-        pfio_context_destroy(file->ctx) != PFIO_OK) {
-        H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "closing pfio's context: %s",
-                             pfio_last_error());
-        ret = -1;
-    }
-    if (H5FD__prefetch_write_report(file, __func__) < 0)
-        ret = -1;
+        pfio_context_destroy(file->ctx) != PFIO_OK)
+        fprintf(stderr, "pfio: closing %s: %s (the file is closed)\n", file->name,
+                pfio_last_error());
+    H5FD__prefetch_write_report(file);
     free(file->stats_path);
     free(file->pending.items);
     free(file->index_pages.items);
@@ -374,9 +375,9 @@ static herr_t H5FD__prefetch_read(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id,
                              size, (unsigned long long)addr, (unsigned long long)MAXADDR);
         return -1;
     }
-    if (type == H5FD_MEM_DRAW && file->probing) {
-        file->probe_addr = addr;
-        file->probe_size = size;
+    if (type == H5FD_MEM_DRAW && H5FD__prefetch_probe.file == file) {
+        H5FD__prefetch_probe.addr = addr;
+        H5FD__prefetch_probe.size = size;
         return 0;
     }
     if (type == H5FD_MEM_DRAW)

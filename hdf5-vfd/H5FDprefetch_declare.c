@@ -18,6 +18,8 @@
 
 #include "H5FDprefetch_private.h"
 
+_Thread_local H5FD_prefetch_probe_t H5FD__prefetch_probe = {NULL, HADDR_UNDEF, 0};
+
 typedef H5FD_prefetch_extents_t extent_list;
 typedef H5FD_prefetch_dataset_t dataset_info;
 
@@ -108,8 +110,9 @@ done:
  * it is not allocated. H5Dget_chunk_info_by_coord answers this, but in HDF5 1.10 it walks the
  * whole chunk index until it meets the chunk, so declaring every chunk of a dataset costs time
  * quadratic in the number of chunks (measured in docs/hdf5-driver.md). H5Dread_chunk finds the
- * chunk by a search of the index and then reads it raw at its address: with file->probing set,
- * the driver records that read instead of making it. 0, or -1 after an error. */
+ * chunk by a search of the index and then reads it raw at its address: while this thread probes
+ * the file (H5FD__prefetch_probe), the driver records that read instead of making it. 0, or -1
+ * after an error. */
 static int chunk_address(const dataset_info *info, const hsize_t *offset, haddr_t *addr,
                          hsize_t *stored)
 {
@@ -147,18 +150,18 @@ static int chunk_address(const dataset_info *info, const hsize_t *offset, haddr_
         file->probe_buffer = grown;
         file->probe_buffer_size = need;
     }
-    file->probing = 1;
-    file->probe_addr = HADDR_UNDEF;
-    file->probe_size = 0;
+    H5FD__prefetch_probe.file = file;
+    H5FD__prefetch_probe.addr = HADDR_UNDEF;
+    H5FD__prefetch_probe.size = 0;
     H5E_BEGIN_TRY
     {
         rc = H5Dread_chunk(info->id, H5P_DEFAULT, offset, &filters, file->probe_buffer);
     }
     H5E_END_TRY;
-    file->probing = 0;
-    if (rc >= 0 && file->probe_addr != HADDR_UNDEF) {
-        *addr = file->probe_addr;
-        *stored = file->probe_size;
+    H5FD__prefetch_probe.file = NULL;
+    if (rc >= 0 && H5FD__prefetch_probe.addr != HADDR_UNDEF) {
+        *addr = H5FD__prefetch_probe.addr;
+        *stored = H5FD__prefetch_probe.size;
         return 0;
     }
     /* H5Dread_chunk refuses unallocated chunks; anything else falls back on the index walk. */

@@ -47,7 +47,7 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
     pfio_config_destroy(engine);
     file->ctx_owner = current_process();
     if (status == PFIO_OK)
-        status = pfio_file_open(file->ctx, name, &file->pfio_file);
+        status = pfio_file_open_fd(file->ctx, file->fd, name, &file->pfio_file);
     if (status == PFIO_OK)
         status = pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size);
     if (status == PFIO_OK) /* the kind pfio gave the file (buffer = auto chooses it at open) */

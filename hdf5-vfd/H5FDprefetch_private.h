@@ -108,12 +108,6 @@ typedef struct H5FD_prefetch_t {
     H5FD_prefetch_extents_t index_pages;
     size_t index_pages_sorted;
 
-    /* Set while H5FD_prefetch_declare looks a chunk up with H5Dread_chunk: HDF5 finds the
-     * chunk through its index (a B-tree search) and reads it raw at its address; the driver
-     * records that address and size here instead of reading. */
-    int probing;
-    haddr_t probe_addr;
-    size_t probe_size;
     unsigned char *probe_buffer; /* H5Dread_chunk's buffer: never written while probing */
     size_t probe_buffer_size;
 
@@ -124,6 +118,18 @@ typedef struct H5FD_prefetch_t {
      * to it + ".hdf5" at close (H5FDprefetch_report.c); NULL when not set. */
     char *stats_path;
 } H5FD_prefetch_t;
+
+/* A chunk lookup of H5FD_prefetch_declare (chunk_address): H5Dread_chunk finds the chunk through
+ * its index (a B-tree search) and reads it raw at its address; the driver records that address
+ * and size here instead of reading. Per thread: HDF5 built thread-safe (Debian's serial build)
+ * runs another thread's H5Dread between the declare's calls, and a flag on the file swallowed
+ * that thread's raw reads too, leaving its buffer unfilled (docs/reliability.md, round 4). */
+typedef struct H5FD_prefetch_probe_t {
+    const H5FD_prefetch_t *file; /* the file probed on this thread, or NULL */
+    haddr_t addr;
+    size_t size;
+} H5FD_prefetch_probe_t;
+extern _Thread_local H5FD_prefetch_probe_t H5FD__prefetch_probe;
 
 /* The driver's id while registered, else H5I_INVALID_HID; H5FDprefetch.c records it when it
  * registers the driver (H5FDprefetch_registered.c). */
@@ -150,9 +156,9 @@ pfio_config *H5FD__prefetch_engine_config(const H5FD_prefetch_config_t *config, 
 int H5FD__prefetch_settle_config(H5FD_prefetch_config_t *config, char **stats_path,
                                  int *page_cache_kind, const char *func);
 
-/* Writes the file's counters as JSON to its stats path + ".hdf5" when it has one. 0, or -1 after
- * pushing an error that names the path. */
-int H5FD__prefetch_write_report(const H5FD_prefetch_t *file, const char *func);
+/* Writes the file's counters as JSON to its stats path + ".hdf5" when it has one, by the rule of
+ * every file pfio writes; what prevents it is said on stderr (close is total: the file closes). */
+void H5FD__prefetch_write_report(const H5FD_prefetch_t *file);
 
 /* Closes the ids given (a file, property list, dataspace or datatype; negative ones skipped),
  * keeping the error stack as it was when `failed` (every HDF5 call clears it). */

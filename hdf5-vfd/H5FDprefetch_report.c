@@ -4,9 +4,11 @@
  * written for it (libpfio_hdf5_preload.so). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "H5FDprefetch_private.h"
+#include "pfio_front_end.h"
 
 /* One "name": value line per counter, in the order of H5FD_prefetch_stats_t. */
 static void report_counters(FILE *out, const H5FD_prefetch_stats_t *s)
@@ -62,41 +64,42 @@ static void report_string(FILE *out, const char *text)
     fputc('"', out);
 }
 
-int H5FD__prefetch_write_report(const H5FD_prefetch_t *file, const char *func)
+/* Every report begins so: an earlier one is replaced, any other file refused (the rule of every
+ * file pfio writes, pfio_front_end_write). */
+static const char report_signature[] = "{\n  \"pfio\": \"hdf5 driver\"";
+
+void H5FD__prefetch_write_report(const H5FD_prefetch_t *file)
 {
     char path[4200];
+    char *text = NULL;
+    size_t length = 0;
     FILE *out;
-    int ok;
     unsigned major = 0, minor = 0, release = 0;
     if (file->stats_path == NULL)
-        return 0;
+        return;
     if ((size_t)snprintf(path, sizeof path, "%s.hdf5", file->stats_path) >= sizeof path) {
-        H5FD__prefetch_error(func, H5E_IO, H5E_WRITEERROR,
-                             "stats_path = \"%.64s...\" is %zu bytes: expected at most %zu",
-                             file->stats_path, strlen(file->stats_path), sizeof path - 6);
-        return -1;
+        fprintf(stderr,
+                "pfio: %s: stats_path = \"%.64s...\" is %zu bytes: expected at most %zu; no "
+                "report written\n",
+                file->name, file->stats_path, strlen(file->stats_path), sizeof path - 6);
+        return;
     }
-    out = fopen(path, "w");
+    out = open_memstream(&text, &length);
     if (out == NULL) {
-        H5FD__prefetch_error(func, H5E_IO, H5E_WRITEERROR,
-                             "stats_path + \".hdf5\" = \"%s\": cannot open for writing: %s", path,
-                             strerror(errno));
-        return -1;
+        fprintf(stderr, "pfio: %s: report %s not written: %s\n", file->name, path, strerror(errno));
+        return;
     }
     H5get_libversion(&major, &minor, &release);
-    fputs("{\n  \"file\": ", out);
+    fprintf(out, "%s,\n  \"file\": ", report_signature);
     report_string(out, file->name);
     fprintf(out, ",\n  \"hdf5\": \"%u.%u.%u\",\n  \"read_only\": %s,\n", major, minor, release,
             file->read_only ? "true" : "false");
     report_counters(out, &file->stats);
     fputs("}\n", out);
-    ok = !ferror(out);
-    ok = (fclose(out) == 0) && ok;
-    if (!ok) {
-        H5FD__prefetch_error(func, H5E_IO, H5E_WRITEERROR,
-                             "stats_path + \".hdf5\" = \"%s\": write failed: %s", path,
-                             strerror(errno));
-        return -1;
-    }
-    return 0;
+    if (fclose(out) != 0 || text == NULL)
+        fprintf(stderr, "pfio: %s: report %s not written: %s\n", file->name, path, strerror(errno));
+    else if (pfio_front_end_write(path, "HDF5 driver report", report_signature, text, length,
+                                  file->name, "stats_path + \".hdf5\"") != PFIO_OK)
+        fprintf(stderr, "pfio: %s: report not written: %s\n", file->name, pfio_last_error());
+    free(text);
 }

@@ -394,7 +394,8 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             *error_code = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_SetInfo", __LINE__, PFIO_ENOMEM);
             return;
         }
-        snprintf(msg, sizeof msg, "%s; the default is used", pfio_last_error());
+        snprintf(msg, sizeof msg, "%s; the rest of the PFIO_* environment applies",
+                 pfio_last_error());
         report(pf, fd->filename, msg);
     }
     driver_defaults(pf);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ad_prefetch.h"
+#include "pfio_front_end.h"
 #include "adioi.h"
 
 void ADIOI_UFS_Open(ADIO_File fd, int *error_code);
@@ -39,7 +40,7 @@ static void start_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
      * collective layer and independent reads go through the engine in either kind. */
     s = pfio_context_create(pf->config, &pf->ctx);
     if (s == PFIO_OK)
-        s = pfio_file_open(pf->ctx, fd->filename, &pf->file);
+        s = pfio_file_open_fd(pf->ctx, fd->fd_sys, fd->filename, &pf->file);
     if (s == PFIO_OK)
         s = pfio_file_size(pf->ctx, pf->file, &pf->size);
     if (s == PFIO_OK)
@@ -145,6 +146,10 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
     return MPI_SUCCESS;
 }
 
+/* Every job summary begins so: an earlier one is replaced, any other file refused (the rule of
+ * every file pfio writes, pfio_front_end_write). */
+static const char kSummarySignature[] = "{\n  \"pfio\": \"job summary\"";
+
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
@@ -201,14 +206,16 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     MPI_Reduce(most, most_all, kMax, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
     MPI_Comm_size(fd->comm, &nprocs);
     if (pf->rank == 0) {
-        FILE *f = fopen(pf->stats_path, "w");
+        char *text = NULL;
+        size_t length = 0;
+        FILE *f = open_memstream(&text, &length);
         if (f == NULL) {
             fprintf(stderr, "pfio: file %s: job summary %s not written: %s\n", fd->filename,
                     pf->stats_path, strerror(errno));
             return;
         }
         fprintf(f,
-                "{\n  \"file\": \"%s\",\n  \"ranks\": %d,\n  \"reads\": %llu,\n"
+                "%s,\n  \"file\": \"%s\",\n  \"ranks\": %d,\n  \"reads\": %llu,\n"
                 "  \"hits\": %llu,\n  \"misses\": %llu,\n  \"stalls\": %llu,\n"
                 "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
                 "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
@@ -222,20 +229,27 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu, "
                 "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu, "
                 "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu}\n}\n",
-                fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6],
-                sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], sum[26], most_all[0],
-                most_all[1], ~most_all[3], sum[11] / (unsigned)nprocs, sum[12] / (unsigned)nprocs,
-                sum[13] / (unsigned)nprocs, sum[14], sum[15], sum[16] / (unsigned)nprocs,
-                sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs, sum[19], sum[20],
-                sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25]);
-        fclose(f);
+                kSummarySignature, fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4],
+                sum[5], sum[6], sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], sum[26],
+                most_all[0], most_all[1], ~most_all[3], sum[11] / (unsigned)nprocs,
+                sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
+                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs,
+                sum[19], sum[20], sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25]);
+        if (fclose(f) != 0 || text == NULL)
+            fprintf(stderr, "pfio: file %s: job summary %s not written: %s\n", fd->filename,
+                    pf->stats_path, strerror(errno));
+        else if (pfio_front_end_write(pf->stats_path, "job summary", kSummarySignature, text,
+                                      length, fd->filename,
+                                      "stats_path (hint prefetch_stats_path)") != PFIO_OK)
+            fprintf(stderr, "pfio: file %s: job summary not written: %s\n", fd->filename,
+                    pfio_last_error());
+        free(text);
     }
 }
 
 void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
-    int err = MPI_SUCCESS;
     if (pf != NULL && pf->opening) { /* the create step of OpenColl: the file stays ours */
         pfio_context_destroy(pf->ctx);
         pf->ctx = NULL;
@@ -248,14 +262,15 @@ void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
             fprintf(stderr, "pfio: file %s: hint prefetch_record: %s\n", fd->filename,
                     pfio_coll_record_error(pf->coll));
         ADIOI_PREFETCH_Coll_close(pf);
+        /* Close is total: what pfio cannot do at close (write its stats, a bounded wait that
+         * timed out) is said, and the file closes with the data's outcome alone. */
         if (pf->ctx != NULL && pfio_context_destroy(pf->ctx) != PFIO_OK)
-            err = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_Close", __LINE__, PFIO_EIO);
+            fprintf(stderr, "pfio: file %s: closing: %s (the file is closed)\n", fd->filename,
+                    pfio_last_error());
         pf->ctx = NULL;
         free_state(fd);
     }
     ADIOI_GEN_Close(fd, error_code);
-    if (*error_code == MPI_SUCCESS)
-        *error_code = err;
 }
 
 void ADIOI_PREFETCH_Flush(ADIO_File fd, int *error_code)

@@ -14,7 +14,7 @@ namespace {
 class CountingBackend : public Backend, public DeviceModel {
  public:
   const char *name() const override { return "counting"; }
-  Status Open(const std::string &, FileHandle *out) override {
+  Status Open(const FileSource &, FileHandle *out) override {
     ++calls["Open"];
     out->size = 123;
     return Status::Ok();

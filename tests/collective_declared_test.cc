@@ -1,6 +1,8 @@
 // CollectiveReader with declared calls (checked across ranks, wrong ones costing a miss, never a
 // byte), recorded runs replayed (cut short, never overwriting what is not a record, bad headers
 // named), and every rank's exchange buffers and prefetch within its budget: every byte checked.
+#include <unistd.h>
+
 #include <atomic>
 
 #include "collective_reader_fixture.h"
@@ -196,6 +198,25 @@ TEST_F(CollectiveReaderTest, ARecordNeverOverwritesWhatIsNotARecord) {
   std::string line;
   std::getline(kept, line);
   EXPECT_EQ(line, "precious");
+
+  // Round 4: a symbolic link at the path is refused, one planted at the temporary name is never
+  // followed (the temporary is created with O_EXCL | O_NOFOLLOW); the files they name are left.
+  const std::string link_path = dir_.path() + "/link.rec";
+  ASSERT_EQ(symlink(other.c_str(), link_path.c_str()), 0);
+  why = CheckRecordTarget(link_path, path_);
+  EXPECT_NE(why.find("is a symbolic link"), std::string::npos) << why;
+  const std::string planted = record + ".pfio-tmp-" + std::to_string(getpid()) + "-";
+  for (int i = 0; i < 64; ++i)
+    ASSERT_EQ(symlink(other.c_str(), (planted + std::to_string(i)).c_str()), 0);
+  {
+    PlanRecordWriter w;
+    why = PlanRecordWriter::Open(record, path_, 10, 2, &w);
+    EXPECT_FALSE(w.open());
+    EXPECT_NE(why.find("cannot be created: File exists"), std::string::npos) << why;
+  }
+  std::getline(std::ifstream(other), line);
+  EXPECT_EQ(line, "precious");
+  for (int i = 0; i < 64; ++i) unlink((planted + std::to_string(i)).c_str());
 
   EXPECT_EQ(CheckRecordTarget(record, path_), "");  // new
   {

@@ -176,8 +176,22 @@ TEST(Config, StatsIsTheShortNameOfStatsPath) {
   EXPECT_EQ(ConfigValue(c, "stats_path"), "/tmp/pfio-stats-long.json");
   EXPECT_EQ(ConfigValue(c, "stats"), "/tmp/pfio-stats-long.json");
   pfio_config_destroy(c);
+  // Paths differ by case (round 4, item 13: /x/A.json and /x/a.json were taken as one, silently).
+  setenv("PFIO_STATS", "/tmp/pfio-stats-A.json", 1);
+  setenv("PFIO_STATS_PATH", "/tmp/pfio-stats-a.json", 1);
+  EXPECT_EQ(pfio_config_create(&c), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("with different values"), std::string::npos)
+      << pfio_last_error();
+  pfio_config_destroy(c);
+  // Words do not: buffer and its alias in two cases are one value.
   unsetenv("PFIO_STATS_PATH");
   unsetenv("PFIO_STATS");
+  setenv("PFIO_BUFFER", "Engine", 1);
+  setenv("PFIO_READ_PATH", "engine", 1);
+  EXPECT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
+  pfio_config_destroy(c);
+  unsetenv("PFIO_BUFFER");
+  unsetenv("PFIO_READ_PATH");
 }
 
 }  // namespace

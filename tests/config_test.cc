@@ -2,7 +2,10 @@
 // values (the error names key, value and what is allowed), unknown keys (the nearest valid key
 // is named), the PFIO_* environment and its precedence, the rules between keys, and versions.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -12,6 +15,7 @@
 
 #include "clean_config.h"
 #include "pfio/pfio.h"
+#include "test_util.h"
 
 namespace {
 
@@ -314,4 +318,45 @@ TEST(ConfigShown, AnUnwritableStatsPathNamesWhereItCameFrom) {
   m = pfio_last_error();
   EXPECT_NE(m.find("PFIO_STATS"), std::string::npos) << m;
   EXPECT_NE(m.find("/nonexistent-dir/stats.json"), std::string::npos) << m;
+}
+
+// Round 4, item 8: the stats path overwrote whatever it named (the data file became 734 bytes of
+// JSON). Now a file that is not a pfio stats file, a symbolic link and a directory are refused
+// and left as they are; a new path, and an earlier stats file, are written whole.
+TEST(ConfigShown, AStatsPathNeverOverwritesWhatIsNotAStatsFile) {
+  pfio::test::ScratchDir dir;
+  const std::string data = dir.MakeFile("data.bin", 1 << 16, 3);
+  const std::string link = dir.path() + "/link.json", fresh = dir.path() + "/stats.json";
+  ASSERT_EQ(symlink(data.c_str(), link.c_str()), 0);
+  pfio_config *cfg = nullptr;
+  ASSERT_EQ(pfio_config_create(&cfg), PFIO_OK);
+  ASSERT_EQ(pfio_config_set(cfg, "stats_path", data.c_str()), PFIO_OK);
+  ASSERT_EQ(pfio_config_set(cfg, "budget", "4M"), PFIO_OK);
+  pfio_context *ctx = nullptr;
+  ASSERT_EQ(pfio_context_create(cfg, &ctx), PFIO_OK) << pfio_last_error();
+  pfio_config_destroy(cfg);
+  int32_t f = -1;
+  ASSERT_EQ(pfio_file_open(ctx, data.c_str(), &f), PFIO_OK) << pfio_last_error();
+  for (const std::string &path : {data, link, dir.path()}) {
+    EXPECT_EQ(pfio_stats_write(ctx, path.c_str()), PFIO_EIO) << path;
+    const std::string m = pfio_last_error();
+    EXPECT_NE(m.find("refused"), std::string::npos) << m;
+  }
+  EXPECT_NE(std::string(pfio_last_error()).find("is a directory"), std::string::npos);
+  EXPECT_EQ(pfio_stats_write(ctx, fresh.c_str()), PFIO_OK) << pfio_last_error();
+  EXPECT_EQ(pfio_stats_write(ctx, fresh.c_str()), PFIO_OK) << "an earlier stats file is replaced";
+  EXPECT_EQ(pfio_context_destroy(ctx), PFIO_EIO);  // its stats_path is the data file
+  EXPECT_NE(std::string(pfio_last_error()).find("is not a pfio stats file"), std::string::npos)
+      << pfio_last_error();
+  struct stat st {};
+  ASSERT_EQ(lstat(data.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 1 << 16);
+  std::vector<char> bytes(1 << 16);
+  FILE *in = std::fopen(data.c_str(), "rb");
+  ASSERT_NE(in, nullptr);
+  ASSERT_EQ(std::fread(bytes.data(), 1, bytes.size(), in), bytes.size());
+  std::fclose(in);
+  EXPECT_TRUE(pfio::test::HoldsPattern(bytes.data(), 0, bytes.size(), 3));
+  ASSERT_EQ(lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
 }

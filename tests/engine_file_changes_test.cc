@@ -252,5 +252,38 @@ TEST(EngineRead, DirectReadsOfAShrunkFileAreErrorsNotUnfilledBuffers) {
   }
 }
 
+// Issue 53 item 1: a front end opened the file, then a new checkpoint was renamed over its path,
+// then pfio was started on the file (the HDF5 driver starts its context at the first declared
+// read). pfio_file_open_fd reads the file the front end opened, in both buffer kinds; the path
+// is never opened.
+TEST(EngineRead, OpenFromADescriptorReadsThatFileAfterARenameOverItsPath) {
+  test::ScratchDir dir;
+  const uint64_t size = 4 * kMiB, block = 65536;
+  for (const char *buffer : {"engine", "cache"}) {
+    unlink((dir.path() + "/checkpoint").c_str());  // the last round's new file
+    const std::string path = dir.MakeFile("checkpoint", size, kSeed);
+    const int fd = open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    const std::string next = dir.MakeFile("checkpoint.new", size, kSeed + 1);
+    ASSERT_EQ(rename(next.c_str(), path.c_str()), 0);
+    Settings settings = Context::Config(8 * kMiB, "pipelined", "auto");
+    settings.push_back({"buffer", buffer});
+    settings.erase(settings.begin() + 1);  // the first "buffer"
+    Context c(settings);
+    int32_t f = -1;
+    ASSERT_EQ(pfio_file_open_fd(c.ctx, fd, path.c_str(), &f), PFIO_OK) << pfio_last_error();
+    close(fd);  // the caller's descriptor may go: pfio holds its own
+    std::vector<pfio_extent> plan = RandomBlocks(f, size, block, 32, 5);
+    ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK) << pfio_last_error();
+    ReadAll(c, plan, kSeed);
+  }
+  Context c(8 * kMiB, "pipelined");
+  int32_t f = -1;
+  EXPECT_EQ(pfio_file_open_fd(c.ctx, -1, "x", &f), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("fd = -1 for x: expected an open descriptor"),
+            std::string::npos)
+      << pfio_last_error();
+}
+
 }  // namespace
 }  // namespace pfio

@@ -190,8 +190,17 @@ pfio_status pfio_context_create(const pfio_config *config, pfio_context **out);
  * NULL is allowed. Returns the first error met while shutting down. */
 pfio_status pfio_context_destroy(pfio_context *ctx);
 
-/* Opens `path` read-only for prefetching and returns its id in *file. */
+/* Opens `path` read-only for prefetching and returns its id in *file. The path is opened once:
+ * pfio's other descriptors of the file (O_DIRECT, advice) are reopened from the first, so a file
+ * renamed over the path meanwhile is never read. */
 pfio_status pfio_file_open(pfio_context *ctx, const char *path, int32_t *file);
+
+/* Opens for prefetching the file the caller already opened as `fd` (any access mode it can read
+ * with), whatever `path` names now: pfio reopens the descriptor (/proc/self/fd; a dup(2) where
+ * that fails) and never opens the path, so the file read is the one the caller opened even if
+ * another was renamed over the path in between. `path` names the file in messages and stats. The
+ * caller keeps fd and may close it; pfio's descriptors stay until pfio_file_close. */
+pfio_status pfio_file_open_fd(pfio_context *ctx, int fd, const char *path, int32_t *file);
 
 /* Closes a file: waits (bounded) for its reads in flight, drops its buffered data and removes its
  * extents from the plan. */
@@ -211,10 +220,14 @@ pfio_status pfio_file_close(pfio_context *ctx, int32_t file);
  *    byte of the context is dropped and read again (the plan is kept);
  *  - a direct read (a miss, a sequential run, a failed prefetch's fallback) comes back shorter
  *    than the size pfio knew: the file is taken as changed, as above, before the next read.
- * Times come from a coarse clock (the kernel's tick; on network storage the server's), so a
- * change within the same tick as pfio's look would leave them equal: a look taken within 100 ms
- * (2 s on network or user-space storage) of the file's own last change never vouches for it, and
- * the file is taken as changed at every look until one finds it older than that.
+ * Times come from a coarse clock (the kernel's tick; on network storage the server's; whole
+ * seconds on ext3, ext4 with 128-byte inodes and many network file systems), so a change within
+ * the same tick as pfio's look would leave them equal: a look taken within 100 ms of the file's
+ * own last change (2 s on network or user-space storage; 2.1 s where the file's ctime falls on a
+ * whole second, the sign of a file system that keeps seconds) never vouches for it, and the file
+ * is taken as changed at every look until one finds it older than that. Writes through mmap(2)
+ * move no time on some file systems (tmpfs) and only at the first write to a clean page on
+ * others: after such writes call pfio_file_refresh (docs/reliability.md, the consistency contract).
  * Every read returns one version of each byte or an error; counted in pfio_stats.files_changed. */
 
 /* The file changed on disk (written, truncated or extended, by this process or another): drops

@@ -16,6 +16,7 @@
 
 #include "api/api_errors.h"
 #include "api/pfio_front_end.h"
+#include "common/output_file.h"
 #include "engine/config.h"
 #include "engine/config_keys.h"
 #include "engine/context.h"
@@ -249,6 +250,16 @@ pfio_status pfio_file_open(pfio_context *ctx, const char *path, int32_t *file) {
   PFIO_CALL("pfio_file_open", return Report(e.OpenFile(path, file)));
 }
 
+pfio_status pfio_file_open_fd(pfio_context *ctx, int fd, const char *path, int32_t *file) {
+  if (path == nullptr) return NullArgument("pfio_file_open_fd", "path");
+  if (file == nullptr) return NullArgument("pfio_file_open_fd", "file");
+  if (fd < 0) {
+    return Report(pfio::Status::Invalid(pfio::Format(
+        "pfio_file_open_fd: fd = %d for %s: expected an open descriptor (>= 0)", fd, path)));
+  }
+  PFIO_CALL("pfio_file_open_fd", return Report(e.OpenFile(pfio::FileSource(path, fd), file)));
+}
+
 pfio_status pfio_file_close(pfio_context *ctx, int32_t file) {
   PFIO_CALL("pfio_file_close", return Report(e.CloseFile(file)));
 }
@@ -423,3 +434,19 @@ const char *pfio_version_string(void) {
 }
 
 }  // extern "C"
+
+pfio_status pfio_front_end_write(const char *path, const char *kind, const char *signature,
+                                 const char *content, size_t length, const char *data_path,
+                                 const char *what) {
+  if (path == nullptr) return NullArgument("pfio_front_end_write", "path");
+  if (kind == nullptr) return NullArgument("pfio_front_end_write", "kind");
+  if (signature == nullptr) return NullArgument("pfio_front_end_write", "signature");
+  if (content == nullptr) return NullArgument("pfio_front_end_write", "content");
+  if (what == nullptr) return NullArgument("pfio_front_end_write", "what");
+  return Guarded("pfio_front_end_write", [&] {
+    const std::string why = pfio::WriteOutputFile(path, pfio::OutputKind{kind, signature},
+                                                  std::string_view(content, length),
+                                                  data_path != nullptr ? data_path : "", what);
+    return why.empty() ? PFIO_OK : Report(pfio::Status::Io(why));
+  });
+}

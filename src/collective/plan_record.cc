@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "collective/plan_codec.h"
+#include "common/output_file.h"
 
 namespace pfio::collective {
 namespace {
@@ -87,29 +88,12 @@ std::string ReadAll(const std::string &path, std::string *text) {
 
 }  // namespace
 
+// Every record begins so (its version after the space): an earlier record of any version may be
+// replaced.
+constexpr OutputKind kRecordKind{"plan record", "pfio-collective-plan "};
+
 std::string CheckRecordTarget(const std::string &path, const std::string &file) {
-  struct stat target {
-  }, data{};
-  if (stat(path.c_str(), &target) != 0) return "";  // a new file
-  if (stat(file.c_str(), &data) == 0 && target.st_dev == data.st_dev &&
-      target.st_ino == data.st_ino)
-    return "prefetch_record = " + path +
-           " names the file being read; refused, the file is "
-           "left as it is (name a new path for the record)";
-  const std::string what = NotRegular(path);
-  if (!what.empty())
-    return "prefetch_record = " + path + ": " + what +
-           "; refused (expected a new path or an "
-           "earlier pfio plan record)";
-  char head[sizeof kMagic - 2] = {};
-  std::FILE *f = std::fopen(path.c_str(), "rb");
-  const size_t got = f != nullptr ? std::fread(head, 1, sizeof head, f) : 0;
-  if (f != nullptr) std::fclose(f);
-  if (got != sizeof head || std::memcmp(head, kMagic, sizeof head) != 0)
-    return "prefetch_record = " + path +
-           " exists and is not a pfio plan record; refused, the "
-           "file is left as it is (remove it or name a new path)";
-  return "";
+  return CheckOutputTarget(path, kRecordKind, file, "prefetch_record");
 }
 
 std::string PlanRecordWriter::Open(const std::string &path, const std::string &file, uint64_t size,
@@ -118,13 +102,16 @@ std::string PlanRecordWriter::Open(const std::string &path, const std::string &f
   if (!why.empty()) return why;
   // Written under a temporary name and renamed over `path` when complete, so a job that dies
   // while recording leaves an earlier record (or nothing) at `path`.
-  const std::string temporary = path + ".pfio-tmp-" + std::to_string(getpid());
-  std::FILE *f = std::fopen(temporary.c_str(), "wb");
-  if (f == nullptr)
-    return "plan record " + temporary + " (renamed to " + path +
-           " when complete) cannot be "
-           "written: " +
-           std::strerror(errno);
+  std::string temporary;
+  const int fd = CreateOutputTemporary(path, "prefetch_record", &temporary, &why);
+  if (fd < 0) return why;
+  std::FILE *f = fdopen(fd, "wb");
+  if (f == nullptr) {
+    why = "plan record " + temporary + " cannot be written: " + std::strerror(errno);
+    close(fd);
+    unlink(temporary.c_str());
+    return why;
+  }
   std::fprintf(f, "%s\nfile %s\nsize %llu\nranks %d\ncalls\n", kMagic, file.c_str(),
                static_cast<unsigned long long>(size), ranks);
   if (std::fflush(f) != 0) {

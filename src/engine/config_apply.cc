@@ -43,8 +43,10 @@ Status ApplySettings(Config *c, const std::string &source,
     } else {
       const std::string setting = SettingOf(s.key);
       const NamedSetting &used = settings[winner.at(setting)];
+      // Words (a choice's name) match in any case, text (a path) only as written.
+      const bool text = !keys[i]->number;
       if (&used != &s) {
-        if (LowerCase(used.value) != LowerCase(s.value)) {
+        if (text ? used.value != s.value : LowerCase(used.value) != LowerCase(s.value)) {
           problem = Status::Invalid(
               Format("%s %s = \"%s\" and %s = \"%s\" name one setting (%s) with different values: "
                      "expected one; %s's is used",

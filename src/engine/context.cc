@@ -192,28 +192,34 @@ void Context::UseLayout(std::unique_ptr<Layout> layout) {
   stager_.Configure(ntargets);
 }
 
-// buffer = auto: the kind buffer_rule.h chooses from the file system holding `path` (statfs) and
-// from what the open finds out. A file is opened once, except on remote storage that refuses
-// O_DIRECT: opened for O_DIRECT first, it is opened again in the page cache.
-Status Context::OpenByRule(const std::string &path, FileHandle *h) {
+// buffer = auto: the kind buffer_rule.h chooses from the file system holding the file (statfs)
+// and from what the open finds out. On remote storage that refuses O_DIRECT the file, opened for
+// O_DIRECT first, is opened again in the page cache from the first open's descriptor.
+Status Context::OpenByRule(const FileSource &source, FileHandle *h) {
   BufferFacts facts;
   facts.page_cache = cache_backend_ != nullptr;
-  facts.remote = PathOnRemoteStorage(path);  // not looked at: opened as local, the open says why
-  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_CACHE) return cache_backend_->OpenCached(path, h);
-  Status s = backend_->Open(path, h);
+  // not looked at: opened as local, the open says why
+  facts.remote = source.fd >= 0 ? OnRemoteStorage(source.fd) : PathOnRemoteStorage(source.path);
+  if (ChooseBufferKind(facts).kind == PFIO_BUFFER_CACHE)
+    return cache_backend_->OpenCached(source, h);
+  Status s = backend_->Open(source, h);
   if (!s.ok() || !facts.page_cache) return s;
   facts.direct = h->o_direct;
   if (ChooseBufferKind(facts).kind == PFIO_BUFFER_ENGINE) return s;
+  FileHandle cached;
+  s = cache_backend_->OpenCached(FileSource(source.path, h->buffered_fd), &cached);
   backend_->Close(h);
-  return cache_backend_->OpenCached(path, h);
+  *h = cached;
+  return s;
 }
 
-Status Context::OpenFile(const std::string &path, int32_t *id) {
+Status Context::OpenFile(const FileSource &source, int32_t *id) {
+  const std::string &path = source.path;
   FileHandle h;
-  Status s = cfg_.buffer == PFIO_BUFFER_AUTO ? OpenByRule(path, &h)
+  Status s = cfg_.buffer == PFIO_BUFFER_AUTO ? OpenByRule(source, &h)
              : cfg_.buffer == PFIO_BUFFER_CACHE && cache_backend_ != nullptr
-                 ? cache_backend_->OpenCached(path, &h)
-                 : backend_->Open(path, &h);
+                 ? cache_backend_->OpenCached(source, &h)
+                 : backend_->Open(source, &h);
   if (!s.ok()) return s;
   if (lustre_layout_pending_) {
     // layout = lustre: the first file's striping is the context's (nothing is queued yet).

@@ -67,7 +67,7 @@ class Context : private ReadPath::Host {
   // Stops the I/O thread (waiting, bounded, for reads in flight) and writes the stats file.
   Status Shutdown();
 
-  Status OpenFile(const std::string &path, int32_t *id);
+  Status OpenFile(const FileSource &source, int32_t *id);
   Status CloseFile(int32_t id);
   Status RefreshFile(int32_t id);
   // pfio_file_check: RefreshFile when the file's version no longer vouches for what was read.
@@ -99,7 +99,7 @@ class Context : private ReadPath::Host {
 
  private:
   // buffer = auto: opens `path` in the kind buffer_rule.h chooses for it.
-  Status OpenByRule(const std::string &path, FileHandle *h);
+  Status OpenByRule(const FileSource &source, FileHandle *h);
   using Lock = std::unique_lock<std::mutex>;
 
   Context(const Config &config, std::unique_ptr<Backend> backend,

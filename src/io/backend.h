@@ -26,6 +26,18 @@
 
 namespace pfio {
 
+// The file an Open is for: its path, and the descriptor a front end already opened it with (-1:
+// none). Every descriptor pfio holds for the file is reopened from the first one (the front
+// end's, else pfio's own open of the path), never from the path again, so a file renamed over
+// the path between two opens is never read through one handle (docs/reliability.md, "One open
+// per file"). The path names the file in messages and for its file system's facts.
+struct FileSource {
+  FileSource(std::string p, int descriptor = -1) : path(std::move(p)), fd(descriptor) {}
+  FileSource(const char *p) : path(p) {}
+  std::string path;
+  int fd = -1;
+};
+
 struct FileHandle {
   std::string path;
   int direct_fd = -1;    // for prefetch reads (O_DIRECT where the backend uses it)
@@ -56,10 +68,12 @@ struct FileVersion {
     return !racy && size == now.size && mtime_ns == now.mtime_ns && ctime_ns == now.ctime_ns;
   }
 };
-// How close to its own change times a version is racy: local file systems, and remote ones
-// (whose times come from the server's clock).
+// How close to its own change times a version is racy: local file systems with fine times,
+// remote ones (whose times come from the server's clock), and file systems that keep whole
+// seconds (a change stamped with the second it began in; FAT's 2 s, and a tick's margin).
 constexpr int64_t kRacyWindowLocalNs = 100'000'000;
 constexpr int64_t kRacyWindowRemoteNs = 2'000'000'000;
+constexpr int64_t kRacyWindowCoarseNs = 2'100'000'000;
 
 struct IoRequest {
   const FileHandle *file = nullptr;
@@ -79,9 +93,9 @@ class Backend {
   virtual ~Backend() = default;
   virtual const char *name() const = 0;
 
-  // Opens `path` read-only. For O_DIRECT backends, a file system that refuses O_DIRECT is
-  // PFIO_EIO naming the path, unless the backend was built to fall back.
-  virtual Status Open(const std::string &path, FileHandle *out) = 0;
+  // Opens the source's file read-only. For O_DIRECT backends, a file system that refuses O_DIRECT
+  // is PFIO_EIO naming the path, unless the backend was built to fall back.
+  virtual Status Open(const FileSource &source, FileHandle *out) = 0;
   virtual void Close(FileHandle *file) = 0;
 
   // Starts a read of req->iov at req->offset. On error nothing was started.

@@ -17,8 +17,8 @@ class BackendWrapper : public Backend {
   explicit BackendWrapper(std::unique_ptr<Backend> target) : target_(std::move(target)) {}
 
   const char *name() const override { return target_->name(); }
-  Status Open(const std::string &path, FileHandle *out) override {
-    return target_->Open(path, out);
+  Status Open(const FileSource &source, FileHandle *out) override {
+    return target_->Open(source, out);
   }
   void Close(FileHandle *file) override { target_->Close(file); }
   Status Submit(IoRequest *req) override { return target_->Submit(req); }

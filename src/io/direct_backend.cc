@@ -23,9 +23,9 @@ SyncBackend *DirectBackend::Sync() {
   return sync_.get();
 }
 
-Status DirectBackend::Open(const std::string &path, FileHandle *out) {
+Status DirectBackend::Open(const FileSource &source, FileHandle *out) {
   std::string refused;
-  Status s = OpenFileHandle(path, true, out, &refused, opener_);
+  Status s = OpenFileHandle(source, true, out, &refused, opener_);
   if (!s.ok() || out->o_direct) return s;
   if (!fallback_) {
     CloseFileHandle(out);

@@ -20,7 +20,7 @@ class DirectBackend : public Backend {
  public:
   ~DirectBackend() override;
 
-  Status Open(const std::string &path, FileHandle *out) override;
+  Status Open(const FileSource &source, FileHandle *out) override;
   void Close(FileHandle *file) override;
   Status Submit(IoRequest *req) override;
   void Reap(std::vector<IoRequest *> *done) override;

@@ -20,22 +20,63 @@ int OpenODirect(const std::string &path) {
   return open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
 }
 
-Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out,
-                      std::string *refused_reason, const DirectOpener &opener) {
-  FileHandle f;
-  f.path = path;
-  // O_NONBLOCK: opening a FIFO without a writer would otherwise block forever; the type is
-  // checked next and only regular files stay open (where the flag means nothing).
-  f.buffered_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (f.buffered_fd < 0) {
+namespace {
+
+std::string DescriptorPath(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
+
+bool SameFile(int a, int b) {
+  struct stat sa {
+  }, sb{};
+  return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// The file's first descriptor: a reopen of the front end's (the file it opened, whatever the
+// path names now), else an open of the path. O_NONBLOCK: opening a FIFO without a writer would
+// otherwise block forever; the type is checked next and only regular files stay open.
+Status OpenFirst(const FileSource &source, FileHandle *f, struct stat *st) {
+  const std::string &path = source.path;
+  if (source.fd >= 0) {
+    if (fstat(source.fd, st) != 0) {
+      const int e = errno;
+      return Status::Invalid(
+          Format("%s: descriptor %d cannot be read (fstat: %s): expected the "
+                 "descriptor the file was opened with",
+                 path.c_str(), source.fd, std::strerror(e)));
+    }
+    if (S_ISREG(st->st_mode)) f->buffered_fd = OwnDescriptor(source.fd);
+    if (S_ISREG(st->st_mode) && f->buffered_fd < 0) {
+      const int e = errno;
+      return Status::Io(Format("%s: reopening its descriptor %d failed: %s (errno %d)",
+                               path.c_str(), source.fd, std::strerror(e), e));
+    }
+    return Status::Ok();
+  }
+  f->buffered_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (f->buffered_fd < 0) {
     int e = errno;
     return Status(
         e == ENOENT || e == EACCES ? PFIO_EINVAL : PFIO_EIO,
         Format("opening %s for reading failed: %s (errno %d)", path.c_str(), std::strerror(e), e));
   }
+  if (fstat(f->buffered_fd, st) != 0) st->st_mode = 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status OpenFileHandle(const FileSource &source, bool want_direct, FileHandle *out,
+                      std::string *refused_reason, const DirectOpener &opener) {
+  const std::string &path = source.path;
+  FileHandle f;
+  f.path = path;
   struct stat st {};
-  if (fstat(f.buffered_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(f.buffered_fd);
+  Status first = OpenFirst(source, &f, &st);
+  if (!first.ok()) return first;
+  if (!S_ISREG(st.st_mode)) {
+    if (f.buffered_fd >= 0) close(f.buffered_fd);
     const char *kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
                        : S_ISDIR(st.st_mode)  ? "a directory"
                        : S_ISCHR(st.st_mode)  ? "a character device"
@@ -52,8 +93,14 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
     // Only EINVAL means the file system refuses O_DIRECT (at open or at the first read). Any
     // other failure (EMFILE, ENOMEM, EIO, ...) is not O_DIRECT's: the open fails naming it, so a
     // readable file is neither moved to the page cache for good nor refused for the wrong reason.
-    int fd = opener(path);
+    // Opened through /proc/self/fd (the same inode); the path only where /proc is missing, and
+    // then checked to be the same file below.
+    int fd = opener(DescriptorPath(f.buffered_fd));
     int e = errno;
+    if (fd < 0 && e == ENOENT) {
+      fd = opener(path);
+      e = errno;
+    }
     if (fd < 0 && e != EINVAL) {
       close(f.buffered_fd);
       return Status(PFIO_EIO, Format("opening %s with O_DIRECT failed: %s (errno %d)", path.c_str(),
@@ -80,6 +127,14 @@ Status OpenFileHandle(const std::string &path, bool want_direct, FileHandle *out
           }
         }
       }
+    }
+    if (fd >= 0 && !SameFile(fd, f.buffered_fd)) {
+      close(fd);
+      close(f.buffered_fd);
+      return Status::Io(
+          Format("%s names another file than the one opened (replaced between two "
+                 "opens): expected one file; open it again",
+                 path.c_str()));
     }
     if (fd >= 0) {
       f.direct_fd = fd;
@@ -181,15 +236,26 @@ Status Backend::Version(const FileHandle &file, FileVersion *out) {
     return Status::Io(Format("fstat of %s (fd %d) failed: %s", file.path.c_str(), file.buffered_fd,
                              std::strerror(errno)));
   }
-  out->size = static_cast<uint64_t>(st.st_size);
-  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  out->ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
-  const int64_t now_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
-  const int64_t window = file.remote ? kRacyWindowRemoteNs : kRacyWindowLocalNs;
-  out->racy = std::max(out->mtime_ns, out->ctime_ns) >= now_ns - window;
+  *out = VersionOf(st, now, file.remote);
   return Status::Ok();
+}
+
+FileVersion VersionOf(const struct stat &st, const timespec &now, bool remote) {
+  FileVersion v;
+  v.size = static_cast<uint64_t>(st.st_size);
+  v.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  v.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+  const int64_t now_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  // The kernel stamps ctime itself (no call sets it), so one on a whole second is a file system
+  // that keeps whole seconds (ext3, ext4 with 128-byte inodes, FAT's 2 s, many network ones):
+  // the chance of a fine clock landing there is about 1 in 10^9.
+  const int64_t window = st.st_ctim.tv_nsec == 0 ? kRacyWindowCoarseNs
+                         : remote                ? kRacyWindowRemoteNs
+                                                 : kRacyWindowLocalNs;
+  v.racy = std::max(v.mtime_ns, v.ctime_ns) >= now_ns - window;
+  return v;
 }
 
 }  // namespace pfio

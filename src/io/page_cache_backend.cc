@@ -46,14 +46,15 @@ PageCacheBackend::~PageCacheBackend() {
   if (event_fd_ >= 0) close(event_fd_);
 }
 
-Status PageCacheBackend::OpenCached(const std::string &path, FileHandle *out) {
+Status PageCacheBackend::OpenCached(const FileSource &source, FileHandle *out) {
+  const std::string &path = source.path;
   if (epoll_fd_ < 0 && BackendWrapper::completion_fd() >= 0) {
     return Status::Io(Format("opening %s in the page cache: no epoll set for backend %s (%s)",
                              path.c_str(), name(), std::strerror(errno)));
   }
   std::string unused;
   FileHandle f;
-  Status s = OpenFileHandle(path, /*want_direct=*/false, &f, &unused);
+  Status s = OpenFileHandle(source, /*want_direct=*/false, &f, &unused);
   if (!s.ok()) return s;
   const int advice_fd = OwnDescriptor(f.buffered_fd);
   if (advice_fd < 0) {

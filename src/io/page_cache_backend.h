@@ -69,7 +69,7 @@ class PageCacheBackend : public BackendWrapper {
   ~PageCacheBackend() override;
 
   // Opens `path` as a file of the page-cache kind; errors name the path (as Backend::Open).
-  Status OpenCached(const std::string &path, FileHandle *out);
+  Status OpenCached(const FileSource &source, FileHandle *out);
   // Drops the file's pages in [offset, offset + length) from the page cache.
   void Release(const FileHandle &file, uint64_t offset, uint64_t length);
   // Asks the kernel to start reading [offset, offset + length) of the file soon: queued for the

@@ -30,9 +30,9 @@ SyncBackend::~SyncBackend() {
   if (own_fd_) close(event_fd_);
 }
 
-Status SyncBackend::Open(const std::string &path, FileHandle *out) {
+Status SyncBackend::Open(const FileSource &source, FileHandle *out) {
   std::string unused;
-  return OpenFileHandle(path, false, out, &unused);
+  return OpenFileHandle(source, false, out, &unused);
 }
 
 void SyncBackend::Close(FileHandle *file) {

@@ -22,7 +22,7 @@ class SyncBackend : public Backend {
   ~SyncBackend() override;
 
   const char *name() const override { return "sync"; }
-  Status Open(const std::string &path, FileHandle *out) override;
+  Status Open(const FileSource &source, FileHandle *out) override;
   void Close(FileHandle *file) override;
   Status Submit(IoRequest *req) override;
   void Reap(std::vector<IoRequest *> *done) override;

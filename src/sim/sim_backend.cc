@@ -54,7 +54,8 @@ void SimBackend::AddFile(const std::string &path, uint64_t size) {
   files_[path] = size;
 }
 
-Status SimBackend::Open(const std::string &path, FileHandle *out) {
+Status SimBackend::Open(const FileSource &source, FileHandle *out) {
+  const std::string &path = source.path;
   auto it = files_.find(path);
   if (it == files_.end()) {
     return Status::BadFile(

@@ -54,7 +54,7 @@ class SimBackend : public Backend, public DeviceModel, public VirtualClock {
   void AddFile(const std::string &path, uint64_t size);
 
   const char *name() const override { return "sim"; }
-  Status Open(const std::string &path, FileHandle *out) override;
+  Status Open(const FileSource &source, FileHandle *out) override;
   void Close(FileHandle *file) override { (void)file; }
   Status Submit(IoRequest *req) override;
   void Reap(std::vector<IoRequest *> *done) override;

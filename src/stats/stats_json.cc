@@ -9,6 +9,7 @@ namespace pfio {
 
 std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &history) {
   nlohmann::ordered_json j;
+  j["pfio"] = "stats";  // first: the signature by which an earlier stats file is replaced
   j["backend"] = s.backend;
   j["reads"] = s.reads;
   j["hits"] = s.hits;
@@ -55,18 +56,8 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
 
 Status WriteStatsFile(const std::string &path, const pfio_stats &s,
                       const std::vector<AimdEvent> &history, const char *what) {
-  std::FILE *f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    return Status::Io(Format("%s = \"%s\": cannot open for writing: %s", what, Shown(path).c_str(),
-                             std::strerror(errno)));
-  }
-  std::string j = StatsToJson(s, history);
-  bool ok = std::fwrite(j.data(), 1, j.size(), f) == j.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) {
-    return Status::Io(
-        Format("%s = \"%s\": write failed: %s", what, Shown(path).c_str(), std::strerror(errno)));
-  }
+  const std::string why = WriteOutputFile(path, kStatsKind, StatsToJson(s, history), "", what);
+  if (!why.empty()) return Status::Io(why);
   return Status::Ok();
 }
 

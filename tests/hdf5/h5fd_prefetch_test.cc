@@ -377,4 +377,63 @@ TEST_F(H5FDPrefetchTest, OpenedTwiceAndTheHandleIsADescriptor) {
   H5Pclose(fapl);
 }
 
+// Issue 53 item 1: a checkpoint swapped in by rename(2) after H5Fopen and before the file's first
+// declared read (where the driver starts its pfio context) is never read: pfio takes the file
+// from the driver's descriptor, not the path. The new file has the same layout and other values,
+// so any byte read from it shows. Both buffer kinds; before, every declared value came from the
+// new file.
+TEST_F(H5FDPrefetchTest, AFileRenamedOverThePathAfterOpenIsNeverRead) {
+  for (const char *buffer : {"engine", "cache"}) {
+    hid_t fapl = PrefetchFapl(true, 64 << 10, buffer);
+    hid_t file = Open(fapl);
+    hid_t dset = H5Dopen2(file, "c1m", H5P_DEFAULT);
+    const std::string next = dir_.path() + "/next.h5";
+    hid_t other = H5Fcreate(next.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(other, 0);
+    for (DatasetSpec d : kDatasets) {
+      d.seed += 100;
+      WriteDataset(other, d);
+    }
+    ASSERT_GE(H5Fclose(other), 0);
+    const std::string kept = dir_.path() + "/kept.h5";
+    ASSERT_EQ(link(path_.c_str(), kept.c_str()), 0);  // the old file stays for the next round
+    ASSERT_EQ(rename(next.c_str(), path_.c_str()), 0);
+    ASSERT_GE(H5FD_prefetch_declare(dset, H5S_ALL), 0) << ErrorStack();
+    EXPECT_EQ(ReadAndCheck(dset, kDatasets[3], {0, 0, kRows, kCols}), 0u) << buffer;
+    EXPECT_GT(Planned(Stats(file)), 0u) << buffer;
+    H5Dclose(dset);
+    H5Fclose(file);
+    H5Pclose(fapl);
+    ASSERT_EQ(rename(kept.c_str(), path_.c_str()), 0);
+  }
+}
+
+// Round 4, items 6 and 8: close is total, and the stats path writes over nothing that is not
+// pfio's. A stats path that cannot be written (a missing directory) or that names the data file
+// itself: H5Fclose succeeds (before, the driver's close failed after freeing its state and HDF5
+// crashed at exit), and the data file is left as it was (before, 1,140 bytes of JSON).
+TEST_F(H5FDPrefetchTest, CloseSucceedsAndTheDataIsKeptWhateverTheStatsPathNames) {
+  for (const std::string &stats : {std::string("/nonexistent-dir/s.json"), path_}) {
+    H5FD_prefetch_config_t config;
+    ASSERT_GE(H5FD_prefetch_config_init(&config), 0);
+    config.engine_min = 64 << 10;
+    ASSERT_GE(H5FD_prefetch_config_set(&config, "stats_path", stats.c_str()), 0);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    ASSERT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
+    hid_t file = Open(fapl);
+    hid_t dset = H5Dopen2(file, "c1m", H5P_DEFAULT);
+    ASSERT_GE(H5FD_prefetch_declare(dset, H5S_ALL), 0) << ErrorStack();
+    EXPECT_EQ(ReadAndCheck(dset, kDatasets[3], {0, 0, kRows, kCols}), 0u);
+    H5Dclose(dset);
+    EXPECT_GE(H5Fclose(file), 0) << stats << ": " << ErrorStack();
+    H5Pclose(fapl);
+    hid_t plain = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(plain, 0) << "the data file was written over";
+    dset = H5Dopen2(plain, "c1m", H5P_DEFAULT);
+    EXPECT_EQ(ReadAndCheck(dset, kDatasets[3], {0, 0, kRows, kCols}), 0u);
+    H5Dclose(dset);
+    H5Fclose(plain);
+  }
+}
+
 }  // namespace

@@ -15,6 +15,10 @@
  *                independent reads return what the file holds (they failed for good before)
  *   hint-names   a prefetch* hint pfio does not know, and prefetch=maybe: named on rank 0's
  *                stderr with the nearest hint (they were ignored without a word)
+ *   coarse       (round 4; only when named, DIR on a file system with whole-second times:
+ *                tests/scripts/coarse-fs.sh) a same-size rewrite by another process within
+ *                the second of the file's last change, after the reader looked: every byte read
+ *                afterwards is new (all were old: 130,599 of 131,072 bytes, Open MPI, engine)
  * usage: reliability_test prefix|engine DIR [CASE]    (engine: hints prefetch_read_path and
  *                                                     prefetch_coll_path = engine; CASE: one
  *                                                     of the names above, else all)
@@ -445,6 +449,68 @@ static void test_hint_names(void)
     report(test, before);
 }
 
+/* ---- a rewrite within the second, on a file system that keeps whole seconds ------------ */
+
+static double second_fraction(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return now.tv_nsec / 1e9;
+}
+
+/* Every rank leaves at `fraction` of a second past a whole second of rank 0's clock. */
+static void until_fraction(double fraction)
+{
+    double wait = 0;
+    if (rank == 0) {
+        wait = fraction - second_fraction();
+        if (wait < 0)
+            wait += 1.0;
+    }
+    MPI_Bcast(&wait, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    usleep((useconds_t)(wait * 1e6));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void test_coarse(void)
+{
+    const char *test = "coarse: a rewrite within the second of the last change is seen";
+    const int calls = (int)(STALE_SIZE / STALE_BLOCK / nprocs);
+    int before = failures, attempt, same_second = 0;
+    char path[1024];
+    path_of(path, sizeof path, "coarse.dat");
+    for (attempt = 0; attempt < 5 && !same_second; ++attempt) {
+        struct stat made, now;
+        MPI_File fh;
+        until_fraction(0.05);
+        if (rank == 0)
+            unlink(path);
+        make_file(path, STALE_SIZE, SEED);
+        if (stat(path, &made) != 0 || made.st_mtim.tv_nsec != 0) {
+            fail(test, "%s: mtime %ld.%09ld: expected a file system with whole-second times", path,
+                 (long)made.st_mtim.tv_sec, made.st_mtim.tv_nsec);
+            break;
+        }
+        must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+        until_fraction(0.3); /* older than a fine clock's window when the reads look */
+        read_blocks_all(test, fh, 0, calls / 2, SEED);
+        MPI_Barrier(MPI_COMM_WORLD);
+        rewrite_posix(path, STALE_SIZE, SEED2);
+        if (rank == 0)
+            same_second = stat(path, &now) == 0 && now.st_mtim.tv_sec == made.st_mtim.tv_sec &&
+                          now.st_mtim.tv_nsec == 0 && second_fraction() < 0.95;
+        MPI_Bcast(&same_second, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (same_second) {
+            read_blocks_all(test, fh, calls / 2, calls, SEED2);
+            read_blocks_all(test, fh, 0, calls / 2, SEED2);
+        }
+        MPI_File_close(&fh);
+    }
+    if (!same_second && failures == before)
+        fail(test, "five tries never rewrote the file within its second");
+    report(test, before);
+}
+
 static const char *only; /* one case by name, or NULL for all */
 
 static int wanted(const char *name)
@@ -479,5 +545,7 @@ int main(int argc, char **argv)
         test_truncate();
     if (wanted("hint-names"))
         test_hint_names();
+    if (only != NULL && strcmp(only, "coarse") == 0)
+        test_coarse();
     return finish();
 }

@@ -67,6 +67,64 @@ class Core(unittest.TestCase):
                 ctx.plan([(f, BLOCK * BLOCKS - 8, 64)])
             self.check_block(ctx.read(f, 0, 64), 0)  # still reads after the refusals
 
+    def test_values_ctypes_would_take_silently_are_refused_by_name(self):
+        # Round 4, item 13: "64M\0anything" was 64M, offset -1 read b'', file 2**32 was file 0.
+        with self.assertRaisesRegex(pfio.PfioError, r"setting budget = .64M.x00anything.: "
+                                                    r"contains a NUL character"):
+            pfio.core.Context(budget="64M\0anything")
+        with pfio.core.Context() as ctx:
+            f = ctx.open(self.path)
+            with self.assertRaisesRegex(pfio.PfioError, r"offset = -1: expected 0 \.\. "):
+                ctx.read(f, -1, 10)
+            with self.assertRaisesRegex(pfio.PfioError, r"file id = %d: expected 0 \.\. "
+                                                        r"2147483647" % (2 ** 32 + f)):
+                ctx.read(2 ** 32 + f, 0, 8)
+            with self.assertRaisesRegex(pfio.PfioError, r"length = '8': expected an integer"):
+                ctx.read(f, 0, "8")
+            with self.assertRaisesRegex(pfio.PfioError, r"offset = -8: expected"):
+                ctx.plan([(f, -8, 8)])
+            self.check_block(ctx.read(f, 64, 64), 64)
+
+    def test_close_waits_for_a_read_in_another_thread(self):
+        # Round 4, item 7: close() while another thread was in read() freed the context under it
+        # (rc 139, or a reader blocked on the destroyed context's mutex). Now close waits for the
+        # read, which returns its bytes, and calls after close are refused by name.
+        import threading
+        errors, reads = [], [0]
+        ctx = pfio.core.Context(budget="4M")
+        f = ctx.open(self.path)
+        started = threading.Event()
+
+        def reader():
+            try:
+                while True:
+                    for k in range(BLOCKS):
+                        self.check_block(ctx.read(f, k * BLOCK, BLOCK), k * BLOCK)
+                        reads[0] += 1
+                        started.set()
+            except pfio.PfioError as e:
+                if "the context is closed" not in str(e):
+                    errors.append(e)
+            except Exception as e:  # a wrong block
+                errors.append(e)
+            finally:
+                started.set()
+
+        threads = [threading.Thread(target=reader) for _ in range(2)]
+        for t in threads:
+            t.start()
+        self.assertTrue(started.wait(60))
+        ctx.close()
+        for t in threads:
+            t.join(60)
+            self.assertFalse(t.is_alive(), "a reader is still blocked after close")
+        self.assertEqual(errors, [])
+        self.assertGreater(reads[0], 0)
+        with self.assertRaisesRegex(pfio.PfioError, "reading 8 bytes at 0 of file %d: the context "
+                                                    "is closed" % f):
+            ctx.read(f, 0, 8)
+        ctx.close()  # twice: nothing more to do
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv, verbosity=2)
