@@ -138,10 +138,12 @@ static int pread_all(int fd, void *buf, size_t size, off_t offset)
 }
 
 /* The calls pfio_mpi_file_plan wrote to its temporary file, named by `value` ("fd=N ino=I
- * dev=D", pfio/pfio_mpi.h). Every field is checked before it is used; on success the caller
- * frees *counts, *offsets and *lengths, else *err says what was wrong (naming the value). */
-static int read_declared(const char *value, int *ncalls, int **counts, int64_t **offsets,
-                         int64_t **lengths, char *err, size_t size)
+ * dev=D", pfio/pfio_mpi.h). Every field is checked before it is used, and a plan whose extents
+ * would hold more than `allowance` bytes (half the budget, as the collective layer holds them) is
+ * refused before anything is read; on success the caller frees *counts, *offsets and *lengths,
+ * else *err says what was wrong (naming the value). */
+static int read_declared(const char *value, uint64_t allowance, int *ncalls, int **counts,
+                         int64_t **offsets, int64_t **lengths, char *err, size_t size)
 {
     int fd = -1, end = 0, k;
     unsigned long long ino = 0, dev = 0;
@@ -179,6 +181,15 @@ static int read_declared(const char *value, int *ncalls, int **counts, int64_t *
     if (head.ncalls < 0 || head.total < 0 || head.total > (int64_t)1 << 40) {
         snprintf(err, size, "declared plan: ncalls = %d, extents = %lld: expected both >= 0",
                  head.ncalls, (long long)head.total);
+        return 0;
+    }
+    if ((uint64_t)head.total > allowance / 16) {
+        snprintf(err, size,
+                 "declared plan: %lld extents would hold %llu bytes: expected at most %llu (half "
+                 "the budget); nothing is declared (declare fewer calls at a time, or raise "
+                 "prefetch_budget)",
+                 (long long)head.total, (unsigned long long)head.total * 16,
+                 (unsigned long long)allowance);
         return 0;
     }
     bytes = sizeof head + 4 * (size_t)head.ncalls + 16 * (size_t)head.total;
@@ -226,7 +237,10 @@ void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const ch
     char err[1024] = "", verdict[MPI_MAX_INFO_VAL];
     int ncalls = 0, rc, *counts = NULL;
     int64_t *offsets = NULL, *lengths = NULL;
-    if (!read_declared(value, &ncalls, &counts, &offsets, &lengths, err, sizeof err) &&
+    uint64_t cap = 0;
+    if (pf->ctx == NULL || pfio_memory_cap(pf->ctx, &cap) != PFIO_OK || cap == 0)
+        cap = UINT64_MAX;
+    if (!read_declared(value, cap / 2, &ncalls, &counts, &offsets, &lengths, err, sizeof err) &&
         err[0] == '\0')
         snprintf(err, sizeof err, "declared plan refused");
     if (pf->coll_state == 0)

@@ -117,6 +117,39 @@ TEST_F(CollectiveReaderTest, RanksDeclaringDifferentCallCountsAreRefusedEverywhe
   });
 }
 
+// Round 4, item 12: declared calls were held whatever their size (24 M extents under a 64 MiB
+// budget: +870 MB). Every rank holds every rank's declared extents, so they are held to half the
+// least budget of any rank, counting the calls declared before and not yet read; beyond it every
+// rank refuses and nothing is declared.
+TEST_F(CollectiveReaderTest, DeclaredCallsAreHeldToHalfTheLeastBudget) {
+  rank0_budget = "4M";  // half its cap (under 2 MiB) for every rank's declared extents together
+  auto extents = [](int r, uint64_t count) {
+    FileRanges call;
+    for (uint64_t i = 0; i < count; ++i) call.push_back({(i * 3 + r) * 16, 8});
+    return std::vector<FileRanges>{call};
+  };
+  RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+    std::string why = rank.reader->DeclareCollective(extents(r, 50000));
+    EXPECT_NE(why.find("declared plan: 150000 extents of all ranks"), std::string::npos) << why;
+    uint64_t cap = 0;  // rank 0's budget cap (4M less what the engine keeps for itself)
+    ASSERT_EQ(pfio_memory_cap(rank.ctx, &cap), PFIO_OK);
+    if (r == 0) {
+      EXPECT_NE(why.find("expected at most " + std::to_string(cap / 2) +
+                         " (half the least budget of any rank)"),
+                std::string::npos)
+          << why;
+    }
+    // One rank alone beyond it sends no calls; every rank still refuses, by the same count.
+    why = rank.reader->DeclareCollective(extents(r, r == 2 ? 200000 : 10));
+    EXPECT_NE(why.find("declared plan: 200020 extents"), std::string::npos) << why;
+    EXPECT_EQ(rank.reader->DeclareCollective(extents(r, 30000)), "");
+    why = rank.reader->DeclareCollective(extents(r, 30000));  // 180,000 held with the first
+    EXPECT_NE(why.find("declared plan: 180000 extents"), std::string::npos) << why;
+    EXPECT_EQ(rank.reader->stats().declared_calls, 1u);
+  });
+  rank0_budget = nullptr;
+}
+
 TEST_F(CollectiveReaderTest, ARecordedRunReplaysEveryCall) {
   const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 11);
   const std::string record = dir_.path() + "/plan.rec";

@@ -10,7 +10,9 @@
  * before it run; declarations add to the ones not yet used. A declaration that turns out wrong
  * costs reading time, never bytes: each call still reads exactly what it asks for.
  * Returns MPI_SUCCESS, or MPI_ERR_ARG when pfio refused the declaration (ranks declaring
- * different numbers of calls, a negative offset or length); then nothing is declared on any
+ * different numbers of calls, a negative offset or length, more extents than half the budget
+ * holds: every rank holds every rank's declared extents, 16 bytes each, until its call is made,
+ * within half the least budget of any rank); then nothing is declared on any
  * rank, and MPI_File_get_info's "prefetch_plan_result" says why ("declared N calls" when it
  * was taken). On a file that is not read through
  * pfio (opened without the prefix or hint), or with hint prefetch_collective=disable, the call

@@ -24,6 +24,13 @@ FileRanges RangesOf(const pfio_read_piece *pieces, size_t count, std::vector<uin
   return out;
 }
 
+// Every rank's extents of one call.
+uint64_t ExtentsOf(const CallPlans &call) {
+  uint64_t n = 0;
+  for (const FileRanges &plan : call) n += plan.size();
+  return n;
+}
+
 }  // namespace
 
 uint64_t CollectiveReader::RoundAllowance(pfio_context *ctx, uint64_t asked) {
@@ -31,6 +38,12 @@ uint64_t CollectiveReader::RoundAllowance(pfio_context *ctx, uint64_t asked) {
   if (pfio_memory_cap(ctx, &cap) != PFIO_OK || cap == 0) return asked;
   const uint64_t share = (cap / kBudgetShare) & ~uint64_t{4095};
   return std::min(asked, std::max(kMinRound, share));
+}
+
+uint64_t CollectiveReader::DeclaredAllowance(pfio_context *ctx) {
+  uint64_t cap = 0;
+  if (pfio_memory_cap(ctx, &cap) != PFIO_OK || cap == 0) return UINT64_MAX;
+  return cap / 2;
 }
 
 std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, int32_t file,
@@ -58,6 +71,7 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
                          options.max_extents, &calls);
     if (!why.empty()) return why;
     reader->stats_.declared_calls += calls.size();
+    for (const CallPlans &call : calls) reader->declared_extents_ += ExtentsOf(call);
     reader->declared_.assign(calls.begin(), calls.end());
   }
   if (!options.record_path.empty() && transport->rank() == 0) {
@@ -144,6 +158,7 @@ void CollectiveReader::ObserveCall(const std::vector<std::vector<uint8_t>> &mess
   }
   if (!declared_.empty()) {  // the declared call is checked (and used up) whatever lookahead is
     ++(declared_.front() == plans ? stats_.predicted_hits : stats_.predicted_misses);
+    declared_extents_ -= std::min(declared_extents_, ExtentsOf(declared_.front()));
     declared_.pop_front();
     predictor_.Observe(plans);
   } else if (options_.lookahead_calls > 0) {
@@ -173,11 +188,20 @@ CollectiveReader::Outcome CollectiveReader::Verdict(const std::string &read_erro
 std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &my_calls) {
   if (!broken_.empty())
     return "collective reads of this file stopped after an earlier failure: " + broken_;
+  // The head of every rank's message: the bytes its budget lets declared calls hold, and its
+  // extents. Every rank holds every rank's declared extents, so the job's must fit the least
+  // allowance; a rank whose own extents do not sends no calls, and every rank refuses.
+  const uint64_t allowance = DeclaredAllowance(ctx_);
+  uint64_t my_extents = 0;
+  for (const FileRanges &call : my_calls) my_extents += call.size();
+  const bool mine_fit = my_extents <= allowance / sizeof(FileRange);
   std::vector<uint8_t> message;
+  PutVarint(&message, allowance);
+  PutVarint(&message, my_extents);
   PutVarint(&message, my_calls.size());
-  for (const FileRanges &call : my_calls) {
+  for (size_t k = 0; mine_fit && k < my_calls.size(); ++k) {
     FileRanges exchanged;  // as a read of these extents will be exchanged
-    for (const FileRange &e : call) AppendCoalesced(&exchanged, e.offset, e.length);
+    for (const FileRange &e : my_calls[k]) AppendCoalesced(&exchanged, e.offset, e.length);
     std::vector<uint8_t> coded = EncodePlan(exchanged);
     PutVarint(&message, coded.size());
     message.insert(message.end(), coded.begin(), coded.end());
@@ -189,10 +213,31 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
     return why;
   }
   // Every rank decodes the same bytes, so every rank comes to the same verdict.
+  uint64_t least = UINT64_MAX, extents = declared_extents_;
+  std::vector<size_t> body(all.size());
+  for (size_t r = 0; r < all.size(); ++r) {
+    uint64_t allowed = 0, count = 0;
+    size_t pos = 0;
+    if (!GetVarint(all[r].data(), all[r].size(), &pos, &allowed) ||
+        !GetVarint(all[r].data(), all[r].size(), &pos, &count))
+      return "declared plan of rank " + std::to_string(r) + " is truncated";
+    least = std::min(least, allowed);
+    extents = count > UINT64_MAX - extents ? UINT64_MAX : extents + count;
+    body[r] = pos;
+  }
+  if (extents > least / sizeof(FileRange)) {
+    return "declared plan: " + std::to_string(extents) +
+           " extents of all ranks (those declared before included) would hold " +
+           std::to_string(extents > UINT64_MAX / sizeof(FileRange) ? UINT64_MAX
+                                                                   : extents * sizeof(FileRange)) +
+           " bytes on every rank: expected at most " + std::to_string(least) +
+           " (half the least budget of any rank); nothing is declared (declare fewer calls at "
+           "a time, or raise budget)";
+  }
   std::vector<CallPlans> calls;
   for (size_t r = 0; r < all.size(); ++r) {
     const std::vector<uint8_t> &m = all[r];
-    size_t pos = 0;
+    size_t pos = body[r];
     uint64_t n = 0;
     if (!GetVarint(m.data(), m.size(), &pos, &n))
       return "declared plan of rank " + std::to_string(r) + " is truncated";
@@ -214,6 +259,7 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
     }
   }
   stats_.declared_calls += calls.size();
+  declared_extents_ = extents;
   declared_.insert(declared_.end(), calls.begin(), calls.end());
   return "";
 }

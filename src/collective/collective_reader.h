@@ -98,6 +98,9 @@ class CollectiveReader {
   static constexpr uint64_t kCacheLookahead = 32 << 20;
   // The round this rank's budget allows, at most `asked`.
   static uint64_t RoundAllowance(pfio_context *ctx, uint64_t asked);
+  // The bytes declared calls may hold on this rank: half its budget's cap (as a plan appended
+  // to the engine may hold), UINT64_MAX when the cap is unknown.
+  static uint64_t DeclaredAllowance(pfio_context *ctx);
 
   // "" and *out, or what is wrong with the options (*out untouched). The reader does not own
   // the transport or the context; both must outlive it.
@@ -111,7 +114,8 @@ class CollectiveReader {
   // every rank gives for the same number of calls; appended to the calls already declared.
   // Declared calls are planned ahead (up to lookahead_calls) before the repetition predictor;
   // a call that differs from its declaration counts as a miss and still reads the right bytes.
-  // "" or why the declaration was refused (the same on every rank; nothing appended).
+  // "" or why the declaration was refused (the same on every rank; nothing appended): among
+  // the reasons, every rank's extents declared so far held beyond DeclaredAllowance of any rank.
   std::string DeclareCollective(const std::vector<FileRanges> &my_calls);
   // The first failure to write the record ("" when none); recording stops there.
   const std::string &record_error() const { return record_error_; }
@@ -174,6 +178,7 @@ class CollectiveReader {
   uint64_t round_;          // agreed in the last call (starts at options_.round_bytes)
   predict::ShiftedCalls<FileRange> predictor_{1};
   std::deque<CallPlans> declared_;  // future calls, front = the next one
+  uint64_t declared_extents_ = 0;   // every rank's extents declared so far (held until closed)
   // Cache path: the next call's dense extents past what the kernel's readahead reaches, advised
   // once this call's bytes are read (PlanAhead has the why).
   std::vector<pfio_extent> advise_after_;

@@ -266,6 +266,42 @@ static void blocks_of_call(const long long *perm, int call, long long *mine)
     qsort(mine, PER_CALL, sizeof mine[0], cmp_ll);
 }
 
+/* Round 4: a declaration is held to half the budget (every rank holds every rank's extents):
+ * one rank's own plan beyond it is refused before it is read, a job's beyond the least rank's
+ * allowance is refused on every rank; nothing is declared (24 M extents under a 64 MiB budget
+ * were held before: +870 MB). */
+static void declared_beyond_the_budget(const char *test, const char *path)
+{
+    const int many = 600000, some = 200000; /* 9.6 MB alone; 3.2 MB a rank, 6.4 MB with two */
+    MPI_Offset *offsets = malloc(many * sizeof *offsets), *lengths = malloc(many * sizeof *lengths);
+    char verdict[MPI_MAX_INFO_VAL + 1];
+    int i, rc, flag, count;
+    MPI_File fh;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_budget", "8M");
+    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    for (i = 0; i < many; ++i) {
+        offsets[i] = (MPI_Offset)(i * nprocs + rank) * 16;
+        lengths[i] = 8;
+    }
+    for (count = many; count >= some; count -= many - some) {
+        if (count == some && nprocs == 1)
+            break; /* one rank's 3.2 MB fits: the job's sum needs two */
+        rc = pfio_mpi_file_plan(fh, 1, &count, offsets, lengths);
+        flag = info_value(fh, "prefetch_plan_result", verdict, sizeof verdict);
+        if (rc != MPI_ERR_ARG || !flag || !strstr(verdict, "half the"))
+            fail(test,
+                 "%d extents a rank under an 8M budget: pfio_mpi_file_plan returned %d, "
+                 "prefetch_plan_result = \"%s\": expected MPI_ERR_ARG naming half the budget",
+                 count, rc, flag ? verdict : "(not set)");
+    }
+    MPI_File_close(&fh);
+    MPI_Info_free(&info);
+    free(offsets);
+    free(lengths);
+}
+
 static void test_declared(void)
 {
     const char *test = "collective: a plan declared with pfio_mpi_file_plan";
@@ -315,6 +351,7 @@ static void test_declared(void)
         fail(test, "prefetch_plan_result = \"%s\", expected the refusal naming both call counts",
              flag ? verdict : "(not set)");
     MPI_File_close(&fh);
+    declared_beyond_the_budget(test, path);
     MPI_Info_free(&info);
     expect_summary(test, stats, "declared_calls", 5);
     expect_summary(test, stats, "predicted_hits", 5);
