@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "H5FDprefetch_private.h"
 
@@ -55,6 +56,41 @@ static int auto_applies(unsigned flags, hid_t fapl)
     return driver >= 0 && driver == H5FD_SEC2;
 }
 
+/* How this process already has the file open in HDF5, found by device and inode through each
+ * open file's descriptor (sec2's and pfio's handles are descriptors). */
+typedef enum { AUTO_NOT_OPEN, AUTO_OPEN_SEC2, AUTO_OPEN_PFIO } auto_open_as;
+
+static auto_open_as auto_already_open(const char *name)
+{
+    struct stat want, have;
+    ssize_t count, i;
+    hid_t *ids;
+    auto_open_as found = AUTO_NOT_OPEN;
+    if (name == NULL || stat(name, &want) != 0)
+        return AUTO_NOT_OPEN;
+    count = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_FILE);
+    if (count <= 0)
+        return AUTO_NOT_OPEN;
+    ids = malloc((size_t)count * sizeof *ids);
+    if (ids == NULL)
+        return AUTO_NOT_OPEN;
+    count = H5Fget_obj_ids((hid_t)H5F_OBJ_ALL, H5F_OBJ_FILE, (size_t)count, ids);
+    for (i = 0; i < count && found == AUTO_NOT_OPEN; ++i) {
+        hid_t access = H5Fget_access_plist(ids[i]);
+        hid_t driver = access >= 0 ? H5Pget_driver(access) : -1;
+        void *handle = NULL;
+        if ((driver == H5FD_SEC2 || driver == H5FD_PREFETCH) &&
+            H5Fget_vfd_handle(ids[i], access, &handle) >= 0 && handle != NULL &&
+            fstat(*(int *)handle, &have) == 0 && have.st_dev == want.st_dev &&
+            have.st_ino == want.st_ino)
+            found = driver == H5FD_SEC2 ? AUTO_OPEN_SEC2 : AUTO_OPEN_PFIO;
+        if (access >= 0)
+            H5Pclose(access);
+    }
+    free(ids);
+    return found;
+}
+
 hid_t H5FD_prefetch_auto_open(const char *name, unsigned flags, hid_t fapl,
                               hid_t (*hdf5_open)(const char *, unsigned, hid_t))
 {
@@ -63,9 +99,25 @@ hid_t H5FD_prefetch_auto_open(const char *name, unsigned flags, hid_t fapl,
     auto_reason_t reason = {"", ""};
     hid_t ours, file;
     herr_t set;
+    auto_open_as already;
 
     if (!auto_applies(flags, fapl))
         return hdf5_open(name, flags, fapl);
+    /* HDF5 holds one file object per file in a process, through one driver: a file the program
+     * already has open (H5Fcreate with sec2, an earlier open through pfio) is opened through the
+     * same driver, with no fallback, so that HDF5 shares it or refuses the open exactly as it
+     * would without pfio (a sec2 retry made a second, disagreeing file object). */
+    already = auto_already_open(name);
+    if (already == AUTO_OPEN_SEC2)
+        return hdf5_open(name, flags, fapl);
+    if (already == AUTO_OPEN_PFIO) {
+        ours = H5Pcopy(fapl == H5P_DEFAULT ? H5P_FILE_ACCESS_DEFAULT : fapl);
+        file = ours >= 0 && H5Pset_fapl_prefetch(ours, NULL) >= 0 ? hdf5_open(name, flags, ours)
+                                                                  : H5I_INVALID_HID;
+        if (ours >= 0)
+            H5Pclose(ours);
+        return file;
+    }
     /* Quiet while trying: a failure here is not the program's error. */
     H5Eget_auto2(H5E_DEFAULT, &report, &report_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

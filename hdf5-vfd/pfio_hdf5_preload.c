@@ -7,12 +7,14 @@
  *    loads the driver built against that same library (libpfio_hdf5_serial.so.0 for Debian's
  *    serial HDF5, libpfio_hdf5.so.0 for its Open MPI build; first from this library's own
  *    directory, then from the loader's path) and hands the open to H5FD_prefetch_auto_open. A
- *    process never loads a second HDF5.
+ *    process never loads a second HDF5. "The HDF5 the process runs with" is the one the caller
+ *    of H5Fopen linked: a process that holds two (netCDF4's serial HDF5 beside h5py's MPI
+ *    build) has each open served by its own HDF5 and that HDF5's driver.
  *  - Files created with H5Fcreate, opens with another driver and SWMR readers are left to HDF5.
  *  - Where there is no driver for the HDF5 in the process (another build, a driver that does not
  *    load), every open is passed to HDF5 unchanged after one message on stderr that says why.
- *  - Linked against no HDF5: the same library serves both builds. Thread-safe (the lookup runs
- *    once).
+ *  - Linked against no HDF5: the same library serves both builds. Thread-safe (the lookups,
+ *    once per calling object, under a lock).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,32 +40,49 @@ static const struct {
 };
 #define FLAVOURS (sizeof flavours / sizeof flavours[0])
 
-static pthread_once_t looked_up = PTHREAD_ONCE_INIT;
-static open_fn hdf5_open;      /* HDF5's own H5Fopen; NULL if none was found */
-static auto_open_fn auto_open; /* the driver's; NULL: pass every open on */
+/* The driver of each build, loaded at the first open through that build (NULL: none, said once). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int looked;
+    auto_open_fn auto_open;
+} drivers[FLAVOURS];
+
+/* Where an H5Fopen goes, for each object that called it: the HDF5 that object linked (a process
+ * may hold two: netCDF4's serial HDF5 beside h5py's MPI build) and the driver built for it. */
+typedef struct route_t {
+    const void *caller; /* the calling object's load address */
+    open_fn hdf5_open;
+    auto_open_fn auto_open;
+} route_t;
+static route_t routes[32];
+static int nroutes;
 
 typedef struct found_t {
     char path[4096];
     int flavour; /* index into flavours, -1 while none */
 } found_t;
 
+static int flavour_of(const char *path)
+{
+    const char *base = path != NULL ? strrchr(path, '/') : NULL;
+    size_t i;
+    base = base != NULL ? base + 1 : path;
+    for (i = 0; base != NULL && i < FLAVOURS; ++i)
+        if (strncmp(base, flavours[i].hdf5, strlen(flavours[i].hdf5)) == 0)
+            return (int)i;
+    return -1;
+}
+
 static int find_hdf5(struct dl_phdr_info *info, size_t size, void *data)
 {
     found_t *found = (found_t *)data;
-    const char *base = info->dlpi_name != NULL ? strrchr(info->dlpi_name, '/') : NULL;
-    size_t i;
+    int flavour = flavour_of(info->dlpi_name);
     (void)size;
-    base = base != NULL ? base + 1 : info->dlpi_name;
-    if (base == NULL || found->flavour >= 0)
+    if (found->flavour >= 0 || flavour < 0)
         return 0;
-    for (i = 0; i < FLAVOURS; ++i) {
-        if (strncmp(base, flavours[i].hdf5, strlen(flavours[i].hdf5)) == 0) {
-            snprintf(found->path, sizeof found->path, "%s", info->dlpi_name);
-            found->flavour = (int)i;
-            return 1;
-        }
-    }
-    return 0;
+    snprintf(found->path, sizeof found->path, "%s", info->dlpi_name);
+    found->flavour = flavour;
+    return 1;
 }
 
 /* Loads `name` from this library's directory, else from the loader's search path. */
@@ -85,47 +104,100 @@ static void *load_driver(const char *name, char *why, size_t why_size)
     return handle;
 }
 
-static void look_up(void)
+/* The driver for the HDF5 at `path` (of build `flavour`), loaded once; NULL after one message. */
+static auto_open_fn driver_for(const char *path, int flavour)
 {
-    found_t found = {"", -1};
     char why[1024] = "";
-    void *hdf5, *driver;
-    dl_iterate_phdr(find_hdf5, &found);
-    if (found.flavour < 0) {
-        fprintf(stderr, "pfio: H5Fopen called but no HDF5 library (libhdf5_serial.so.*, "
-                        "libhdf5_openmpi.so.*, ...) is loaded: cannot open files\n");
-        return;
-    }
-    hdf5 = dlopen(found.path, RTLD_NOLOAD | RTLD_LAZY);
-    hdf5_open = hdf5 != NULL ? (open_fn)dlsym(hdf5, "H5Fopen") : NULL;
-    if (hdf5_open == NULL) {
-        fprintf(stderr, "pfio: %s has no H5Fopen: cannot open files\n", found.path);
-        return;
-    }
-    if (flavours[found.flavour].driver == NULL) {
+    void *driver;
+    if (drivers[flavour].looked)
+        return drivers[flavour].auto_open;
+    drivers[flavour].looked = 1;
+    if (flavours[flavour].driver == NULL) {
         fprintf(stderr,
                 "pfio: this process runs HDF5 from %s, and pfio's HDF5 driver is built for "
-                "Debian's serial and Open MPI builds only: files are opened without pfio\n",
-                found.path);
-        return;
+                "Debian's serial and Open MPI builds only: its files are opened without pfio\n",
+                path);
+        return NULL;
     }
-    driver = load_driver(flavours[found.flavour].driver, why, sizeof why);
-    auto_open = driver != NULL ? (auto_open_fn)dlsym(driver, "H5FD_prefetch_auto_open") : NULL;
-    if (auto_open == NULL)
+    driver = load_driver(flavours[flavour].driver, why, sizeof why);
+    drivers[flavour].auto_open =
+        driver != NULL ? (auto_open_fn)dlsym(driver, "H5FD_prefetch_auto_open") : NULL;
+    if (drivers[flavour].auto_open == NULL)
         fprintf(stderr,
-                "pfio: %s (the driver for %s) could not be loaded (%s): files are opened "
+                "pfio: %s (the driver for %s) could not be loaded (%s): its files are opened "
                 "without pfio\n",
-                flavours[found.flavour].driver, found.path, why[0] ? why : "no auto-open entry");
+                flavours[flavour].driver, path, why[0] ? why : "no auto-open entry");
+    return drivers[flavour].auto_open;
 }
 
 hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl);
 
+/* The HDF5 whose H5Fopen the object at `caller` would call without this library: the first
+ * H5Fopen in that object's own dependencies (dlsym on its handle never sees LD_PRELOAD), else
+ * the first HDF5 the process loaded. */
+static void route(const void *caller, route_t *out)
+{
+    Dl_info at, lib;
+    found_t found = {"", -1};
+    void *object = NULL, *hdf5 = NULL;
+    open_fn fn = NULL;
+    out->caller = NULL;
+    out->hdf5_open = NULL;
+    out->auto_open = NULL;
+    if (dladdr(caller, &at) != 0) {
+        out->caller = at.dli_fbase;
+        if (at.dli_fname != NULL && at.dli_fname[0] != '\0')
+            object = dlopen(at.dli_fname, RTLD_NOLOAD | RTLD_LAZY);
+    }
+    if (object != NULL) {
+        fn = (open_fn)dlsym(object, "H5Fopen");
+        dlclose(object);
+    }
+    if (fn != NULL && fn != H5Fopen && dladdr((void *)fn, &lib) != 0 &&
+        flavour_of(lib.dli_fname) >= 0) {
+        snprintf(found.path, sizeof found.path, "%s", lib.dli_fname);
+        found.flavour = flavour_of(lib.dli_fname);
+    } else {
+        dl_iterate_phdr(find_hdf5, &found);
+        if (found.flavour < 0) {
+            fprintf(stderr, "pfio: H5Fopen called but no HDF5 library (libhdf5_serial.so.*, "
+                            "libhdf5_openmpi.so.*, ...) is loaded: cannot open files\n");
+            return;
+        }
+        hdf5 = dlopen(found.path, RTLD_NOLOAD | RTLD_LAZY);
+        fn = hdf5 != NULL ? (open_fn)dlsym(hdf5, "H5Fopen") : NULL;
+        if (hdf5 != NULL)
+            dlclose(hdf5);
+        if (fn == NULL || fn == H5Fopen) {
+            fprintf(stderr, "pfio: %s has no H5Fopen: cannot open files\n", found.path);
+            return;
+        }
+    }
+    out->hdf5_open = fn;
+    out->auto_open = driver_for(found.path, found.flavour);
+}
+
 hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
 {
-    pthread_once(&looked_up, look_up);
-    if (hdf5_open == NULL)
+    const void *caller = __builtin_return_address(0);
+    Dl_info at;
+    const void *base = dladdr(caller, &at) != 0 ? at.dli_fbase : NULL;
+    route_t r = {NULL, NULL, NULL};
+    int i;
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < nroutes && routes[i].caller != base; ++i)
+        ;
+    if (i < nroutes) {
+        r = routes[i];
+    } else {
+        route(caller, &r);
+        if (r.hdf5_open != NULL && nroutes < (int)(sizeof routes / sizeof routes[0]))
+            routes[nroutes++] = r;
+    }
+    pthread_mutex_unlock(&lock);
+    if (r.hdf5_open == NULL)
         return -1;
-    if (auto_open == NULL)
-        return hdf5_open(name, flags, fapl);
-    return auto_open(name, flags, fapl, hdf5_open);
+    if (r.auto_open == NULL)
+        return r.hdf5_open(name, flags, fapl);
+    return r.auto_open(name, flags, fapl, r.hdf5_open);
 }

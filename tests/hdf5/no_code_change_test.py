@@ -167,6 +167,79 @@ os.write(1, b'rank %%d values checked\\n' %% rank)
             counters = self.driver_counters(os.path.join(self.dir, "h5py-mpi.%d" % rank), self.h5)
             self.assertGreaterEqual(counters["raw_reads"], ROWS // CROWS // 2)
 
+    def test_one_file_object_per_file_as_hdf5_has_it(self):
+        # Round 4, item 10 (and h5py's own TestFileLocking.test_reopen): with file locking off,
+        # "r+" after "r" was refused by pfio's driver and then opened by the sec2 retry, and a
+        # reader opened while the program's own writer held the file became a second file
+        # object that missed the writer's unflushed objects. Now a file the program already has
+        # open goes through the driver it was opened with: the same outcome as plain HDF5.
+        path, made = os.path.join(self.dir, "reopen.h5"), os.path.join(self.dir, "made.h5")
+        script = """
+import h5py, numpy as np
+out = []
+with h5py.File(%r, 'w') as f:
+    f['x'] = np.arange(8)
+f = h5py.File(%r, 'r')
+try:
+    g = h5py.File(%r, 'r+')
+    out.append('r+ after r: opened, ' + ','.join(g.keys()))
+    g.close()
+except Exception as e:
+    out.append('r+ after r: refused')
+f.close()
+w = h5py.File(%r, 'w')
+w['a'] = np.arange(4)
+w.flush()
+w['b'] = np.arange(4)
+r = h5py.File(%r, 'r')
+out.append('reader sees ' + ','.join(sorted(r.keys())))
+r.close()
+w.close()
+print(';'.join(out))
+""" % (path, path, path, made, made)
+        locking = {"HDF5_USE_FILE_LOCKING": "FALSE"}
+        plain = run([PYTHON, "-c", script], locking, preload=False).stdout.strip()
+        self.assertEqual(plain, "r+ after r: refused;reader sees a,b")
+        done = run([PYTHON, "-c", script], locking)
+        self.assertEqual(done.stdout.strip(), plain, done.stderr[-2000:])
+
+    def test_two_hdf5_libraries_in_one_process(self):
+        # Round 4, item 11: netCDF4 (Debian's serial HDF5) beside h5py's MPI build in one
+        # process. The preload sent every H5Fopen to the first HDF5 it found, and netCDF4's open
+        # failed ("NetCDF: HDF error"); each open now goes to the HDF5 its caller linked, and
+        # through that HDF5's driver.
+        nc = os.path.join(self.dir, "two.nc")
+        make = """
+import netCDF4, numpy as np
+d = netCDF4.Dataset(%r, 'w')
+d.createDimension('t', 16); d.createDimension('x', 2048)
+v = d.createVariable('v', 'u8', ('t', 'x'), chunksizes=(1, 2048))
+v[:] = np.arange(16 * 2048, dtype='u8').reshape(16, 2048)
+d.close()
+""" % nc
+        run([PYTHON, "-c", make], preload=False)
+        h5_stats, nc_stats = self.stats_path("two-h5py"), self.stats_path("two-netcdf")
+        script = """
+from mpi4py import MPI
+import h5py, netCDF4, numpy as np, os
+assert h5py.get_config().mpi
+os.environ['PFIO_STATS_PATH'] = %r
+with h5py.File(%r, 'r') as f:
+    assert (f['x'][0:64, :] == np.arange(64 * %d, dtype='u8').reshape(64, %d)).all()
+os.environ['PFIO_STATS_PATH'] = %r
+with netCDF4.Dataset(%r) as d:
+    for t in range(16):
+        assert (d['v'][t, :] == np.arange(t * 2048, (t + 1) * 2048)).all(), t
+os.write(1, b'both values checked\\n')
+""" % (h5_stats, self.h5, COLS, COLS, nc_stats, nc)
+        mpirun = ["mpirun.openmpi", "--oversubscribe", "-np", "1"]
+        if os.getuid() == 0:
+            mpirun.insert(1, "--allow-run-as-root")
+        done = run(mpirun + ["-x", "LD_PRELOAD", PYTHON, "-c", script])
+        self.assertIn("both values checked", done.stdout)
+        self.assertGreaterEqual(self.driver_counters(h5_stats, self.h5)["raw_reads"], 1)
+        self.assertGreaterEqual(self.driver_counters(nc_stats, nc)["raw_reads"], 16)
+
     def test_netcdf4_xarray_and_nccopy(self):
         nc = os.path.join(self.dir, "series.nc")
         make = """
