@@ -365,7 +365,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     H5FD_prefetch_t *file;
     herr_t ret = -1;
     size_t i;
-    int rank;
+    int rank, scalar;
     hssize_t npoints;
     if (H5Iget_type(dset_id) != H5I_DATASET) {
         H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADTYPE, "dset_id %lld is not a dataset",
@@ -386,7 +386,8 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     }
     if (fits_dataset(dset_id, file_space_id, space, rank, npoints) < 0)
         goto done;
-    if (rank == 0) {
+    scalar = rank == 0;
+    if (scalar) {
         rank = 1;
         dims[0] = 1;
     }
@@ -399,8 +400,11 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     if (npoints > 0 && info->layout == H5D_CONTIGUOUS) {
         if (info->base == HADDR_UNDEF)
             info->base = H5Dget_offset(dset_id); /* written since it was looked at? */
-        if (info->base != HADDR_UNDEF && runs_in_box(space, rank, zeros, dims, info->elem,
-                                                     info->base, file->pfio_file, &list) < 0) {
+        if (info->base != HADDR_UNDEF && scalar) /* its one element: a box of a dataspace of
+                                                  * rank 0 is no hyperslab to list runs of */
+            H5FD__prefetch_extents_push(&list, file->pfio_file, (uint64_t)info->base, info->elem);
+        else if (info->base != HADDR_UNDEF && runs_in_box(space, rank, zeros, dims, info->elem,
+                                                          info->base, file->pfio_file, &list) < 0) {
             H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not list the runs of its selection",
                                  (long long)dset_id);

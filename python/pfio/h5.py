@@ -88,15 +88,16 @@ def _hyperslab(shape, selection):
                                 % (selection, dim, first, stop, extent))
             start.append(first)
             count.append(stop - first)
-        elif isinstance(index, int):
+        elif hasattr(index, "__index__") and not isinstance(index, bool):
+            index = index.__index__()  # an int, or numpy's integers
             if not -extent <= index < extent:
                 raise PfioError("selection %r: index %d of dimension %d: expected 0 .. %d"
                                 % (selection, index, dim, extent - 1))
             start.append(index % extent)
             count.append(1)
         else:
-            raise PfioError("selection %r: dimension %d is %r: expected an int or a slice"
-                            % (selection, dim, index))
+            raise PfioError("selection %r: dimension %d is %r (%s): expected an integer or a "
+                            "slice" % (selection, dim, index, type(index).__name__))
     return tuple(start), tuple(count)
 
 

@@ -37,6 +37,7 @@ class Package(unittest.TestCase):
             f.create_dataset("x", data=np.arange(ROWS * COLS, dtype="u8").reshape(ROWS, COLS),
                              chunks=(CROWS, CCOLS))
             f.create_dataset("flat", data=np.arange(100000, dtype="u8"))
+            f.create_dataset("one", data=np.uint64(7))  # a scalar dataset
 
     @classmethod
     def tearDownClass(cls):
@@ -120,6 +121,18 @@ class Package(unittest.TestCase):
                 pfio.h5.declare(x, (0, 0, 0))
             with self.assertRaisesRegex(pfio.PfioError, "expected an h5py.Dataset"):
                 pfio.h5.declare(f, (0, 0))
+            # Round 4, item 14: numpy's integers are integers ("dimension 0 is 3: expected an int
+            # or a slice"), and what is refused says its type; a scalar dataset is declared
+            # ("could not list the runs of its selection").
+            with self.assertRaisesRegex(pfio.PfioError, r"dimension 0 is '3' \(str\): expected an "
+                                                        r"integer or a slice"):
+                pfio.h5.declare(x, ("3", 0))
+            self.assertEqual(pfio.h5.declare(x, (np.int64(3), slice(None))), 1)
+            np.testing.assert_array_equal(x[np.int64(3), :], expected(3, 4, 0, COLS)[0])
+            before = pfio.h5.stats(f)["declared_bytes"]
+            self.assertEqual(pfio.h5.declare(f["one"]), 1)
+            self.assertEqual(f["one"][()], 7)
+            self.assertEqual(pfio.h5.stats(f)["declared_bytes"], before + 8)
             np.testing.assert_array_equal(x[5, :], expected(5, 6, 0, COLS)[0])  # still reads
 
     def test_a_file_not_read_through_pfio_is_refused_by_name(self):
