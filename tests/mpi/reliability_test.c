@@ -15,6 +15,12 @@
  *                independent reads return what the file holds (they failed for good before)
  *   hint-names   a prefetch* hint pfio does not know, and prefetch=maybe: named on rank 0's
  *                stderr with the nearest hint (they were ignored without a word)
+ *   changes      (round 4) the change matrix: each change kind (same-size rewrite, rewrite with
+ *                its mtime put back, partial rewrite, truncate, extend, a new file renamed over
+ *                the path, cut and regrown) made by another process at a random call of each
+ *                read kind (collective, independent sequential, strided), sync-barrier-sync:
+ *                every byte read before is the old file's and every byte after the new one's
+ *                (the old file's after a rename: the reader's handle keeps its inode)
  *   coarse       (round 4; only when named, DIR on a file system with whole-second times:
  *                tests/scripts/coarse-fs.sh) a same-size rewrite by another process within
  *                the second of the file's last change, after the reader looked: every byte read
@@ -449,6 +455,212 @@ static void test_hint_names(void)
     report(test, before);
 }
 
+/* ---- the change matrix ---------------------------------------------------------------- */
+
+#define CHANGE_SIZE (4LL << 20)
+#define CHANGE_BLOCK (64 << 10)
+
+/* What a file holds: [0, split) the pattern of seed_lo, [split, size) that of seed_hi, or zeros
+ * where seed_hi is 0. */
+typedef struct version_t {
+    long long size, split;
+    uint64_t seed_lo, seed_hi;
+} version_t;
+
+static unsigned char version_byte(const version_t *v, long long off)
+{
+    if (off < v->split)
+        return pattern_byte((uint64_t)off, v->seed_lo);
+    return v->seed_hi == 0 ? 0 : pattern_byte((uint64_t)off, v->seed_hi);
+}
+
+/* A read of `want` bytes at `off` that returned `got` into buf must be the version's bytes. */
+static void expect_version(const char *test, const char *what, const version_t *v,
+                           const unsigned char *buf, long long off, int want, int got)
+{
+    long long left = v->size - off;
+    int expect = left <= 0 ? 0 : left < want ? (int)left : want, i;
+    if (got != expect) {
+        fail(test, "%s: read of %d at %lld gave %d bytes, expected %d", what, want, off, got,
+             expect);
+        return;
+    }
+    for (i = 0; i < got; ++i)
+        if (buf[i] != version_byte(v, off + i)) {
+            fail(test, "%s: byte at %lld is 0x%02x, expected 0x%02x", what, off + i, buf[i],
+                 version_byte(v, off + i));
+            return;
+        }
+}
+
+enum { READ_COLLECTIVE, READ_SEQUENTIAL, READ_STRIDED, READ_KINDS };
+static const char *const read_kinds[] = {"collective", "sequential", "strided"};
+
+/* Call k of read kind `kind`: where this rank reads and how much. */
+static long long read_offset(int kind, int k, int *length)
+{
+    *length = kind == READ_COLLECTIVE ? CHANGE_BLOCK : kind == READ_SEQUENTIAL ? 16 << 10 : 8 << 10;
+    if (kind == READ_COLLECTIVE)
+        return ((long long)k * nprocs + rank) * CHANGE_BLOCK;
+    if (kind == READ_SEQUENTIAL)
+        return (long long)rank * (CHANGE_SIZE / nprocs) + (long long)k * (16 << 10);
+    return ((long long)k * nprocs * 3 + rank) * (8 << 10);
+}
+
+static int read_calls(int kind)
+{
+    int length;
+    (void)read_offset(kind, 0, &length);
+    return kind == READ_COLLECTIVE   ? (int)(CHANGE_SIZE / CHANGE_BLOCK / nprocs)
+           : kind == READ_SEQUENTIAL ? (int)(CHANGE_SIZE / nprocs / length)
+                                     : (int)(CHANGE_SIZE / ((long long)nprocs * 3 * length));
+}
+
+static void read_and_expect(const char *test, const char *what, MPI_File fh, int kind, int from,
+                            int to, const version_t *v)
+{
+    unsigned char *buf = malloc(CHANGE_BLOCK);
+    MPI_Status st;
+    int k;
+    for (k = from; k < to; ++k) {
+        int length, got = -1;
+        long long off = read_offset(kind, k, &length);
+        memset(buf, SENTINEL, (size_t)length);
+        if (kind == READ_COLLECTIVE)
+            MPI_File_read_at_all(fh, off, buf, length, MPI_BYTE, &st);
+        else
+            MPI_File_read_at(fh, off, buf, length, MPI_BYTE, &st);
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        expect_version(test, what, v, buf, off, length, got);
+    }
+    free(buf);
+}
+
+enum {
+    CHANGE_REWRITE,
+    CHANGE_MTIME_KEPT,
+    CHANGE_PARTIAL,
+    CHANGE_TRUNCATE,
+    CHANGE_EXTEND,
+    CHANGE_RENAME,
+    CHANGE_CUT_REGROW,
+    CHANGE_KINDS
+};
+static const char *const change_kinds[] = {
+    "same-size rewrite",    "rewrite, mtime put back", "partial rewrite", "truncate", "extend",
+    "rename over the path", "cut and regrown"};
+
+static void write_pattern(int fd, long long from, long long to, uint64_t seed)
+{
+    unsigned char *buf = malloc(1 << 20);
+    long long off;
+    for (off = from; off < to; off += 1 << 20) {
+        long long n = to - off < (1 << 20) ? to - off : (1 << 20);
+        pattern_fill(buf, (uint64_t)off, (uint64_t)n, seed);
+        if (pwrite(fd, buf, (size_t)n, (off_t)off) != (ssize_t)n)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    free(buf);
+}
+
+/* Rank 0 changes the file as another process would; every rank gets the version it now holds
+ * for a reader that opened it before. */
+static void make_change(const char *path, int change, version_t *v)
+{
+    const long long size = CHANGE_SIZE;
+    version_t next = {size, 0, SEED, SEED2};
+    switch (change) {
+    case CHANGE_PARTIAL:
+        next.split = size / 2;
+        break;
+    case CHANGE_TRUNCATE:
+        next.size = next.split = size / 3;
+        next.seed_hi = 0;
+        break;
+    case CHANGE_EXTEND:
+        next.size = next.split = size + size / 2;
+        break;
+    case CHANGE_RENAME:
+        next = *v; /* the reader's handle keeps the inode it opened */
+        break;
+    case CHANGE_CUT_REGROW:
+        next.split = size / 2;
+        next.seed_hi = 0;
+        break;
+    }
+    if (rank == 0) {
+        char other[1100];
+        struct stat before;
+        int fd = -1;
+        stat(path, &before);
+        if (change == CHANGE_RENAME) {
+            snprintf(other, sizeof other, "%s.new", path);
+            fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        } else {
+            fd = open(path, O_WRONLY);
+        }
+        if (fd < 0)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        if (change == CHANGE_REWRITE || change == CHANGE_MTIME_KEPT || change == CHANGE_RENAME)
+            write_pattern(fd, 0, size, SEED2);
+        else if (change == CHANGE_PARTIAL)
+            write_pattern(fd, size / 2, size, SEED2);
+        else if (change == CHANGE_TRUNCATE && ftruncate(fd, (off_t)(size / 3)) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        else if (change == CHANGE_EXTEND)
+            write_pattern(fd, size, size + size / 2, SEED);
+        else if (change == CHANGE_CUT_REGROW &&
+                 (ftruncate(fd, (off_t)(size / 2)) != 0 || ftruncate(fd, (off_t)size) != 0))
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        if (change == CHANGE_MTIME_KEPT) {
+            struct timespec times[2] = {before.st_atim, before.st_mtim};
+            futimens(fd, times);
+        }
+        if (fsync(fd) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        close(fd);
+        if (change == CHANGE_RENAME && rename(other, path) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    *v = next;
+}
+
+static void test_changes(void)
+{
+    const char *test = "changes: every change kind at a random call of every read kind";
+    int before = failures, change, kind;
+    unsigned seed = 12345;
+    for (change = 0; change < CHANGE_KINDS; ++change) {
+        for (kind = 0; kind < READ_KINDS; ++kind) {
+            char path[1024], name[64], what[128];
+            const int calls = read_calls(kind);
+            int at;
+            version_t v = {CHANGE_SIZE, CHANGE_SIZE, SEED, 0};
+            MPI_File fh;
+            seed = seed * 1103515245u + 12345u; /* the same on every rank */
+            at = 1 + (int)((seed >> 8) % (unsigned)(calls - 1));
+            snprintf(name, sizeof name, "changes-%d-%d.dat", change, kind);
+            snprintf(what, sizeof what, "%s during %s reads (call %d of %d)", change_kinds[change],
+                     read_kinds[kind], at, calls);
+            path_of(path, sizeof path, name);
+            make_file(path, CHANGE_SIZE, SEED);
+            must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+            read_and_expect(test, what, fh, kind, 0, at, &v);
+            MPI_Barrier(MPI_COMM_WORLD); /* every rank is done with the old bytes */
+            make_change(path, change, &v);
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_File_sync(fh); /* refused on a read-only handle: the driver's look sees it */
+            MPI_Barrier(MPI_COMM_WORLD);
+            read_and_expect(test, what, fh, kind, at, calls, &v);
+            read_and_expect(test, what, fh, kind, 0, at, &v);
+            MPI_File_close(&fh);
+            if (rank == 0)
+                unlink(path);
+        }
+    }
+    report(test, before);
+}
+
 /* ---- a rewrite within the second, on a file system that keeps whole seconds ------------ */
 
 static double second_fraction(void)
@@ -545,6 +757,8 @@ int main(int argc, char **argv)
         test_truncate();
     if (wanted("hint-names"))
         test_hint_names();
+    if (wanted("changes"))
+        test_changes();
     if (only != NULL && strcmp(only, "coarse") == 0)
         test_coarse();
     return finish();
