@@ -21,8 +21,8 @@
 #include "../common/sequential_rate.h"
 
 #define SEED 23
-#define BLOCK 47008
-#define PER_CALL 100
+#define DEFAULT_BLOCK 47008 /* IO500's ior-hard transfer size */
+#define DEFAULT_PER_CALL 100
 #define MAX_RUNS 4096
 #define SEQ_DEPTH 4 /* the sequential yardstick's reads in flight */
 #define NMETHODS                                                                \
@@ -35,6 +35,8 @@ typedef struct {
   const char *file, *workloads, *methods, *json, *budget;
   unsigned long long size;
   int rounds, keep, independent, prepare;
+  long long block;   /* ior-hard and random: bytes per block */
+  int per_call;      /* ior-hard and random: blocks per rank per call */
   double compute_ms; /* 0: none; < 0: auto (the stock driver's read time per call) */
 } Options;
 

@@ -18,7 +18,7 @@ void usage(void) {
         "         [--methods "
         "ompio,romio,pfio,pfio-declared,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq]"
         "\n"
-        "         [--budget BYTES]\n"
+        "         [--budget BYTES] [--per-call N (100)] [--block BYTES (47008)]\n"
         "         [--calls collective|independent] [--compute MS|auto]\n"
         "         [--json PATH] [--keep] [--prepare]\n"
         "Reads one shared self-verifying file with every method in one invocation and\n"
@@ -42,17 +42,13 @@ static unsigned long long parse_size(const char *flag, const char *s) {
 }
 
 Options parse(int argc, char **argv) {
-  Options o = {"pfio-mpibench.data",
-               "ior-hard,random,btio,tiles,restart",
-               "ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq",
-               NULL,
-               NULL,
-               1ULL << 30,
-               3,
-               0,
-               0,
-               0,
-               0};
+  Options o = {.file = "pfio-mpibench.data",
+               .workloads = "ior-hard,random,btio,tiles,restart",
+               .methods = "ompio,romio,pfio,pfio-noplan,pfio-engine,romio-again,seq",
+               .size = 1ULL << 30,
+               .rounds = 3,
+               .block = DEFAULT_BLOCK,
+               .per_call = DEFAULT_PER_CALL};
   int i;
   for (i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -80,8 +76,18 @@ Options parse(int argc, char **argv) {
       o.rounds = atoi(v);
     else if (strcmp(a, "--budget") == 0)
       o.budget = v;
-    else if (strcmp(a, "--calls") == 0 &&
-             (strcmp(v, "collective") == 0 || strcmp(v, "independent") == 0))
+    else if (strcmp(a, "--per-call") == 0) {
+      char *end;
+      long n = strtol(v, &end, 10);
+      if (end == v || *end != '\0' || n < 1 || n > 100000)
+        die("--per-call: expected blocks per rank per call, 1 to 100000, got ", v);
+      o.per_call = (int)n;
+    } else if (strcmp(a, "--block") == 0) {
+      o.block = (long long)parse_size(a, v);
+      if (o.block < 8 || o.block > (64LL << 20) || o.block % 8 != 0)
+        die("--block: expected bytes per block, a multiple of 8 from 8 to 64M, got ", v);
+    } else if (strcmp(a, "--calls") == 0 &&
+               (strcmp(v, "collective") == 0 || strcmp(v, "independent") == 0))
       o.independent = strcmp(v, "independent") == 0;
     else if (strcmp(a, "--calls") == 0)
       die("--calls: expected collective or independent, got ", v);

@@ -30,22 +30,26 @@ static int cmp_ll(const void *a, const void *b) {
 /* ---- workloads: each call of each rank is a list of extents in view order --------------- */
 
 static long long nblocks(unsigned long long size) {
-  return (long long)(size / BLOCK);
+  return (long long)(size / (unsigned long long)opts.block);
 }
 
 static void iorhard_extents(const Workload *w, int call, Extents *e) {
+  const int per_call = opts.per_call;
   int i;
   (void)w;
-  for (i = 0; i < PER_CALL; ++i)
-    ext_add(e, (((long long)call * PER_CALL + i) * nprocs + rank) * BLOCK, BLOCK);
+  for (i = 0; i < per_call; ++i)
+    ext_add(e, (((long long)call * per_call + i) * nprocs + rank) * opts.block, opts.block);
 }
 
 static void random_extents(const Workload *w, int call, Extents *e) {
-  long long mine[PER_CALL];
+  const int per_call = opts.per_call;
+  long long *mine = malloc((size_t)per_call * sizeof *mine);
   int i;
-  memcpy(mine, w->perm + ((long long)call * nprocs + rank) * PER_CALL, sizeof mine);
-  qsort(mine, PER_CALL, sizeof mine[0], cmp_ll);
-  for (i = 0; i < PER_CALL; ++i) ext_add(e, mine[i] * BLOCK, BLOCK);
+  memcpy(mine, w->perm + ((long long)call * nprocs + rank) * per_call,
+         (size_t)per_call * sizeof *mine);
+  qsort(mine, (size_t)per_call, sizeof mine[0], cmp_ll);
+  for (i = 0; i < per_call; ++i) ext_add(e, mine[i] * opts.block, opts.block);
+  free(mine);
 }
 
 /* btio: this rank's subarray of time step `call` (C order: x slowest). */
@@ -103,13 +107,13 @@ void make_workload(Workload *w, const char *name, unsigned long long size) {
   memset(w, 0, sizeof *w);
   w->name = name;
   if (strcmp(name, "ior-hard") == 0) {
-    w->calls = (int)(nblocks(size) / ((long long)PER_CALL * nprocs));
+    w->calls = (int)(nblocks(size) / ((long long)opts.per_call * nprocs));
     w->extents = iorhard_extents;
   } else if (strcmp(name, "random") == 0) {
     long long total, i;
     unsigned long long s = 12345;
-    w->calls = (int)(nblocks(size) / ((long long)PER_CALL * nprocs));
-    total = (long long)w->calls * PER_CALL * nprocs;
+    w->calls = (int)(nblocks(size) / ((long long)opts.per_call * nprocs));
+    total = (long long)w->calls * opts.per_call * nprocs;
     w->perm = malloc((size_t)total * sizeof *w->perm);
     for (i = 0; i < total; ++i) w->perm[i] = i;
     for (i = total - 1; i > 0; --i) { /* the same shuffle on every rank */

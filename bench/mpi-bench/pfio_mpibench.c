@@ -3,11 +3,12 @@
  * usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES] [--workloads LIST]
  *                                   [--methods LIST] [--rounds R] [--budget BYTES]
  *                                   [--calls collective|independent] [--json PATH]
- *                                   [--keep] [--help]
+ *                                   [--per-call N] [--block BYTES] [--keep] [--help]
  * Workloads (all by default):
- *   ior-hard  blocks of 47,008 bytes interleaved over the ranks, one segment (100 blocks per
- *             rank) per MPI_File_read_all (IO500's ior-hard read shape)
- *   random    a seeded permutation of all blocks dealt to ranks and calls (100 per call)
+ *   ior-hard  blocks of --block bytes (47,008: IO500's ior-hard transfer size) interleaved over
+ *             the ranks, --per-call blocks per rank (100) per MPI_File_read_all; IOR's own
+ *             ior-hard reads one block per rank per call (--per-call 1)
+ *   random    a seeded permutation of all blocks dealt to ranks and calls (--per-call per call)
  *   btio      a 3-D array of doubles per time step in a block decomposition over the ranks
  *             (MPI_Dims_create), subarray file views, one collective read per time step
  *   tiles     an out-of-core matrix (row-major doubles, 1024 x 1024 tiles): each rank reads its

@@ -66,4 +66,24 @@ if run 1 "$work/badcompute" "$driver" -- "$bench" --compute 2x >"$work/badcomput
 fi
 grep -q -- "--compute: expected milliseconds per call" "$work/badcompute.out" ||
   { cat "$work/badcompute.out"; echo "FAIL: --compute 2x not named"; exit 1; }
+# The field's shapes: one block of 64 KiB per rank per call (IOR's ior-hard), collective and
+# independent, every byte verified; the shape in the JSON; bad values named.
+for calls in collective independent; do
+  run 2 "$work/one-$calls" "$driver" "${preload[@]}" -- "$bench" --file "$work/bench.data" \
+    --size 64M --rounds 1 --workloads ior-hard,random --methods romio,pfio --calls "$calls" \
+    --per-call 1 --block 64K --json "$work/one-$calls.jsonl" >"$work/one-$calls.out" 2>&1 ||
+    { cat "$work/one-$calls.out"; exit 1; }
+  for w in ior-hard random; do
+    grep -q "\"workload\": \"$w\", \"method\": \"pfio\".*\"calls\": \"$calls\", \"block\": 65536, \"per_call\": 1, \"verified\": true" \
+      "$work/one-$calls.jsonl" || { cat "$work/one-$calls.jsonl"; echo "FAIL: no $w run of one 64 KiB block per call ($calls)"; exit 1; }
+  done
+done
+for bad in "--per-call 0" "--per-call 2x" "--block 12" "--block 1G"; do
+  # shellcheck disable=SC2086
+  if run 1 "$work/badshape" "$driver" -- "$bench" $bad >"$work/badshape.out" 2>&1; then
+    echo "FAIL: $bad was accepted"; exit 1
+  fi
+  grep -q -- "${bad%% *}: expected" "$work/badshape.out" ||
+    { cat "$work/badshape.out"; echo "FAIL: $bad not named"; exit 1; }
+done
 echo "ok pfio-mpibench ($mpi)"
