@@ -131,8 +131,13 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
     PlanAhead(schedule, plans, static_cast<size_t>(my_aggregator_), file_size);
   // 3. Rounds: read, ship, copy out (collective_reader_rounds.cc).
   std::string read_error;
+  const uint64_t steps_before = stats_.exchange_steps;
   const Outcome rounds = ReadRounds(schedule, pieces, starts, &read_error, error);
   if (rounds != Outcome::kRead) return rounds;
+  // Every rank knows whether anything was shipped (the schedule is the same everywhere): when
+  // not, every rank's bytes are its own reads and its own error is the whole verdict, without a
+  // collective (one block per rank per call, IOR's shape: 110-226 us of a 430 us call).
+  const bool shipped = stats_.exchange_steps != steps_before;
   if (!advise_after_.empty()) {  // the next call's dense runs (PlanAhead)
     if (pfio_advise_now(ctx_, advise_after_.data(), advise_after_.size()) == PFIO_OK) {
       for (const pfio_extent &e : advise_after_) stats_.bytes_advised += e.length;
@@ -141,8 +146,13 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
     }
     advise_after_.clear();
   }
-  // 4. One verdict for every rank.
-  const Outcome verdict = Verdict(read_error, error);
+  // 4. One verdict for every rank that received another's bytes.
+  if (!shipped && !read_error.empty()) {
+    *error =
+        "aggregator rank " + std::to_string(transport_->rank()) + " failed to read: " + read_error;
+    return Outcome::kError;
+  }
+  const Outcome verdict = shipped ? Verdict(read_error, error) : Outcome::kRead;
   if (verdict != Outcome::kRead) return verdict;
   stats_.bytes_received += total;
   *nread = total;

@@ -161,7 +161,8 @@ class CollectiveReader {
                         const std::vector<uint64_t> &send_counts, uint64_t send_total,
                         const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
                         bool copy_out);
-  // 4: the lowest-numbered failing rank's message on every rank (kError), or kRead.
+  // 4, when bytes were shipped: the lowest-numbered failing rank's message on every rank
+  // (kError), or kRead.
   Outcome Verdict(const std::string &read_error, std::string *error);
 
   // The head of every rank's plan message: flags, the file size its pfio knows, its round
