@@ -37,6 +37,7 @@ typedef struct {
   int rounds, keep, independent, prepare;
   long long block;   /* ior-hard and random: bytes per block */
   int per_call;      /* ior-hard and random: blocks per rank per call */
+  int hot;           /* --cache hot: the file stays in the page cache (the cost of a call) */
   double compute_ms; /* 0: none; < 0: auto (the stock driver's read time per call) */
 } Options;
 

@@ -19,6 +19,7 @@ void usage(void) {
         "ompio,romio,pfio,pfio-declared,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq]"
         "\n"
         "         [--budget BYTES] [--per-call N (100)] [--block BYTES (47008)]\n"
+        "         [--cache cold|hot (cold)]\n"
         "         [--calls collective|independent] [--compute MS|auto]\n"
         "         [--json PATH] [--keep] [--prepare]\n"
         "Reads one shared self-verifying file with every method in one invocation and\n"
@@ -76,6 +77,10 @@ Options parse(int argc, char **argv) {
       o.rounds = atoi(v);
     else if (strcmp(a, "--budget") == 0)
       o.budget = v;
+    else if (strcmp(a, "--cache") == 0 && (strcmp(v, "cold") == 0 || strcmp(v, "hot") == 0))
+      o.hot = strcmp(v, "hot") == 0;
+    else if (strcmp(a, "--cache") == 0)
+      die("--cache: expected cold (the file evicted before every run) or hot, got ", v);
     else if (strcmp(a, "--per-call") == 0) {
       char *end;
       long n = strtol(v, &end, 10);

@@ -183,7 +183,7 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   double t0, t_in = 0, t, secs, in_max = 0, cpu0, cpu, phase[3] = {0, 0, 0}; /* open, view, close */
   double busy = 0, steps = compute_steps(compute_ms);
   int call, ok;
-  evict(o);
+  if (!o->hot) evict(o);
   reset_peak_rss();
   MPI_Barrier(MPI_COMM_WORLD);
   cpu0 = cpu_seconds();

@@ -3,7 +3,8 @@
  * usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES] [--workloads LIST]
  *                                   [--methods LIST] [--rounds R] [--budget BYTES]
  *                                   [--calls collective|independent] [--json PATH]
- *                                   [--per-call N] [--block BYTES] [--keep] [--help]
+ *                                   [--per-call N] [--block BYTES] [--cache cold|hot]
+ *                                   [--keep] [--help]
  * Workloads (all by default):
  *   ior-hard  blocks of --block bytes (47,008: IO500's ior-hard transfer size) interleaved over
  *             the ranks, --per-call blocks per rank (100) per MPI_File_read_all; IOR's own
@@ -35,6 +36,8 @@
  *   seq          the limit: rank 0 reads the whole file sequentially (O_DIRECT, 8 MiB reads,
  *                4 in flight)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
+ * --cache hot leaves the file in the page cache (it is read once when made or checked, and
+ *   never evicted): what the methods' calls cost, without the device's time and its noise.
  * --compute MS|auto: computation between reads. After every call's check, each rank runs a
  *   busy loop of a fixed amount of work (bench/common/busy_compute.h, calibrated at start-up
  *   with every rank spinning at once, the ranks' mean rate agreed on, and checked against a

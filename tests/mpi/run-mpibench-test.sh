@@ -74,11 +74,11 @@ for calls in collective independent; do
     --per-call 1 --block 64K --json "$work/one-$calls.jsonl" >"$work/one-$calls.out" 2>&1 ||
     { cat "$work/one-$calls.out"; exit 1; }
   for w in ior-hard random; do
-    grep -q "\"workload\": \"$w\", \"method\": \"pfio\".*\"calls\": \"$calls\", \"block\": 65536, \"per_call\": 1, \"verified\": true" \
+    grep -q "\"workload\": \"$w\", \"method\": \"pfio\".*\"calls\": \"$calls\", \"block\": 65536, \"per_call\": 1, \"cache\": \"cold\", \"verified\": true" \
       "$work/one-$calls.jsonl" || { cat "$work/one-$calls.jsonl"; echo "FAIL: no $w run of one 64 KiB block per call ($calls)"; exit 1; }
   done
 done
-for bad in "--per-call 0" "--per-call 2x" "--block 12" "--block 1G"; do
+for bad in "--per-call 0" "--per-call 2x" "--block 12" "--block 1G" "--cache warm"; do
   # shellcheck disable=SC2086
   if run 1 "$work/badshape" "$driver" -- "$bench" $bad >"$work/badshape.out" 2>&1; then
     echo "FAIL: $bad was accepted"; exit 1
