@@ -1,5 +1,6 @@
 #include "common/fs_type.h"
 
+#include <sys/stat.h>
 #include <sys/statfs.h>
 
 #include "common/status.h"
@@ -72,6 +73,16 @@ bool PathOnRemoteStorage(const std::string &path) {
 bool OnLustre(int fd) {
   uint64_t type = 0;
   return FsType(fd, &type) && type == kLustreSuperMagic;
+}
+
+const char *NotRegularKind(mode_t mode) {
+  return S_ISLNK(mode)    ? "a symbolic link"
+         : S_ISFIFO(mode) ? "a FIFO"
+         : S_ISDIR(mode)  ? "a directory"
+         : S_ISCHR(mode)  ? "a character device"
+         : S_ISBLK(mode)  ? "a block device"
+         : S_ISSOCK(mode) ? "a socket"
+                          : "not a regular file";
 }
 
 }  // namespace pfio

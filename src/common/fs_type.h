@@ -5,6 +5,8 @@
 // request pays a round trip: there fewer, larger requests pay (docs/limits.md, the test bed).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
@@ -17,5 +19,8 @@ bool OnLustre(int fd);
 bool OnRemoteStorage(int fd);
 // The same for the file system holding `path` (statfs); false when it cannot be looked at.
 bool PathOnRemoteStorage(const std::string &path);
+// What a file that is not a regular one is, from its st_mode, for messages ("a FIFO", "a
+// symbolic link", "a directory", ...).
+const char *NotRegularKind(mode_t mode);
 
 }  // namespace pfio

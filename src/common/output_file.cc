@@ -9,22 +9,14 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/fs_type.h"
+
 namespace pfio {
 
 namespace {
 
 std::string Quoted(const std::string &path) {
   return "\"" + path + "\"";
-}
-
-const char *KindOf(mode_t mode) {
-  return S_ISLNK(mode)    ? "a symbolic link"
-         : S_ISDIR(mode)  ? "a directory"
-         : S_ISFIFO(mode) ? "a FIFO"
-         : S_ISCHR(mode)  ? "a character device"
-         : S_ISBLK(mode)  ? "a block device"
-         : S_ISSOCK(mode) ? "a socket"
-                          : "not a regular file";
 }
 
 bool BeginsWith(const std::string &path, std::string_view signature) {
@@ -53,7 +45,7 @@ std::string CheckOutputTarget(const std::string &path, const OutputKind &kind,
     return named + ": " + std::strerror(errno) + "; nothing is written";
   }
   if (!S_ISREG(target.st_mode)) {
-    return named + " is " + KindOf(target.st_mode) +
+    return named + " is " + NotRegularKind(target.st_mode) +
            "; refused, nothing is written (expected a new path or a pfio " + kind.name + ")";
   }
   struct stat data {};

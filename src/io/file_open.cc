@@ -77,13 +77,8 @@ Status OpenFileHandle(const FileSource &source, bool want_direct, FileHandle *ou
   if (!first.ok()) return first;
   if (!S_ISREG(st.st_mode)) {
     if (f.buffered_fd >= 0) close(f.buffered_fd);
-    const char *kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
-                       : S_ISDIR(st.st_mode)  ? "a directory"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                       : S_ISBLK(st.st_mode)  ? "a block device"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "not a regular file";
-    return Status::Invalid(Format("%s is %s: expected a regular file", path.c_str(), kind));
+    return Status::Invalid(
+        Format("%s is %s: expected a regular file", path.c_str(), NotRegularKind(st.st_mode)));
   }
   fcntl(f.buffered_fd, F_SETFL, fcntl(f.buffered_fd, F_GETFL) & ~O_NONBLOCK);
   f.size = static_cast<uint64_t>(st.st_size);

@@ -40,6 +40,14 @@ def run(argv, env_extra=None, preload=True, check=True):
     return done
 
 
+def open_mpi_run(ranks):
+    """Open MPI's mpirun for `ranks` ranks on this machine (as root too)."""
+    mpirun = ["mpirun.openmpi", "--oversubscribe", "-np", str(ranks)]
+    if os.getuid() == 0:
+        mpirun.insert(1, "--allow-run-as-root")
+    return mpirun
+
+
 class NoCodeChange(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -144,9 +152,7 @@ print('read back')
         self.assertIn("read back", done.stdout)
 
     def test_h5py_mpi_under_mpirun(self):
-        mpirun = ["mpirun.openmpi", "--oversubscribe", "-np", "2"]
-        if os.getuid() == 0:
-            mpirun.insert(1, "--allow-run-as-root")
+        mpirun = open_mpi_run(2)
         script = """
 from mpi4py import MPI
 import h5py, numpy as np, os
@@ -232,9 +238,7 @@ with netCDF4.Dataset(%r) as d:
         assert (d['v'][t, :] == np.arange(t * 2048, (t + 1) * 2048)).all(), t
 os.write(1, b'both values checked\\n')
 """ % (h5_stats, self.h5, COLS, COLS, nc_stats, nc)
-        mpirun = ["mpirun.openmpi", "--oversubscribe", "-np", "1"]
-        if os.getuid() == 0:
-            mpirun.insert(1, "--allow-run-as-root")
+        mpirun = open_mpi_run(1)
         done = run(mpirun + ["-x", "LD_PRELOAD", PYTHON, "-c", script])
         self.assertIn("both values checked", done.stdout)
         self.assertGreaterEqual(self.driver_counters(h5_stats, self.h5)["raw_reads"], 1)

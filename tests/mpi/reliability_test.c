@@ -9,8 +9,9 @@
  *   plan-info    the info key prefetch_plan with values an application might put there (abc,
  *                0x10, -1, a stack address) at open and in set_info: no crash, refused with a
  *                message; get_info never returns an address; a declaration still works
- *   record       prefetch_record naming the file being read, or another file that is not a
- *                pfio record: refused, the file intact; an old record is replaced whole
+ *   record       prefetch_record or prefetch_stats naming the file being read, or another
+ *                file that is not pfio's of that kind: refused, the file intact, the close a
+ *                success; an old record is replaced whole
  *   truncate     another process truncates a read-only file, then grows it: collective and
  *                independent reads return what the file holds (they failed for good before)
  *   hint-names   a prefetch* hint pfio does not know, and prefetch=maybe: named on rank 0's
@@ -278,7 +279,8 @@ static void test_plan_info(void)
 
 static void test_record(void)
 {
-    const char *test = "record: prefetch_record never overwrites what is not a pfio record";
+    const char *test = "record: prefetch_record and prefetch_stats never overwrite what is not "
+                       "pfio's";
     int before = failures;
     char path[1024], other[1024], rec[1024];
     unsigned char buf[4096];
@@ -286,7 +288,7 @@ static void test_record(void)
     MPI_Info info;
     MPI_Status st;
     struct stat sb;
-    int rc, k;
+    int rc, k, j;
     path_of(path, sizeof path, "record-data.dat");
     path_of(other, sizeof other, "record-other.txt");
     path_of(rec, sizeof rec, "record.plan");
@@ -299,28 +301,33 @@ static void test_record(void)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     {
-        const char *targets[2] = {path, other};
-        for (k = 0; k < 2; ++k) {
-            MPI_Info_create(&info);
-            MPI_Info_set(info, "prefetch_record", (char *)targets[k]);
-            /* the hint is refused with a message on rank 0; the file opens and reads */
-            must_open(test, path, MPI_MODE_RDONLY, info, &fh);
-            for (rc = 0; rc < 4; ++rc) {
-                long long off = ((long long)rc * nprocs + rank) * 4096;
-                MPI_File_read_at_all(fh, off, buf, 4096, MPI_BYTE, &st);
-                check_range(test, buf, off, 4096, SEED);
+        /* Round 4: the job summary (prefetch_stats) follows the rule of the record; the close
+         * that cannot write it still succeeds (the data file became 734 bytes of JSON). */
+        const char *targets[2] = {path, other}, *keys[2] = {"prefetch_record", "prefetch_stats"};
+        for (j = 0; j < 2; ++j)
+            for (k = 0; k < 2; ++k) {
+                MPI_Info_create(&info);
+                MPI_Info_set(info, (char *)keys[j], (char *)targets[k]);
+                /* the hint is refused with a message on rank 0; the file opens and reads */
+                must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+                for (rc = 0; rc < 4; ++rc) {
+                    long long off = ((long long)rc * nprocs + rank) * 4096;
+                    MPI_File_read_at_all(fh, off, buf, 4096, MPI_BYTE, &st);
+                    check_range(test, buf, off, 4096, SEED);
+                }
+                rc = MPI_File_close(&fh);
+                if (rc != MPI_SUCCESS)
+                    fail(test, "MPI_File_close with %s = %s returned %d", keys[j], targets[k], rc);
+                MPI_Info_free(&info);
             }
-            MPI_File_close(&fh);
-            MPI_Info_free(&info);
-        }
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         if (stat(path, &sb) != 0 || sb.st_size != (1 << 20))
-            fail(test, "the data file is %lld bytes after prefetch_record named it",
+            fail(test, "the data file is %lld bytes after prefetch_record and _stats named it",
                  (long long)sb.st_size);
         if (stat(other, &sb) != 0 || sb.st_size != 9)
-            fail(test, "%s is %lld bytes after prefetch_record named it", other,
+            fail(test, "%s is %lld bytes after prefetch_record and _stats named it", other,
                  (long long)sb.st_size);
     }
     /* a record, then a second one over it: the old record is replaced */
