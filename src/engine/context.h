@@ -151,7 +151,7 @@ class Context : private ReadPath::Host {
   // so, or marked by a short direct read) gets its size read again and the prefetched bytes of
   // the context are dropped and the plan kept, so its reads are issued again, after the change.
   Status RevalidateIfDue(Lock &lock);
-  void ReplanAfterChange();
+  Status ReplanAfterChange(Lock &lock);
 
   // Constant after construction.
   const Config cfg_;
