@@ -52,11 +52,15 @@ typedef struct ADIOI_PREFETCH_File {
     pfio_stride *stride;   /* single-extent reads: strided runs (pfio/pfio_predict.h); lazily */
     pfio_calls *calls;     /* multi-extent requests that repeat shifted; lazily */
     int planned_calls;     /* predicted requests appended to the plan and not yet read */
+    pfio_judge *judge;     /* independent reads: pfio's path or ROMIO's (step_aside); lazily */
+    int judge_stock;       /* the judge gave the last independent read to ROMIO's path */
     /* Collective reads through pfio's collective layer (ad_prefetch_rdcoll.c) */
     int coll_enabled;       /* prefetch_collective */
     int coll_lookahead;     /* prefetch_coll_lookahead: calls predicted ahead */
     uint64_t coll_ahead;    /* prefetch_coll_ahead: bytes of later calls planned; 0: default */
     int coll_timeout_s;     /* prefetch_coll_timeout: bound of waits for other ranks */
+    int step_aside;         /* prefetch_step_aside: ROMIO's path while pfio's is slower */
+    int stepping_aside;     /* inside a collective call handed to ROMIO: its reads are stock */
     int coll_state;         /* 0 before the first collective read, 1 on, -1 off (all ranks) */
     char coll_why_off[160]; /* why collective reads take ROMIO's two-phase path */
     char record_path[1024]; /* prefetch_record: rank 0 writes the job's collective plan */
@@ -100,6 +104,8 @@ ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd);
 int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status);
 /* Forgets what the independent reads predicted from (the file changed, or the view did). */
 void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf);
+/* CLOCK_MONOTONIC in nanoseconds: how stepping aside times both paths of a call alike. */
+uint64_t ADIOI_PREFETCH_Now_ns(void);
 
 /* ad_prefetch_read.c */
 void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,

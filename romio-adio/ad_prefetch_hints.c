@@ -275,6 +275,7 @@ static void apply_collective_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     pf->coll_enabled = (int)number(pf, "collective", 1);
     pf->coll_lookahead = (int)number(pf, "coll_lookahead", 8);
     pf->coll_timeout_s = (int)number(pf, "coll_timeout", 600);
+    pf->step_aside = (int)number(pf, "step_aside", 1);
     pf->coll_ahead = number(pf, "coll_ahead", 0);
     pf->print_hints = (int)number(pf, "print_hints", 0);
     /* A path longer than the driver keeps is named and not used (no record, no replay). */
@@ -337,19 +338,22 @@ static void rank_stats_path(ADIOI_PREFETCH_File *pf)
 
 /* After open (MPI_File_set_info, MPI_File_set_view): ROMIO's own hints change, pfio's stay.
  * A prefetch hint asking for another value than the one in force is reported and ignored;
- * one repeating it (HDF5 passes the open's info to every set_view) is fine. */
-static void warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+ * one repeating it (HDF5 passes the open's info to every set_view) is fine. Returns whether
+ * `info` names any pfio setting. */
+static int warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
     char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], now[HINT_VALUE_MAX], at_open[HINT_VALUE_MAX];
     char msg[2 * HINT_VALUE_MAX + 256];
     size_t i;
-    if (pf->internal)
-        return;
+    int named = 0;
+    if (pf->internal || info == MPI_INFO_NULL)
+        return 0;
     for (i = 0; pfio_config_key(i) != NULL; ++i) {
         const char *key = pfio_config_key(i);
         snprintf(name, sizeof name, "prefetch_%s", key);
         if (!hint_get(info, name, value))
             continue;
+        named = 1;
         in_force(pf, key, now, sizeof now);
         if (strcmp(value, now) == 0 ||
             (hint_get(pf->open_info, name, at_open) && strcmp(value, at_open) == 0))
@@ -360,6 +364,7 @@ static void warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info
                  name, value, now);
         report(pf, fd->filename, msg);
     }
+    return named;
 }
 
 void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
@@ -370,8 +375,10 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         return;
     if (pf != NULL) {
         char plan[HINT_VALUE_MAX];
-        warn_late_hints(fd, pf, users_info);
-        publish(fd, pf);
+        /* the values in force are written back only when the info named one: every
+         * MPI_File_set_view passes here (IOR sets a view per call) */
+        if (warn_late_hints(fd, pf, users_info))
+            publish(fd, pf);
         if (!pf->internal && hint_get(users_info, "prefetch_plan", plan))
             ADIOI_PREFETCH_Coll_declare(fd, pf, plan, error_code);
         return;

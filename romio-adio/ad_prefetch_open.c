@@ -18,6 +18,7 @@ static void free_state(ADIO_File fd)
         return;
     pfio_stride_destroy(pf->stride);
     pfio_calls_destroy(pf->calls);
+    pfio_judge_destroy(pf->judge);
     pfio_config_destroy(pf->config);
     if (pf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&pf->open_info);
@@ -153,7 +154,7 @@ static const char kSummarySignature[] = "{\n  \"pfio\": \"job summary\"";
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 27, kMax = 4 };
+    enum { kFields = 31, kMax = 4 };
     unsigned long long mine[kFields] = {0}, sum[kFields];
     /* per rank, the job's most: reorder buffer peak, that plus the memory charged to the budget
      * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
@@ -181,6 +182,11 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     if (pf->ctx != NULL)
         mine[26] = (unsigned long long)pf->page_cache;
     mine[9] = pf->stock_reads;
+    if (pf->judge != NULL) {
+        uint64_t stepped = 0;
+        pfio_judge_counts(pf->judge, &stepped, NULL, NULL);
+        mine[30] = stepped;
+    }
     mine[10] = pf->invalidations;
     mine[22] = pf->cache_reads;
     mine[23] = pf->cache_sieved;
@@ -200,6 +206,9 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         mine[21] = cs.exchange_steps;
         mine[24] = cs.calls_planned_ahead;
         mine[25] = cs.bytes_advised;
+        mine[27] = cs.stepped_aside;
+        mine[28] = cs.judge_decisions;
+        mine[29] = cs.judge_chose_stock;
         most[2] = cs.exchange_peak;
     }
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
@@ -219,7 +228,7 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "  \"hits\": %llu,\n  \"misses\": %llu,\n  \"stalls\": %llu,\n"
                 "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
                 "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
-                "  \"invalidations\": %llu,\n  \"cache_reads\": %llu,\n"
+                "  \"invalidations\": %llu,\n  \"stepped_aside\": %llu,\n  \"cache_reads\": %llu,\n"
                 "  \"cache_sieved\": %llu,\n  \"page_cache_kind_ranks\": %llu,\n"
                 "  \"memory_peak_max_rank\": %llu,\n"
                 "  \"memory_held_max_rank\": %llu,\n  \"budget_min_rank\": %llu,\n"
@@ -228,13 +237,16 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"predicted_misses\": %llu, \"declared_calls\": %llu, "
                 "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu, "
                 "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu, "
-                "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu}\n}\n",
+                "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu, "
+                "\"stepped_aside\": %llu, \"judge_decisions\": %llu, "
+                "\"judge_chose_stock\": %llu}\n}\n",
                 kSummarySignature, fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4],
-                sum[5], sum[6], sum[7], sum[8], sum[9], sum[10], sum[22], sum[23], sum[26],
+                sum[5], sum[6], sum[7], sum[8], sum[9], sum[10], sum[30], sum[22], sum[23], sum[26],
                 most_all[0], most_all[1], ~most_all[3], sum[11] / (unsigned)nprocs,
                 sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
                 sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs,
-                sum[19], sum[20], sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25]);
+                sum[19], sum[20], sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25],
+                sum[27] / (unsigned)nprocs, sum[28] / (unsigned)nprocs, sum[29] / (unsigned)nprocs);
         if (fclose(f) != 0 || text == NULL)
             fprintf(stderr, "pfio: file %s: job summary %s not written: %s\n", fd->filename,
                     pf->stats_path, strerror(errno));

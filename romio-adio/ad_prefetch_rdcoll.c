@@ -290,6 +290,30 @@ void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf)
     pf->coll = NULL;
 }
 
+/* A failed collective call of pfio's layer as an MPI error carrying pfio's message. */
+static void coll_failed(ADIO_File fd, ADIOI_PREFETCH_File *pf, int *error_code)
+{
+#if PFIO_ROMIO_MAJOR < 4
+    /* Open MPI's ROMIO glue keeps only the error class: the reason goes to stderr. */
+    fprintf(stderr, "pfio: file %s: rank %d: collective read failed: %s\n", fd->filename, pf->rank,
+            pfio_last_error());
+#else
+    (void)fd;
+    (void)pf;
+#endif
+    *error_code =
+        MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_ReadStridedColl",
+                             __LINE__, MPI_ERR_IO, "**io", "**io %s", pfio_last_error());
+}
+
+/* The bytes a call asks for: what both paths' times are divided by. */
+static uint64_t request_bytes(int count, MPI_Datatype datatype)
+{
+    MPI_Count size = 0;
+    MPI_Type_size_x(datatype, &size);
+    return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+}
+
 void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                     int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                     int *error_code)
@@ -299,7 +323,7 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
     pfio_extent *extents = NULL;
     int npieces = 0, nextents = 0, have_pieces, want_stock, stock = 0;
     pfio_status rc;
-    uint64_t total = 0, nread = 0;
+    uint64_t total = 0, nread = 0, started;
     ADIO_Offset fp_ind = fd->fp_ind;
     if (pf == NULL || pf->internal) {
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
@@ -312,6 +336,25 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                   error_code);
         return;
+    }
+    started = ADIOI_PREFETCH_Now_ns();
+    if (pf->step_aside) {
+        rc = pfio_coll_begin(pf->coll, &stock);
+        if (rc != PFIO_OK) {
+            coll_failed(fd, pf, error_code);
+            return;
+        }
+        if (stock) { /* pfio does not pay for this file's calls now: ROMIO's two-phase, and
+                      * its reads ROMIO's own */
+            pf->stepping_aside = 1;
+            ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                      error_code);
+            pf->stepping_aside = 0;
+            if (*error_code == MPI_SUCCESS)
+                pfio_coll_end(pf->coll, request_bytes(count, datatype),
+                              ADIOI_PREFETCH_Now_ns() - started);
+            return;
+        }
     }
     have_pieces = ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset,
                                              &pieces, &npieces, &extents, &nextents, &total);
@@ -329,19 +372,14 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
         return;
     }
     if (rc != PFIO_OK) {
-#if PFIO_ROMIO_MAJOR < 4
-        /* Open MPI's ROMIO glue keeps only the error class: the reason goes to stderr. */
-        fprintf(stderr, "pfio: file %s: rank %d: collective read failed: %s\n", fd->filename,
-                pf->rank, pfio_last_error());
-#endif
-        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                           "ADIOI_PREFETCH_ReadStridedColl", __LINE__, MPI_ERR_IO,
-                                           "**io", "**io %s", pfio_last_error());
+        coll_failed(fd, pf, error_code);
         return;
     }
     fd->fp_sys_posn = -1;
     ADIOI_PREFETCH_Set_status(status, datatype, nread);
     *error_code = MPI_SUCCESS;
+    if (pf->step_aside)
+        pfio_coll_end(pf->coll, request_bytes(count, datatype), ADIOI_PREFETCH_Now_ns() - started);
 }
 
 /* MPI_File_iread_all: ROMIO's nonblocking two-phase where ROMIO has it (MPICH) and pfio's

@@ -28,6 +28,8 @@
 #define LOOKAHEAD_EXTENTS 4096
 #define LOOKAHEAD_CALLS 8
 #define SIEVE_DENSITY 16
+/* The look-ahead of a run grows with its length: this many extents per read of the run. */
+#define LOOKAHEAD_RAMP 4
 
 void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes)
 {
@@ -49,6 +51,50 @@ static void clear_predictions(ADIOI_PREFETCH_File *pf, int stride_planned)
     pf->planned_calls = 0;
 }
 
+/* Stepping aside for independent reads (docs/romio-driver.md, "Stepping aside"): 1 when the
+ * judge gives this application read to ROMIO's own path. Switching there drops what pfio
+ * predicted, which no read through pfio would consume. */
+static int judged_stock(ADIOI_PREFETCH_File *pf)
+{
+    int stock;
+    if (!pf->step_aside || pf->sieving)
+        return 0;
+    if (pf->judge == NULL && pfio_judge_create(&pf->judge) != PFIO_OK) {
+        pf->judge = NULL; /* no judge: pfio serves every read */
+        return 0;
+    }
+    stock = pfio_judge_next(pf->judge);
+    if (stock && !pf->judge_stock) {
+        clear_predictions(pf, pf->stride != NULL && pfio_stride_planning(pf->stride));
+        ADIOI_PREFETCH_Forget_history(pf);
+    }
+    pf->judge_stock = stock;
+    return stock;
+}
+
+/* The judged read took ns since `started` for `bytes`, on the path the judge gave it. */
+static void judged_done(ADIOI_PREFETCH_File *pf, uint64_t bytes, uint64_t started)
+{
+    if (pf->step_aside && !pf->sieving && pf->judge != NULL)
+        pfio_judge_record(pf->judge, pf->judge_stock, bytes, ADIOI_PREFETCH_Now_ns() - started);
+}
+
+typedef void (*blocking_read)(ADIO_File, void *, int, MPI_Datatype, int, ADIO_Offset, ADIO_Status *,
+                              int *);
+
+/* A read the judge gave to ROMIO: ROMIO's code, its own reads too (ADIOI_PREFETCH_Active). */
+static void read_stock(blocking_read read, ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf,
+                       int count, MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                       ADIO_Status *status, int *error_code, uint64_t bytes)
+{
+    uint64_t started = ADIOI_PREFETCH_Now_ns();
+    pf->stepping_aside = 1;
+    read(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+    pf->stepping_aside = 0;
+    if (*error_code == MPI_SUCCESS)
+        judged_done(pf, bytes, started);
+}
+
 /* [offset, offset+length) cut to the file as pfio saw it; 0 when nothing is left. */
 static int clip(const ADIOI_PREFETCH_File *pf, pfio_extent *e, ADIO_Offset offset,
                 ADIO_Offset length)
@@ -67,7 +113,9 @@ static int clip(const ADIOI_PREFETCH_File *pf, pfio_extent *e, ADIO_Offset offse
 /* Appends the run's next extents until its look-ahead (64 MiB, 8 to 4096 extents) is full. */
 static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
 {
-    uint64_t want = pfio_stride_want(pf->stride, (uint64_t)length, 0, LOOKAHEAD_EXTENTS), n = 0;
+    uint64_t want =
+        pfio_stride_want(pf->stride, (uint64_t)length, LOOKAHEAD_RAMP, LOOKAHEAD_EXTENTS);
+    uint64_t n = 0;
     ADIO_Offset next = pfio_stride_next(pf->stride, (uint64_t)offset);
     ADIO_Offset step = pfio_stride_step(pf->stride);
     pfio_extent *plan;
@@ -178,7 +226,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
 {
     ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Active(fd);
     MPI_Count type_size = 0;
-    uint64_t length, nread = 0, more = 0;
+    uint64_t length, nread = 0, more = 0, started;
     pfio_status s;
     if (pf == NULL) {
         ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
@@ -186,6 +234,12 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     }
     MPI_Type_size_x(datatype, &type_size);
     length = (uint64_t)count * (uint64_t)type_size;
+    if (judged_stock(pf)) {
+        read_stock(ADIOI_GEN_ReadContig, fd, pf, buf, count, datatype, file_ptr_type, offset,
+                   status, error_code, length);
+        return;
+    }
+    started = ADIOI_PREFETCH_Now_ns();
     if (file_ptr_type == ADIO_INDIVIDUAL)
         offset = fd->fp_ind;
     if (length > 0) {
@@ -212,6 +266,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
         fd->fp_ind += (ADIO_Offset)nread;
     ADIOI_PREFETCH_Set_status(status, datatype, nread);
     *error_code = MPI_SUCCESS;
+    judged_done(pf, length, started);
 }
 
 /* Whether a strided request on the page-cache kind is read by ROMIO's data sieving: several
@@ -260,13 +315,21 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
     int npieces = 0, nextents = 0, i, sieve;
-    uint64_t total = 0, nread = 0;
+    uint64_t total = 0, nread = 0, started;
     ADIO_Offset fp_ind = fd->fp_ind;
     pfio_status s;
     if (pf == NULL) {
         ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
+    if (judged_stock(pf)) {
+        MPI_Count type_size = 0;
+        MPI_Type_size_x(datatype, &type_size);
+        read_stock(ADIOI_GEN_ReadStrided, fd, pf, buf, count, datatype, file_ptr_type, offset,
+                   status, error_code, (uint64_t)count * (uint64_t)type_size);
+        return;
+    }
+    started = ADIOI_PREFETCH_Now_ns();
     if (!ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
                                     &npieces, &extents, &nextents, &total)) {
         *error_code =
@@ -286,6 +349,8 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     if (sieve) {
         read_sieved(fd, pf, buf, count, datatype, file_ptr_type, offset, status, fp_ind,
                     error_code);
+        if (*error_code == MPI_SUCCESS)
+            judged_done(pf, total, started);
         free(pieces);
         free(extents);
         return;
@@ -313,8 +378,10 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
         }
     }
     fd->fp_sys_posn = -1;
-    if (*error_code == MPI_SUCCESS)
+    if (*error_code == MPI_SUCCESS) {
         ADIOI_PREFETCH_Set_status(status, datatype, nread);
+        judged_done(pf, total, started);
+    }
     free(pieces);
     free(extents);
 }
@@ -329,9 +396,6 @@ MPI_Offset ADIOI_PREFETCH_Status_bytes(ADIO_Status *status)
         return 0;
     return (MPI_Offset)bytes;
 }
-
-typedef void (*blocking_read)(ADIO_File, void *, int, MPI_Datatype, int, ADIO_Offset, ADIO_Status *,
-                              int *);
 
 /* A nonblocking read done by the blocking one, its request completed with the bytes read. */
 static void read_now(blocking_read read, ADIO_File fd, void *buf, int count, MPI_Datatype datatype,

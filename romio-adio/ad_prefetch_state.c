@@ -4,6 +4,7 @@
  * driver: the read, collective-read, hint and open parts call it; it calls none of them. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ad_prefetch.h"
 #include "adioi.h"
@@ -45,6 +46,8 @@ ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
     if (pf != NULL && pf->sieving)
         return pf; /* ROMIO's data sieving inside a read that was let through: its reads too */
+    if (pf != NULL && pf->stepping_aside)
+        return NULL; /* a collective call handed to ROMIO (counted there): its reads too */
     if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity ||
         !check_read_only(fd, pf)) {
         if (pf != NULL)
@@ -61,4 +64,11 @@ void ADIOI_PREFETCH_Forget_history(ADIOI_PREFETCH_File *pf)
     if (pf->calls != NULL)
         pfio_calls_reset(pf->calls);
     pf->planned_calls = 0;
+}
+
+uint64_t ADIOI_PREFETCH_Now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }

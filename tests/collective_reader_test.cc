@@ -290,6 +290,40 @@ TEST_F(CollectiveReaderTest, OneRankAskingForTheStockPathSendsEveryRankThere) {
   });
 }
 
+// Stepping aside (BeginCall/EndCall): the ranks time their calls differently (rank 2 sees
+// everything 3x slower), yet every rank takes the same path in every call; the path reported
+// faster serves most calls, and the calls pfio serves still deliver every byte.
+TEST_F(CollectiveReaderTest, EveryRankStepsAsideTogetherWhereTheStockPathIsFaster) {
+  for (const double stock_cost : {0.25, 8.0}) {
+    std::vector<std::vector<bool>> paths(3);
+    RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
+      std::string error;
+      for (uint64_t call = 0; call < 400; ++call) {
+        bool stock = true;
+        ASSERT_EQ(rank.reader->BeginCall(&stock, &error), CollectiveReader::Outcome::kRead)
+            << error;
+        paths[r].push_back(stock);
+        if (!stock) ReadAndCheck(rank, Interleaved(r, 3, call % 40, 1));
+        const double per_byte = (stock ? stock_cost : 1.0) * (r == 2 ? 3 : 1);
+        rank.reader->EndCall(kBlock, static_cast<uint64_t>(per_byte * kBlock));
+      }
+      const ReaderStats &s = rank.reader->stats();
+      EXPECT_EQ(s.calls, 400u);
+      EXPECT_EQ(s.stepped_aside, s.stock_calls);
+      EXPECT_GE(s.judge_decisions, 1u);
+      if (stock_cost < 1) {
+        EXPECT_GE(s.judge_chose_stock, 1u);
+        EXPECT_GT(s.stepped_aside, 300u);
+      } else {
+        EXPECT_EQ(s.judge_chose_stock, 0u);
+        EXPECT_LT(s.stepped_aside, 20u) << "a trial lost by far ends early";
+      }
+    });
+    EXPECT_EQ(paths[0], paths[1]);
+    EXPECT_EQ(paths[0], paths[2]);
+  }
+}
+
 TEST_P(CollectiveReaderPathTest, AnAggregatorsReadErrorReachesEveryRank) {
   test::InProcessGroup group(3);
   std::vector<std::thread> threads;

@@ -94,6 +94,7 @@ const std::vector<KeyCase> &Cases() {
       {"read_path",
        {{"engine", "engine"}, {"cache", "cache"}, {"Auto", "auto"}},
        {"pagecache", "2"}},
+      {"step_aside", {{"off", "0"}, {"enable", "1"}}, {"sometimes"}},
       {"print_hints", {{"1", "1"}, {"off", "0"}}, {"all"}},
       {"record", {{"/tmp/calls.rec", "/tmp/calls.rec"}, {"", ""}}, {}},
       {"replay", {{"run1.rec", "run1.rec"}, {"", ""}}, {}},

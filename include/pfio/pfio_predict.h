@@ -23,6 +23,11 @@
  *    to advise now, in order (their file fields are 0); after a start, the first `near` of them
  *    are every row's next two reads, which go before anything else the caller advises. The
  *    rules (column, next column, row look-ahead, end of a sweep): src/predict/column_sweep.h.
+ *  - pfio_judge: whether a file's calls pay for pfio's path. Before each call pfio_judge_next
+ *    says which path serves it (1: the front end's stock path, 0: pfio); after it,
+ *    pfio_judge_record gives its time and bytes, timed alike on both paths. The path measured
+ *    faster per byte serves stretches of calls and the other is tried between them; the
+ *    schedule and its constants: src/predict/path_judge.h. One judge per file and reader.
  *  - Predictions cost reading time when wrong, never bytes: plan with them, never answer a read
  *    from them. One predictor per file and reader; not thread-safe. Errors: pfio_status and
  *    pfio_last_error(), as every pfio call.
@@ -110,6 +115,21 @@ size_t pfio_sweep_advice(const pfio_sweep *sweep, const pfio_extent **ranges, si
 int pfio_sweep_active(const pfio_sweep *sweep);
 void pfio_sweep_reset(pfio_sweep *sweep);
 void pfio_sweep_destroy(pfio_sweep *sweep); /* NULL is ignored */
+
+typedef struct pfio_judge pfio_judge;
+
+pfio_status pfio_judge_create(pfio_judge **out);
+/* The path of the next call: 1 the stock path, 0 pfio. */
+int pfio_judge_next(pfio_judge *judge);
+/* The call pfio_judge_next gave, served on the stock path (stock = 1) or pfio's, took `ns` for
+ * `bytes`. */
+void pfio_judge_record(pfio_judge *judge, int stock, uint64_t bytes, uint64_t ns);
+/* Calls given to the stock path, decisions between the paths, those that chose stock. */
+void pfio_judge_counts(const pfio_judge *judge, uint64_t *stock_calls, uint64_t *decisions,
+                       uint64_t *stock_chosen);
+/* Starts again from pfio (the pattern changed). */
+void pfio_judge_reset(pfio_judge *judge);
+void pfio_judge_destroy(pfio_judge *judge); /* NULL is ignored */
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include "api/api_errors.h"
 #include "pfio/pfio_predict.h"
 #include "predict/column_sweep.h"
+#include "predict/path_judge.h"
 #include "predict/shifted_calls.h"
 #include "predict/stride_run.h"
 
@@ -38,6 +39,10 @@ struct pfio_sweep {
       advice.clear();
     }
   }
+};
+
+struct pfio_judge {
+  pfio::predict::PathJudge judge;
 };
 
 extern "C" {
@@ -203,6 +208,43 @@ void pfio_sweep_reset(pfio_sweep *sweep) {
 
 void pfio_sweep_destroy(pfio_sweep *sweep) {
   delete sweep;
+}
+
+pfio_status pfio_judge_create(pfio_judge **out) {
+  if (out == nullptr) return pfio::api::NullArgument("pfio_judge_create", "out");
+  *out = nullptr;
+  return pfio::api::Guarded("pfio_judge_create", [&] {
+    *out = new pfio_judge();
+    return PFIO_OK;
+  });
+}
+
+int pfio_judge_next(pfio_judge *judge) {
+  pfio::predict::PathJudge &j = judge->judge;
+  if (j.ExchangeDue()) j.Judge(j.tally());  // one reader: its own measures decide
+  return j.Next() == pfio::predict::PathJudge::Path::kStock ? 1 : 0;
+}
+
+void pfio_judge_record(pfio_judge *judge, int stock, uint64_t bytes, uint64_t ns) {
+  judge->judge.Record(
+      stock ? pfio::predict::PathJudge::Path::kStock : pfio::predict::PathJudge::Path::kPfio, bytes,
+      ns);
+}
+
+void pfio_judge_counts(const pfio_judge *judge, uint64_t *stock_calls, uint64_t *decisions,
+                       uint64_t *stock_chosen) {
+  const pfio::predict::PathJudge::Counts &c = judge->judge.counts();
+  if (stock_calls != nullptr) *stock_calls = c.stock_calls;
+  if (decisions != nullptr) *decisions = c.decisions;
+  if (stock_chosen != nullptr) *stock_chosen = c.stock_chosen;
+}
+
+void pfio_judge_reset(pfio_judge *judge) {
+  judge->judge.Reset();
+}
+
+void pfio_judge_destroy(pfio_judge *judge) {
+  delete judge;
 }
 
 }  // extern "C"

@@ -159,6 +159,56 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   return Outcome::kRead;
 }
 
+CollectiveReader::Outcome CollectiveReader::BeginCall(bool *stock, std::string *error) {
+  using Path = predict::PathJudge::Path;
+  *stock = false;
+  if (!broken_.empty()) return Outcome::kRead;  // Read says why
+  if (judge_.ExchangeDue()) {
+    // Every rank's costs, combined in rank order on every rank, so every rank chooses alike:
+    // the mean of the ranks' medians that measured something.
+    const predict::PathJudge::Tally t = judge_.tally();
+    const double mine[2] = {t.pfio, t.stock};
+    std::vector<uint8_t> message(sizeof mine);
+    std::memcpy(message.data(), mine, sizeof mine);
+    std::vector<std::vector<uint8_t>> all;
+    const std::string why = transport_->Allgather(message, &all);
+    if (!why.empty()) return Fail(why, error);
+    double sum[2] = {0, 0};
+    int counted[2] = {0, 0};
+    for (const std::vector<uint8_t> &m : all) {
+      double theirs[2] = {0, 0};
+      if (m.size() == sizeof theirs) std::memcpy(theirs, m.data(), sizeof theirs);
+      for (int i = 0; i < 2; ++i)
+        if (theirs[i] > 0) {
+          sum[i] += theirs[i];
+          ++counted[i];
+        }
+    }
+    judge_.Judge({counted[0] ? sum[0] / counted[0] : 0, counted[1] ? sum[1] / counted[1] : 0});
+    stats_.judge_decisions = judge_.counts().decisions;
+    stats_.judge_chose_stock = judge_.counts().stock_chosen;
+  }
+  const Path was = begun_;
+  begun_ = judge_.Next();
+  if (begun_ == Path::kStock && was == Path::kPfio && my_aggregator_ >= 0) {
+    // Nothing pfio planned ahead is read through it while the stock path serves.
+    pfio_extent none{};
+    if (pfio_plan_replace(ctx_, &none, 0) != PFIO_OK) ++stats_.plan_errors;
+    advise_after_.clear();
+  }
+  if (begun_ == Path::kStock) {
+    ++stats_.calls;
+    ++stats_.stock_calls;
+    ++stats_.stepped_aside;
+  }
+  *stock = begun_ == Path::kStock;
+  return Outcome::kRead;
+}
+
+void CollectiveReader::EndCall(uint64_t bytes, uint64_t ns) {
+  judge_.Record(begun_, bytes, ns);
+}
+
 void CollectiveReader::ObserveCall(const std::vector<std::vector<uint8_t>> &messages,
                                    const std::vector<FileRanges> &plans) {
   if (record_.open() && record_error_.empty()) {
@@ -271,6 +321,7 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
   stats_.declared_calls += calls.size();
   declared_extents_ = extents;
   declared_.insert(declared_.end(), calls.begin(), calls.end());
+  judge_.Reset();  // pfio's path is tried anew on the declared calls
   return "";
 }
 

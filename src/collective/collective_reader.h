@@ -38,6 +38,7 @@
 #include "collective/plan_record.h"
 #include "collective/transport.h"
 #include "pfio/pfio.h"
+#include "predict/path_judge.h"
 #include "predict/shifted_calls.h"
 
 namespace pfio::collective {
@@ -85,6 +86,9 @@ struct ReaderStats {
   uint64_t exchange_steps = 0;       // exchanges (a round goes in several when one rank would
                                      // receive more than a round)
   uint64_t exchange_peak = 0;        // most bytes of send and receive buffer held at once
+  uint64_t stepped_aside = 0;        // calls the judge gave to the stock path (BeginCall)
+  uint64_t judge_decisions = 0;      // the judge's decisions, and those that chose stock
+  uint64_t judge_chose_stock = 0;
 };
 
 class CollectiveReader {
@@ -109,6 +113,16 @@ class CollectiveReader {
 
   Outcome Read(const pfio_read_piece *pieces, size_t count, bool want_stock, uint64_t *nread,
                std::string *error);
+
+  // Stepping aside, for front ends that have a stock path (predict/path_judge.h): collective,
+  // before each call. *stock = true: this call goes to the front end's stock path (Read is not
+  // called for it); false: to Read. Every rank gets the same answer: at a decision every rank's
+  // measured times are summed (one Allgather). kError only when the transport fails. Front ends
+  // that never call BeginCall have every call read by Read.
+  Outcome BeginCall(bool *stock, std::string *error);
+  // The call begun took `ns` nanoseconds for `bytes` of this rank's request on the path begun,
+  // timed alike for both paths by the front end.
+  void EndCall(uint64_t bytes, uint64_t ns);
 
   // Collective: this rank's extents of its next collective calls (my_calls[k] = call k), which
   // every rank gives for the same number of calls; appended to the calls already declared.
@@ -178,6 +192,8 @@ class CollectiveReader {
   int my_aggregator_ = -1;  // index into aggregation_.aggregators(), -1 when not one
   uint64_t round_;          // agreed in the last call (starts at options_.round_bytes)
   predict::ShiftedCalls<FileRange> predictor_{1};
+  predict::PathJudge judge_;
+  predict::PathJudge::Path begun_ = predict::PathJudge::Path::kPfio;  // BeginCall's answer
   std::deque<CallPlans> declared_;  // future calls, front = the next one
   uint64_t declared_extents_ = 0;   // every rank's extents declared so far (held until closed)
   // Cache path: the next call's dense extents past what the kernel's readahead reaches, advised

@@ -81,6 +81,26 @@ extern "C" pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pi
   }
 }
 
+extern "C" pfio_status pfio_coll_begin(pfio_coll *coll, int *stock) {
+  using Outcome = pfio::collective::CollectiveReader::Outcome;
+  *stock = 0;
+  try {
+    std::string why;
+    bool to_stock = false;
+    if (coll->reader->BeginCall(&to_stock, &why) != Outcome::kRead) return Fail(PFIO_EIO, why);
+    *stock = to_stock ? 1 : 0;
+    return PFIO_OK;
+  } catch (const std::bad_alloc &) {
+    return Fail(PFIO_ENOMEM, "collective read: out of memory for the paths' decision");
+  } catch (const std::exception &e) {
+    return Fail(PFIO_EIO, std::string("collective read: ") + e.what());
+  }
+}
+
+extern "C" void pfio_coll_end(pfio_coll *coll, uint64_t bytes, uint64_t ns) {
+  coll->reader->EndCall(bytes, ns);
+}
+
 extern "C" pfio_status pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts,
                                          const int64_t *offsets, const int64_t *lengths) {
   try {
@@ -153,7 +173,10 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            s.exchange_steps,
                            s.exchange_peak,
                            s.calls_planned_ahead,
-                           s.bytes_advised};
+                           s.bytes_advised,
+                           s.stepped_aside,
+                           s.judge_decisions,
+                           s.judge_chose_stock};
 }
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {

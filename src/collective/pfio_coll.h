@@ -55,6 +55,9 @@ typedef struct pfio_coll_stats {
   uint64_t exchange_peak;       /* most send + receive buffer bytes held at once */
   uint64_t calls_planned_ahead; /* later calls this aggregator planned (look-ahead) */
   uint64_t bytes_advised;       /* advised at once after a call (the next call's dense runs) */
+  uint64_t stepped_aside;       /* calls pfio_coll_begin gave to the stock path */
+  uint64_t judge_decisions;     /* decisions between the paths, and those that chose stock */
+  uint64_t judge_chose_stock;
 } pfio_coll_stats;
 
 /* PFIO_OK and *out, or PFIO_EINVAL naming the bad option or why the replay is refused (another
@@ -63,6 +66,15 @@ pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
                              const pfio_coll_options *options, pfio_coll **out);
 pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
                            int want_stock, uint64_t *nread, int *stock);
+/* Stepping aside where pfio does not pay: collective, before each collective call. *stock = 1:
+ * this call goes to the front end's stock path (no pfio_coll_read for it); 0: to pfio_coll_read.
+ * The same answer on every rank, from the times pfio_coll_end reported on every rank: the path
+ * measured faster per byte serves stretches of calls, the other is tried again between them
+ * (docs/romio-driver.md, "Stepping aside"). PFIO_EIO when the transport fails. */
+pfio_status pfio_coll_begin(pfio_coll *coll, int *stock);
+/* The call begun took `ns` nanoseconds for `bytes` of this rank's request, timed alike on both
+ * paths by the front end. */
+void pfio_coll_end(pfio_coll *coll, uint64_t bytes, uint64_t ns);
 /* Collective: this rank's extents of its next `ncalls` collective calls (counts[k] extents for
  * call k, in offsets/lengths one call after the other). PFIO_OK, or PFIO_EINVAL (the same on
  * every rank: e.g. ranks declaring different numbers of calls). */

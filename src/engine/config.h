@@ -52,6 +52,7 @@ struct Config {
   uint64_t coll_ahead = 0;      // bytes of later calls planned; 0: automatic
   uint32_t coll_timeout = 600;  // seconds a rank waits for the others
   bool print_hints = false;     // the ROMIO driver prints the hints in force
+  bool step_aside = true;       // front ends hand calls to their stock path while pfio loses
   std::string record;           // ROMIO driver: calls recorded to this file
   std::string replay;           // ROMIO driver: calls replayed from this file
   bool predict = true;          // HDF5 driver: predict strided raw-data reads

@@ -322,6 +322,10 @@ std::vector<ConfigKey> MakeKeys() {
       "another name of buffer (hint prefetch_read_path): a file has one buffer kind, so a value "
       "that differs from buffer's or coll_path's, named at the same time, is an error"));
   keys.back().same_as = "buffer";
+  keys.push_back(BoolKey("step_aside", &Config::step_aside,
+                         "the ROMIO driver hands a file's calls to ROMIO's own path while pfio's "
+                         "path is measured slower on them, trying pfio again from time to time; "
+                         "0: pfio serves every call"));
   keys.push_back(BoolKey("print_hints", &Config::print_hints,
                          "the ROMIO driver prints the hints in force at open, on rank 0"));
   keys.push_back(TextKey(

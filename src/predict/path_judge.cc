@@ -1,0 +1,116 @@
+#include "predict/path_judge.h"
+
+#include <algorithm>
+
+namespace pfio::predict {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  if (v.size() % 2) return v[mid];
+  return (v[mid] + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
+}
+
+size_t Index(PathJudge::Path path) {
+  return path == PathJudge::Path::kPfio ? 0 : 1;
+}
+
+}  // namespace
+
+void PathJudge::Begin(Phase phase, Path path, uint64_t calls) {
+  phase_ = phase;
+  if (path != path_) since_switch_ = 0;
+  path_ = path;
+  left_ = calls;
+  samples_[Index(path)].clear();
+  next_sample_[Index(path)] = 0;
+}
+
+PathJudge::Path PathJudge::Next() {
+  if (left_ == 0) {
+    if (phase_ == Phase::kFirst) {
+      Begin(Phase::kTrial, Path::kStock, kTrialCalls);
+    } else if (phase_ == Phase::kStretch) {
+      Begin(Phase::kTrial, path_ == Path::kPfio ? Path::kStock : Path::kPfio, kTrialCalls);
+    } else {
+      Decide(tally());  // the caller did not Judge: this rank's own tally
+    }
+  }
+  --left_;
+  ++since_switch_;
+  ++(path_ == Path::kPfio ? counts_.pfio_calls : counts_.stock_calls);
+  return path_;
+}
+
+void PathJudge::Record(Path path, uint64_t bytes, uint64_t ns) {
+  if (path != path_ || since_switch_ <= Skip(path) || bytes == 0) return;
+  std::vector<double> &v = samples_[Index(path)];
+  const double cost = static_cast<double>(ns) / static_cast<double>(bytes);
+  if (v.size() < kSamples) {
+    v.push_back(cost);
+  } else {
+    size_t &at = next_sample_[Index(path)];
+    v[at] = cost;
+    at = (at + 1) % kSamples;
+  }
+}
+
+PathJudge::Tally PathJudge::tally() const {
+  return {Median(samples_[0]), Median(samples_[1])};
+}
+
+bool PathJudge::ExchangeDue() const {
+  return phase_ == Phase::kTrial && (left_ == 0 || since_switch_ >= Skip(path_) + kMinMeasured);
+}
+
+void PathJudge::Judge(const Tally &all) {
+  if (phase_ != Phase::kTrial) return;
+  if (left_ == 0) {
+    Decide(all);
+    return;
+  }
+  const bool pfio_on_trial = path_ == Path::kPfio;
+  const double trial = pfio_on_trial ? all.pfio : all.stock;
+  const double other = pfio_on_trial ? all.stock : all.pfio;
+  if (trial > 0 && other > 0 && trial > kAbortRatio * other) {
+    ++counts_.trials_cut;
+    Decide(all);
+  }
+}
+
+void PathJudge::Decide(const Tally &all) {
+  ++counts_.decisions;
+  Path winner = Path::kPfio;
+  double loss = 1;  // the loser's time per byte over the winner's
+  const double pfio = all.pfio, stock = all.stock;
+  if (pfio > 0 && stock > 0) {
+    last_ratio_ = stock / pfio;
+    if (stock < (1 - kMargin) * pfio) winner = Path::kStock;
+    loss = winner == Path::kStock ? pfio / stock : stock / pfio;
+  }
+  if (winner == Path::kStock) ++counts_.stock_chosen;
+  uint64_t length = stretch_ > 0 && winner == last_winner_ ? std::min(2 * stretch_, kLongestStretch)
+                                                           : kFirstStretch;
+  // The loser's next trial, in the winner's calls, at most 1/kOverhead of the stretch.
+  const Path loser = winner == Path::kPfio ? Path::kStock : Path::kPfio;
+  const double trial_cost = static_cast<double>(Skip(loser) + kMinMeasured) * std::max(loss, 1.0);
+  length = std::max<uint64_t>(
+      length, static_cast<uint64_t>(std::min(kOverhead * trial_cost, double(kLongestStretch))));
+  stretch_ = length;
+  last_winner_ = winner;
+  Begin(Phase::kStretch, winner, length);
+}
+
+void PathJudge::Reset() {
+  stretch_ = 0;
+  last_winner_ = Path::kPfio;
+  for (size_t i = 0; i < 2; ++i) {
+    samples_[i].clear();
+    next_sample_[i] = 0;
+  }
+  Begin(Phase::kFirst, Path::kPfio, kTrialCalls);
+}
+
+}  // namespace pfio::predict

@@ -1,0 +1,94 @@
+// PathJudge: whether a file's calls pay for pfio's path, judged on the calls it serves, so that a
+// front end hands calls to its stock path while pfio loses (docs/romio-driver.md, "Stepping
+// aside").
+//
+// Contract. Next() gives the path of each call in turn; the caller serves the call on it and
+// reports its time and bytes with Record (a call not reported counts for nothing); a path's cost
+// is the median time per byte of its last period's measured calls (one call the machine
+// stalled does not decide). The schedule:
+// the first calls take pfio, then a trial of the stock path; then the path whose time per byte
+// was lower serves a stretch, and a trial of the other path follows it, and so on. A trial lasts
+// at most kTrialCalls calls; it ends early when, with at least kMinMeasured of its calls
+// measured, its path already costs kAbortRatio times the other's per byte (a trial of a path
+// that loses badly costs a few calls). A stretch is kFirstStretch calls, twice as long each time
+// the same path wins again, and at least kOverhead times what the loser's next trial costs in
+// the winner's calls, so trials take a bounded share of the time; at most kLongestStretch. The
+// stock path must be faster by kMargin to be chosen: on a tie pfio keeps the calls. The first
+// calls after each switch are not measured (kSkipPfio: pfio's predictor learns the pattern
+// again; kSkipStock: the kernel's readahead starts). Whenever ExchangeDue(), the caller passes
+// Judge the tallies (tally(), or the sums of every rank's in a collective layer) before the next
+// Next(). Reset() (the pattern changed: a declared plan) starts again from pfio. Deterministic:
+// the same sequence of Next and Judge inputs gives the same paths, so ranks that judge on the
+// same sums choose alike. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace pfio::predict {
+
+class PathJudge {
+ public:
+  enum class Path { kPfio, kStock };
+  static constexpr uint64_t kTrialCalls = 24;
+  static constexpr uint64_t kSkipPfio = 4;
+  static constexpr uint64_t kSkipStock = 4;
+  static constexpr uint64_t kMinMeasured = 3;
+  static constexpr size_t kSamples = 64;  // a period's last calls kept for its median
+  static constexpr double kAbortRatio = 2.0;
+  static constexpr uint64_t kFirstStretch = 64;
+  static constexpr uint64_t kOverhead = 16;
+  static constexpr uint64_t kLongestStretch = 16384;
+  // Stock is chosen when its time per byte is below (1 - kMargin) x pfio's.
+  static constexpr double kMargin = 0.05;
+
+  // Each path's cost: the median ns per byte of its last period (trial or stretch), 0 when
+  // none of its calls was measured.
+  struct Tally {
+    double pfio = 0, stock = 0;
+  };
+  struct Counts {
+    uint64_t pfio_calls = 0;    // calls given to pfio
+    uint64_t stock_calls = 0;   // calls given to the stock path
+    uint64_t decisions = 0;     // stretches chosen
+    uint64_t stock_chosen = 0;  // ... of the stock path
+    uint64_t trials_cut = 0;    // trials ended early (their path lost by kAbortRatio)
+  };
+
+  // The path of the next call; advances the schedule. Judge first when ExchangeDue().
+  Path Next();
+  // The call Next() last gave, served on `path`, took `ns` for `bytes`.
+  void Record(Path path, uint64_t bytes, uint64_t ns);
+  // A trial has measured calls to judge (it may end now), or has ended: Judge before Next().
+  bool ExchangeDue() const;
+  Tally tally() const;
+  // Ends the trial when it is over or already lost, from `all` (tally(), or every rank's, combined
+  // the same way on every rank).
+  void Judge(const Tally &all);
+  void Reset();
+
+  Path current() const { return path_; }
+  // The last decision's stock over pfio time per byte (0 before the first).
+  double last_ratio() const { return last_ratio_; }
+  const Counts &counts() const { return counts_; }
+
+ private:
+  enum class Phase { kFirst, kTrial, kStretch };
+  void Begin(Phase phase, Path path, uint64_t calls);
+  void Decide(const Tally &all);
+  uint64_t Skip(Path path) const { return path == Path::kPfio ? kSkipPfio : kSkipStock; }
+
+  Phase phase_ = Phase::kFirst;
+  Path path_ = Path::kPfio;
+  uint64_t left_ = kTrialCalls;  // calls left in this phase
+  uint64_t since_switch_ = 0;    // calls on this path since it last changed
+  uint64_t stretch_ = 0;         // the current stretch's length (0 before the first)
+  Path last_winner_ = Path::kPfio;
+  std::vector<double> samples_[2];  // ns per byte of each path's period (Path as index)
+  size_t next_sample_[2] = {0, 0};  // where the next sample goes once kSamples are held
+  Counts counts_;
+  double last_ratio_ = 0;
+};
+
+}  // namespace pfio::predict

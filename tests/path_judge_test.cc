@@ -1,0 +1,148 @@
+// PathJudge: the path measured faster serves nearly every call, the trials of the other cost a
+// bounded share of the time, one stalled call does not decide, a change of costs is followed,
+// and judges that judge on the same inputs choose alike (what the collective layer relies on).
+#include "predict/path_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+namespace pfio::predict {
+namespace {
+
+using Path = PathJudge::Path;
+constexpr uint64_t kBytes = 47008;
+
+// Runs `calls` calls through `judge`, each costing cost(path, call) ns per byte; returns the
+// total time and fills `paths`.
+double RunCalls(PathJudge *judge, uint64_t calls, const std::function<double(Path, uint64_t)> &cost,
+                std::vector<Path> *paths = nullptr) {
+  double total = 0;
+  for (uint64_t k = 0; k < calls; ++k) {
+    if (judge->ExchangeDue()) judge->Judge(judge->tally());
+    const Path p = judge->Next();
+    const double ns = cost(p, k) * kBytes;
+    judge->Record(p, kBytes, static_cast<uint64_t>(ns));
+    total += ns;
+    if (paths) paths->push_back(p);
+  }
+  return total;
+}
+
+uint64_t Count(const std::vector<Path> &paths, Path p, size_t from = 0) {
+  uint64_t n = 0;
+  for (size_t i = from; i < paths.size(); ++i) n += paths[i] == p;
+  return n;
+}
+
+TEST(PathJudge, AFasterStockPathServesNearlyEveryCall) {
+  PathJudge judge;
+  std::vector<Path> paths;
+  // ior-hard with the page cache hot: stock 4x cheaper per call.
+  const double total = RunCalls(
+      &judge, 10000, [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 4.0; }, &paths);
+  EXPECT_GT(Count(paths, Path::kStock), 9700u);
+  EXPECT_LT(total, 1.10 * 10000 * kBytes) << "trials of pfio cost at most a tenth";
+  EXPECT_GE(judge.counts().stock_chosen, 3u);
+  EXPECT_NEAR(judge.last_ratio(), 0.25, 1e-9);
+}
+
+TEST(PathJudge, APfioThatWinsByFarLosesLittleToTrialsOfStock) {
+  PathJudge judge;
+  std::vector<Path> paths;
+  // random blocks: ROMIO's two-phase 27x pfio's time.
+  const double total = RunCalls(
+      &judge, 10000, [](Path p, uint64_t) { return p == Path::kStock ? 27.0 : 1.0; }, &paths);
+  EXPECT_EQ(judge.counts().stock_chosen, 0u);
+  EXPECT_GE(judge.counts().trials_cut, 1u) << "a trial lost by far ends after its first measures";
+  EXPECT_LT(Count(paths, Path::kStock), 40u);
+  EXPECT_LT(total, 1.10 * 10000 * kBytes);
+}
+
+TEST(PathJudge, OnATiePfioKeepsTheCalls) {
+  PathJudge judge;
+  std::vector<Path> paths;
+  RunCalls(
+      &judge, 5000, [](Path p, uint64_t) { return p == Path::kStock ? 0.97 : 1.0; }, &paths);
+  EXPECT_EQ(judge.counts().stock_chosen, 0u) << "3% is within the margin";
+  EXPECT_GE(judge.counts().decisions, 3u);
+  RunCalls(&judge, 5000, [](Path p, uint64_t) { return p == Path::kStock ? 0.90 : 1.0; });
+  EXPECT_GE(judge.counts().stock_chosen, 1u) << "10% is not";
+}
+
+TEST(PathJudge, OneStalledCallDoesNotDecide) {
+  PathJudge judge;
+  std::vector<Path> paths;
+  // Stock is faster, but one call of its first trial stalls 1000x (the machine was busy), and
+  // the first calls after each switch are slow (the other path's work still running).
+  uint64_t stock_calls = 0, since_switch = 0;
+  Path last = Path::kPfio;
+  RunCalls(
+      &judge, 3000,
+      [&](Path p, uint64_t) {
+        since_switch = p == last ? since_switch + 1 : 1;
+        last = p;
+        if (p == Path::kPfio) return 3.0;
+        ++stock_calls;
+        if (stock_calls == 7) return 1000.0;
+        return since_switch <= PathJudge::kSkipStock ? 200.0 : 1.0;
+      },
+      &paths);
+  EXPECT_GE(judge.counts().stock_chosen, 1u);
+  EXPECT_GT(Count(paths, Path::kStock, 1000), 1900u);
+}
+
+TEST(PathJudge, ACostThatChangesIsFollowed) {
+  PathJudge judge;
+  std::vector<Path> paths;
+  // Stock wins for 20,000 calls (hot cache), then loses by 10x (the file left the cache).
+  RunCalls(
+      &judge, 40000,
+      [](Path p, uint64_t k) {
+        if (k < 20000) return p == Path::kStock ? 1.0 : 4.0;
+        return p == Path::kStock ? 10.0 : 1.0;
+      },
+      &paths);
+  EXPECT_GT(Count(paths, Path::kStock, 0) - Count(paths, Path::kStock, 20000), 19000u);
+  // At most the longest stretch passes before the next trial of pfio, which wins it.
+  EXPECT_GT(Count(paths, Path::kPfio, 20000 + PathJudge::kLongestStretch + 100),
+            40000 - 20000 - PathJudge::kLongestStretch - 100 - 200);
+}
+
+TEST(PathJudge, JudgesGivenTheSameInputsChooseAlike) {
+  // Two ranks measure differently (rank 1 sees everything 3x slower, and noise), but judge on
+  // the same combined tallies, as the collective layer gives them: their paths never differ.
+  PathJudge a, b;
+  for (uint64_t k = 0; k < 5000; ++k) {
+    ASSERT_EQ(a.ExchangeDue(), b.ExchangeDue()) << "call " << k;
+    if (a.ExchangeDue()) {
+      const PathJudge::Tally ta = a.tally(), tb = b.tally();
+      const PathJudge::Tally all{(ta.pfio + tb.pfio) / 2, (ta.stock + tb.stock) / 2};
+      a.Judge(all);
+      b.Judge(all);
+    }
+    const Path pa = a.Next(), pb = b.Next();
+    ASSERT_EQ(pa, pb) << "call " << k;
+    const double base = pa == Path::kStock ? 1.0 : 2.0;
+    a.Record(pa, kBytes, static_cast<uint64_t>(base * kBytes * (1 + (k % 7) * 0.01)));
+    b.Record(pb, kBytes, static_cast<uint64_t>(3 * base * kBytes * (1 + (k % 5) * 0.02)));
+  }
+  EXPECT_GE(a.counts().stock_chosen, 1u);
+}
+
+TEST(PathJudge, ResetTriesPfioAgainFirst) {
+  PathJudge judge;
+  std::vector<Path> paths;
+  RunCalls(
+      &judge, 1000, [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 4.0; }, &paths);
+  ASSERT_EQ(paths.back(), Path::kStock);
+  judge.Reset();
+  paths.clear();
+  RunCalls(
+      &judge, PathJudge::kTrialCalls, [](Path, uint64_t) { return 1.0; }, &paths);
+  EXPECT_EQ(Count(paths, Path::kPfio), PathJudge::kTrialCalls);
+}
+
+}  // namespace
+}  // namespace pfio::predict
