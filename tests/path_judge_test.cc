@@ -74,7 +74,7 @@ TEST(PathJudge, OnATiePfioKeepsTheCalls) {
 TEST(PathJudge, OneStalledCallDoesNotDecide) {
   PathJudge judge;
   std::vector<Path> paths;
-  // Stock is faster, but one call of its first trial stalls 1000x (the machine was busy), and
+  // Stock is faster, but one call of its first trial stalls 100x (the machine was busy), and
   // the first calls after each switch are slow (the other path's work still running).
   uint64_t stock_calls = 0, since_switch = 0;
   Path last = Path::kPfio;
@@ -85,12 +85,27 @@ TEST(PathJudge, OneStalledCallDoesNotDecide) {
         last = p;
         if (p == Path::kPfio) return 3.0;
         ++stock_calls;
-        if (stock_calls == 7) return 1000.0;
-        return since_switch <= PathJudge::kSkipStock ? 200.0 : 1.0;
+        if (stock_calls == 7) return 100.0;
+        return since_switch <= PathJudge::kSkipStock ? 20.0 : 1.0;
       },
       &paths);
   EXPECT_GE(judge.counts().stock_chosen, 1u);
   EXPECT_GT(Count(paths, Path::kStock, 1000), 1900u);
+}
+
+TEST(PathJudge, AFewDearCallsOfTheSlowerPathEndItsTrialAtOnce) {
+  // 57 calls of 100 random blocks: pfio 1 ms a call, ROMIO's two-phase 25 ms. One stock call
+  // already costs more than all of pfio's before it: the trial ends there, and stock loses.
+  PathJudge judge;
+  std::vector<Path> paths;
+  const double per_byte_ms = 1e6 / kBytes;
+  const double total = RunCalls(
+      &judge, 57, [&](Path p, uint64_t) { return (p == Path::kStock ? 25 : 1) * per_byte_ms; },
+      &paths);
+  EXPECT_EQ(Count(paths, Path::kStock), 1u);
+  EXPECT_EQ(judge.counts().trials_cut, 1u);
+  EXPECT_EQ(judge.counts().stock_chosen, 0u);
+  EXPECT_LT(total, 1.5 * 57 * 1e6);
 }
 
 TEST(PathJudge, ACostThatChangesIsFollowed) {

@@ -164,27 +164,29 @@ CollectiveReader::Outcome CollectiveReader::BeginCall(bool *stock, std::string *
   *stock = false;
   if (!broken_.empty()) return Outcome::kRead;  // Read says why
   if (judge_.ExchangeDue()) {
-    // Every rank's costs, combined in rank order on every rank, so every rank chooses alike:
-    // the mean of the ranks' medians that measured something.
+    // Every rank's measures, combined in rank order on every rank, so every rank chooses alike:
+    // the mean over the ranks that measured something.
     const predict::PathJudge::Tally t = judge_.tally();
-    const double mine[2] = {t.pfio, t.stock};
+    const double mine[4] = {t.pfio, t.stock, t.trial_ns, t.before_ns};
     std::vector<uint8_t> message(sizeof mine);
     std::memcpy(message.data(), mine, sizeof mine);
     std::vector<std::vector<uint8_t>> all;
     const std::string why = transport_->Allgather(message, &all);
     if (!why.empty()) return Fail(why, error);
-    double sum[2] = {0, 0};
-    int counted[2] = {0, 0};
+    double sum[4] = {0, 0, 0, 0};
+    int counted[4] = {0, 0, 0, 0};
     for (const std::vector<uint8_t> &m : all) {
-      double theirs[2] = {0, 0};
+      double theirs[4] = {0, 0, 0, 0};
       if (m.size() == sizeof theirs) std::memcpy(theirs, m.data(), sizeof theirs);
-      for (int i = 0; i < 2; ++i)
+      for (int i = 0; i < 4; ++i)
         if (theirs[i] > 0) {
           sum[i] += theirs[i];
           ++counted[i];
         }
     }
-    judge_.Judge({counted[0] ? sum[0] / counted[0] : 0, counted[1] ? sum[1] / counted[1] : 0});
+    double mean[4];
+    for (int i = 0; i < 4; ++i) mean[i] = counted[i] ? sum[i] / counted[i] : 0;
+    judge_.Judge({mean[0], mean[1], mean[2], mean[3]});
     stats_.judge_decisions = judge_.counts().decisions;
     stats_.judge_chose_stock = judge_.counts().stock_chosen;
   }

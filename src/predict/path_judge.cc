@@ -1,6 +1,7 @@
 #include "predict/path_judge.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace pfio::predict {
 namespace {
@@ -24,6 +25,8 @@ void PathJudge::Begin(Phase phase, Path path, uint64_t calls) {
   if (path != path_) since_switch_ = 0;
   path_ = path;
   left_ = calls;
+  before_ns_ += trial_ns_;
+  trial_ns_ = 0;
   samples_[Index(path)].clear();
   next_sample_[Index(path)] = 0;
 }
@@ -45,7 +48,13 @@ PathJudge::Path PathJudge::Next() {
 }
 
 void PathJudge::Record(Path path, uint64_t bytes, uint64_t ns) {
-  if (path != path_ || since_switch_ <= Skip(path) || bytes == 0) return;
+  if (path != path_) return;
+  if (phase_ == Phase::kTrial) {
+    trial_ns_ += static_cast<double>(ns);
+  } else {
+    before_ns_ += static_cast<double>(ns);
+  }
+  if (since_switch_ <= Skip(path) || bytes == 0) return;
   std::vector<double> &v = samples_[Index(path)];
   const double cost = static_cast<double>(ns) / static_cast<double>(bytes);
   if (v.size() < kSamples) {
@@ -58,11 +67,11 @@ void PathJudge::Record(Path path, uint64_t bytes, uint64_t ns) {
 }
 
 PathJudge::Tally PathJudge::tally() const {
-  return {Median(samples_[0]), Median(samples_[1])};
+  return {Median(samples_[0]), Median(samples_[1]), trial_ns_, before_ns_};
 }
 
 bool PathJudge::ExchangeDue() const {
-  return phase_ == Phase::kTrial && (left_ == 0 || since_switch_ >= Skip(path_) + kMinMeasured);
+  return phase_ == Phase::kTrial && since_switch_ > 0;
 }
 
 void PathJudge::Judge(const Tally &all) {
@@ -74,18 +83,29 @@ void PathJudge::Judge(const Tally &all) {
   const bool pfio_on_trial = path_ == Path::kPfio;
   const double trial = pfio_on_trial ? all.pfio : all.stock;
   const double other = pfio_on_trial ? all.stock : all.pfio;
-  if (trial > 0 && other > 0 && trial > kAbortRatio * other) {
+  if (all.trial_ns > std::max(all.before_ns / 2, static_cast<double>(kTrialFloorNs))) {
+    ++counts_.trials_cut;
+    Decide(all, path_);  // too dear to finish: the trial's path loses
+  } else if (since_switch_ >= Skip(path_) + kMinMeasured && trial > 0 && other > 0 &&
+             trial > kAbortRatio * other) {
     ++counts_.trials_cut;
     Decide(all);
   }
 }
 
-void PathJudge::Decide(const Tally &all) {
+void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
   ++counts_.decisions;
   Path winner = Path::kPfio;
   double loss = 1;  // the loser's time per byte over the winner's
   const double pfio = all.pfio, stock = all.stock;
-  if (pfio > 0 && stock > 0) {
+  if (loser_given) {
+    winner = *loser_given == Path::kPfio ? Path::kStock : Path::kPfio;
+    // how much dearer it was: its trial against the time before it, when both are known
+    const double winner_cost = winner == Path::kPfio ? pfio : stock;
+    const double loser_cost = winner == Path::kPfio ? stock : pfio;
+    loss = winner_cost > 0 && loser_cost > 0 ? loser_cost / winner_cost : kAbortRatio;
+    if (winner_cost > 0 && loser_cost > 0) last_ratio_ = stock / pfio;
+  } else if (pfio > 0 && stock > 0) {
     last_ratio_ = stock / pfio;
     if (stock < (1 - kMargin) * pfio) winner = Path::kStock;
     loss = winner == Path::kStock ? pfio / stock : stock / pfio;

@@ -10,20 +10,23 @@
 // was lower serves a stretch, and a trial of the other path follows it, and so on. A trial lasts
 // at most kTrialCalls calls; it ends early when, with at least kMinMeasured of its calls
 // measured, its path already costs kAbortRatio times the other's per byte (a trial of a path
-// that loses badly costs a few calls). A stretch is kFirstStretch calls, twice as long each time
-// the same path wins again, and at least kOverhead times what the loser's next trial costs in
-// the winner's calls, so trials take a bounded share of the time; at most kLongestStretch. The
-// stock path must be faster by kMargin to be chosen: on a tie pfio keeps the calls. The first
-// calls after each switch are not measured (kSkipPfio: pfio's predictor learns the pattern
-// again; kSkipStock: the kernel's readahead starts). Whenever ExchangeDue(), the caller passes
-// Judge the tallies (tally(), or the sums of every rank's in a collective layer) before the next
-// Next(). Reset() (the pattern changed: a declared plan) starts again from pfio. Deterministic:
-// the same sequence of Next and Judge inputs gives the same paths, so ranks that judge on the
-// same sums choose alike. Not thread-safe.
+// that loses badly costs a few calls), and at once when its calls, measured or not, took more
+// than half the time of every call before it and at least kTrialFloorNs: then its path loses
+// (a few expensive calls, where one call of the slower path costs more than the rest). A stretch is
+// kFirstStretch calls, twice as long each time the same path wins again, and at least kOverhead
+// times what the loser's next trial costs in the winner's calls, so trials take a bounded share of
+// the time; at most kLongestStretch. The stock path must be faster by kMargin to be chosen: on a
+// tie pfio keeps the calls. The first calls after each switch are not measured (kSkipPfio: pfio's
+// predictor learns the pattern again; kSkipStock: the kernel's readahead starts). Whenever
+// ExchangeDue(), the caller passes Judge the tallies (tally(), or the sums of every rank's in a
+// collective layer) before the next Next(). Reset() (the pattern changed: a declared plan) starts
+// again from pfio. Deterministic: the same sequence of Next and Judge inputs gives the same paths,
+// so ranks that judge on the same sums choose alike. Not thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace pfio::predict {
@@ -37,6 +40,7 @@ class PathJudge {
   static constexpr uint64_t kMinMeasured = 3;
   static constexpr size_t kSamples = 64;  // a period's last calls kept for its median
   static constexpr double kAbortRatio = 2.0;
+  static constexpr uint64_t kTrialFloorNs = 20'000'000;
   static constexpr uint64_t kFirstStretch = 64;
   static constexpr uint64_t kOverhead = 16;
   static constexpr uint64_t kLongestStretch = 16384;
@@ -45,8 +49,10 @@ class PathJudge {
 
   // Each path's cost: the median ns per byte of its last period (trial or stretch), 0 when
   // none of its calls was measured.
+  // The trial's time so far (every call of it) and the time of every call before it.
   struct Tally {
     double pfio = 0, stock = 0;
+    double trial_ns = 0, before_ns = 0;
   };
   struct Counts {
     uint64_t pfio_calls = 0;    // calls given to pfio
@@ -60,7 +66,7 @@ class PathJudge {
   Path Next();
   // The call Next() last gave, served on `path`, took `ns` for `bytes`.
   void Record(Path path, uint64_t bytes, uint64_t ns);
-  // A trial has measured calls to judge (it may end now), or has ended: Judge before Next().
+  // A trial is on (it may end now), or has ended: Judge before Next().
   bool ExchangeDue() const;
   Tally tally() const;
   // Ends the trial when it is over or already lost, from `all` (tally(), or every rank's, combined
@@ -76,7 +82,8 @@ class PathJudge {
  private:
   enum class Phase { kFirst, kTrial, kStretch };
   void Begin(Phase phase, Path path, uint64_t calls);
-  void Decide(const Tally &all);
+  // The next stretch's path: the one measured cheaper, or the other than `loser` when given.
+  void Decide(const Tally &all, std::optional<Path> loser = std::nullopt);
   uint64_t Skip(Path path) const { return path == Path::kPfio ? kSkipPfio : kSkipStock; }
 
   Phase phase_ = Phase::kFirst;
@@ -89,6 +96,8 @@ class PathJudge {
   size_t next_sample_[2] = {0, 0};  // where the next sample goes once kSamples are held
   Counts counts_;
   double last_ratio_ = 0;
+  double trial_ns_ = 0;   // every call of this trial, measured or not
+  double before_ns_ = 0;  // every call before this trial
 };
 
 }  // namespace pfio::predict
