@@ -315,21 +315,15 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
     int npieces = 0, nextents = 0, i, sieve;
-    uint64_t total = 0, nread = 0, started;
+    uint64_t total = 0, nread = 0;
     ADIO_Offset fp_ind = fd->fp_ind;
     pfio_status s;
     if (pf == NULL) {
         ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
-    if (judged_stock(pf)) {
-        MPI_Count type_size = 0;
-        MPI_Type_size_x(datatype, &type_size);
-        read_stock(ADIOI_GEN_ReadStrided, fd, pf, buf, count, datatype, file_ptr_type, offset,
-                   status, error_code, (uint64_t)count * (uint64_t)type_size);
-        return;
-    }
-    started = ADIOI_PREFETCH_Now_ns();
+    /* Not judged: ROMIO's strided read counts the whole request in its status past the end of
+     * the file (tests/mpi/matrix_test.c, "holey memory"); pfio's counts what it read. */
     if (!ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
                                     &npieces, &extents, &nextents, &total)) {
         *error_code =
@@ -349,8 +343,6 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     if (sieve) {
         read_sieved(fd, pf, buf, count, datatype, file_ptr_type, offset, status, fp_ind,
                     error_code);
-        if (*error_code == MPI_SUCCESS)
-            judged_done(pf, total, started);
         free(pieces);
         free(extents);
         return;
@@ -378,10 +370,8 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
         }
     }
     fd->fp_sys_posn = -1;
-    if (*error_code == MPI_SUCCESS) {
+    if (*error_code == MPI_SUCCESS)
         ADIOI_PREFETCH_Set_status(status, datatype, nread);
-        judged_done(pf, total, started);
-    }
     free(pieces);
     free(extents);
 }
