@@ -128,6 +128,16 @@ void ADIOI_PREFETCH_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatyp
 MPI_Offset ADIOI_PREFETCH_Status_bytes(ADIO_Status *status);
 /* The byte count a read status reports (where this ROMIO can set one). */
 void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes);
+/* A read done by ROMIO's own code (`read`: ADIOI_GEN_ReadStrided or
+ * ADIOI_GEN_ReadStridedColl), with its status set to the bytes before the end of the file: ROMIO
+ * counts the whole request there, pfio's path what it read. fp_ind: the individual file pointer
+ * before the call. */
+typedef void (*ADIOI_PREFETCH_Blocking_read)(ADIO_File, void *, int, MPI_Datatype, int, ADIO_Offset,
+                                             ADIO_Status *, int *);
+void ADIOI_PREFETCH_Read_stock(ADIOI_PREFETCH_Blocking_read read, ADIO_File fd, void *buf,
+                               int count, MPI_Datatype datatype, int file_ptr_type,
+                               ADIO_Offset offset, ADIO_Offset fp_ind, ADIO_Status *status,
+                               int *error_code);
 
 /* ad_prefetch_rdcoll.c */
 void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf);
@@ -167,5 +177,10 @@ void ADIOI_PREFETCH_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, in
 int ADIOI_PREFETCH_View_pieces(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                int file_ptr_type, ADIO_Offset offset, pfio_read_piece **pieces,
                                int *npieces, pfio_extent **extents, int *nextents, uint64_t *total);
+/* The bytes of the request that lie before `eof`, the view walked from `fp_ind` (the individual
+ * file pointer before the read; fd->fp_ind is left as it is); *crosses = 1 when some lie past. */
+uint64_t ADIOI_PREFETCH_View_bytes_before(ADIO_File fd, int count, MPI_Datatype datatype,
+                                          int file_ptr_type, ADIO_Offset offset, ADIO_Offset fp_ind,
+                                          uint64_t eof, int *crosses);
 
 #endif

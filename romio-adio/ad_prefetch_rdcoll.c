@@ -347,8 +347,8 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
         if (stock) { /* pfio does not pay for this file's calls now: ROMIO's two-phase, and
                       * its reads ROMIO's own */
             pf->stepping_aside = 1;
-            ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
-                                      error_code);
+            ADIOI_PREFETCH_Read_stock(ADIOI_GEN_ReadStridedColl, fd, buf, count, datatype,
+                                      file_ptr_type, offset, fp_ind, status, error_code);
             pf->stepping_aside = 0;
             if (*error_code == MPI_SUCCESS)
                 pfio_coll_end(pf->coll, request_bytes(count, datatype),
@@ -367,8 +367,8 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
     if (rc == PFIO_OK && stock) {
         fd->fp_ind = fp_ind; /* two-phase walks the view again from the same place */
         ++pf->stock_reads;
-        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
-                                  error_code);
+        ADIOI_PREFETCH_Read_stock(ADIOI_GEN_ReadStridedColl, fd, buf, count, datatype,
+                                  file_ptr_type, offset, fp_ind, status, error_code);
         return;
     }
     if (rc != PFIO_OK) {

@@ -79,20 +79,41 @@ static void judged_done(ADIOI_PREFETCH_File *pf, uint64_t bytes, uint64_t starte
         pfio_judge_record(pf->judge, pf->judge_stock, bytes, ADIOI_PREFETCH_Now_ns() - started);
 }
 
-typedef void (*blocking_read)(ADIO_File, void *, int, MPI_Datatype, int, ADIO_Offset, ADIO_Status *,
-                              int *);
-
-/* A read the judge gave to ROMIO: ROMIO's code, its own reads too (ADIOI_PREFETCH_Active). */
-static void read_stock(blocking_read read, ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf,
-                       int count, MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
-                       ADIO_Status *status, int *error_code, uint64_t bytes)
+/* A read the judge gave to ROMIO: ROMIO's code, its own reads too (ADIOI_PREFETCH_Active); a
+ * strided one with its status counted to the end of the file (ADIOI_PREFETCH_Read_stock). */
+static void read_stock(ADIO_File fd, ADIOI_PREFETCH_File *pf, int strided, void *buf, int count,
+                       MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                       ADIO_Offset fp_ind, ADIO_Status *status, int *error_code)
 {
+    MPI_Count type_size = 0;
     uint64_t started = ADIOI_PREFETCH_Now_ns();
     pf->stepping_aside = 1;
-    read(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+    if (strided)
+        ADIOI_PREFETCH_Read_stock(ADIOI_GEN_ReadStrided, fd, buf, count, datatype, file_ptr_type,
+                                  offset, fp_ind, status, error_code);
+    else
+        ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
     pf->stepping_aside = 0;
+    MPI_Type_size_x(datatype, &type_size);
     if (*error_code == MPI_SUCCESS)
-        judged_done(pf, bytes, started);
+        judged_done(pf, (uint64_t)count * (uint64_t)type_size, started);
+}
+
+void ADIOI_PREFETCH_Read_stock(ADIOI_PREFETCH_Blocking_read read, ADIO_File fd, void *buf,
+                               int count, MPI_Datatype datatype, int file_ptr_type,
+                               ADIO_Offset offset, ADIO_Offset fp_ind, ADIO_Status *status,
+                               int *error_code)
+{
+    struct stat sb;
+    int crosses = 0;
+    uint64_t bytes;
+    read(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+    if (*error_code != MPI_SUCCESS || fd->fd_sys < 0 || fstat(fd->fd_sys, &sb) != 0)
+        return;
+    bytes = ADIOI_PREFETCH_View_bytes_before(fd, count, datatype, file_ptr_type, offset, fp_ind,
+                                             (uint64_t)sb.st_size, &crosses);
+    if (crosses)
+        ADIOI_PREFETCH_Set_status(status, datatype, bytes);
 }
 
 /* [offset, offset+length) cut to the file as pfio saw it; 0 when nothing is left. */
@@ -235,8 +256,8 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     MPI_Type_size_x(datatype, &type_size);
     length = (uint64_t)count * (uint64_t)type_size;
     if (judged_stock(pf)) {
-        read_stock(ADIOI_GEN_ReadContig, fd, pf, buf, count, datatype, file_ptr_type, offset,
-                   status, error_code, length);
+        read_stock(fd, pf, 0, buf, count, datatype, file_ptr_type, offset, fd->fp_ind, status,
+                   error_code);
         return;
     }
     started = ADIOI_PREFETCH_Now_ns();
@@ -315,15 +336,19 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
     int npieces = 0, nextents = 0, i, sieve;
-    uint64_t total = 0, nread = 0;
+    uint64_t total = 0, nread = 0, started;
     ADIO_Offset fp_ind = fd->fp_ind;
     pfio_status s;
     if (pf == NULL) {
         ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
-    /* Not judged: ROMIO's strided read counts the whole request in its status past the end of
-     * the file (tests/mpi/matrix_test.c, "holey memory"); pfio's counts what it read. */
+    if (judged_stock(pf)) {
+        read_stock(fd, pf, 1, buf, count, datatype, file_ptr_type, offset, fp_ind, status,
+                   error_code);
+        return;
+    }
+    started = ADIOI_PREFETCH_Now_ns();
     if (!ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
                                     &npieces, &extents, &nextents, &total)) {
         *error_code =
@@ -343,6 +368,8 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     if (sieve) {
         read_sieved(fd, pf, buf, count, datatype, file_ptr_type, offset, status, fp_ind,
                     error_code);
+        if (*error_code == MPI_SUCCESS)
+            judged_done(pf, total, started);
         free(pieces);
         free(extents);
         return;
@@ -370,8 +397,10 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
         }
     }
     fd->fp_sys_posn = -1;
-    if (*error_code == MPI_SUCCESS)
+    if (*error_code == MPI_SUCCESS) {
         ADIOI_PREFETCH_Set_status(status, datatype, nread);
+        judged_done(pf, total, started);
+    }
     free(pieces);
     free(extents);
 }
@@ -388,8 +417,9 @@ MPI_Offset ADIOI_PREFETCH_Status_bytes(ADIO_Status *status)
 }
 
 /* A nonblocking read done by the blocking one, its request completed with the bytes read. */
-static void read_now(blocking_read read, ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
-                     int file_ptr_type, ADIO_Offset offset, ADIO_Request *request, int *error_code)
+static void read_now(ADIOI_PREFETCH_Blocking_read read, ADIO_File fd, void *buf, int count,
+                     MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                     ADIO_Request *request, int *error_code)
 {
     ADIO_Status status;
     MPI_Offset nbytes = 0;

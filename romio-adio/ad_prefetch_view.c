@@ -132,3 +132,31 @@ fail:
     }
     return 0;
 }
+
+uint64_t ADIOI_PREFETCH_View_bytes_before(ADIO_File fd, int count, MPI_Datatype datatype,
+                                          int file_ptr_type, ADIO_Offset offset, ADIO_Offset fp_ind,
+                                          uint64_t eof, int *crosses)
+{
+    ADIO_Offset *off_list = NULL, *len_list = NULL, start = 0, end = 0, kept = fd->fp_ind;
+    int n = 0, i;
+    uint64_t bytes = 0;
+    *crosses = 0;
+    if (count <= 0)
+        return 0;
+    fd->fp_ind = fp_ind; /* Calc_my_off_len walks the view from here, and moves the pointer */
+    ADIOI_Calc_my_off_len(fd, count, datatype, file_ptr_type, offset, &off_list, &len_list, &start,
+                          &end, &n);
+    fd->fp_ind = kept;
+    for (i = 0; i < n; ++i) {
+        uint64_t o = (uint64_t)off_list[i], l = len_list[i] > 0 ? (uint64_t)len_list[i] : 0;
+        if (o + l > eof)
+            *crosses = 1;
+        if (o < eof)
+            bytes += o + l > eof ? eof - o : l;
+    }
+    ADIOI_Free(off_list);
+#if PFIO_ROMIO_MAJOR < 4
+    ADIOI_Free(len_list);
+#endif
+    return bytes;
+}

@@ -5,7 +5,8 @@
  *   random        a permutation of blocks dealt to ranks and calls (hindexed views)
  *   overlap       odd-sized requests that overlap between ranks, into a strided memory type
  *   breaks        a pattern that breaks after 4 calls: right bytes, counted mispredictions
- *   eof           requests across the end of the file: the bytes up to it, counted right
+ *   eof           requests across the end of the file: the bytes up to it, counted right (also
+ *                 across the end of a file grown since open, through ROMIO's two-phase)
  *   cb_nodes=1, prefetch_collective=disable, striping hints: the same bytes
  *   declared      pfio_mpi_file_plan (pfio/pfio_mpi.h): every declared call planned, and ranks
  *                 declaring different call counts refused on every rank
@@ -463,6 +464,21 @@ static void test_eof(void)
     memset(buf, SENTINEL, sizeof buf);
     if (MPI_File_read_at_all(fh, offset, buf, 8000, MPI_BYTE, &st) != MPI_SUCCESS)
         fail(test, "MPI_File_read_at_all failed");
+    check_count(test, &st, MPI_BYTE, want);
+    check_range(test, buf, offset, (size_t)want, SEED);
+    MPI_File_close(&fh);
+    /* Opened for writing (no look at the file before each read), then grown by another process:
+     * a request past the size pfio knows goes to ROMIO's two-phase, which counts the whole
+     * request; the driver counts the bytes up to the new end, as its own path does. */
+    must_open(test, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    make_file(path, (uint64_t)(2 * size), SEED);
+    offset = 2 * size - 5000 + 1000LL * rank;
+    want = offset >= 2 * size                ? 0
+           : (int)(2 * size - offset) < 8000 ? (int)(2 * size - offset)
+                                             : 8000;
+    memset(buf, SENTINEL, sizeof buf);
+    if (MPI_File_read_at_all(fh, offset, buf, 8000, MPI_BYTE, &st) != MPI_SUCCESS)
+        fail(test, "MPI_File_read_at_all after the file grew failed");
     check_count(test, &st, MPI_BYTE, want);
     check_range(test, buf, offset, (size_t)want, SEED);
     MPI_File_close(&fh);
