@@ -308,15 +308,16 @@ TEST_F(CollectiveReaderTest, EveryRankStepsAsideTogetherWhereTheStockPathIsFaste
         rank.reader->EndCall(kBlock, static_cast<uint64_t>(per_byte * kBlock));
       }
       const ReaderStats &s = rank.reader->stats();
+      const predict::PathJudge::Counts &j = rank.reader->judge_counts();
       EXPECT_EQ(s.calls, 400u);
-      EXPECT_EQ(s.stepped_aside, s.stock_calls);
-      EXPECT_GE(s.judge_decisions, 1u);
+      EXPECT_EQ(j.stock_calls, s.stock_calls);
+      EXPECT_GE(j.decisions, 1u);
       if (stock_cost < 1) {
-        EXPECT_GE(s.judge_chose_stock, 1u);
-        EXPECT_GT(s.stepped_aside, 300u);
+        EXPECT_GE(j.stock_chosen, 1u);
+        EXPECT_GT(j.stock_calls, 300u);
       } else {
-        EXPECT_EQ(s.judge_chose_stock, 0u);
-        EXPECT_LT(s.stepped_aside, 20u) << "a trial lost by far ends early";
+        EXPECT_EQ(j.stock_chosen, 0u);
+        EXPECT_LT(j.stock_calls, 20u) << "a trial lost by far ends early";
       }
     });
     EXPECT_EQ(paths[0], paths[1]);

@@ -187,8 +187,6 @@ CollectiveReader::Outcome CollectiveReader::BeginCall(bool *stock, std::string *
     double mean[4];
     for (int i = 0; i < 4; ++i) mean[i] = counted[i] ? sum[i] / counted[i] : 0;
     judge_.Judge({mean[0], mean[1], mean[2], mean[3]});
-    stats_.judge_decisions = judge_.counts().decisions;
-    stats_.judge_chose_stock = judge_.counts().stock_chosen;
   }
   const Path was = begun_;
   begun_ = judge_.Next();
@@ -201,7 +199,6 @@ CollectiveReader::Outcome CollectiveReader::BeginCall(bool *stock, std::string *
   if (begun_ == Path::kStock) {
     ++stats_.calls;
     ++stats_.stock_calls;
-    ++stats_.stepped_aside;
   }
   *stock = begun_ == Path::kStock;
   return Outcome::kRead;

@@ -86,9 +86,6 @@ struct ReaderStats {
   uint64_t exchange_steps = 0;       // exchanges (a round goes in several when one rank would
                                      // receive more than a round)
   uint64_t exchange_peak = 0;        // most bytes of send and receive buffer held at once
-  uint64_t stepped_aside = 0;        // calls the judge gave to the stock path (BeginCall)
-  uint64_t judge_decisions = 0;      // the judge's decisions, and those that chose stock
-  uint64_t judge_chose_stock = 0;
 };
 
 class CollectiveReader {
@@ -135,6 +132,8 @@ class CollectiveReader {
   const std::string &record_error() const { return record_error_; }
 
   const ReaderStats &stats() const { return stats_; }
+  // Stepping aside: calls given to each path (stock_calls: BeginCall's), the decisions.
+  const predict::PathJudge::Counts &judge_counts() const { return judge_.counts(); }
   const Aggregation &aggregation() const { return aggregation_; }
   int my_aggregator() const { return my_aggregator_; }
 

@@ -156,6 +156,7 @@ extern "C" const char *pfio_coll_record_error(const pfio_coll *coll) {
 
 extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats) {
   const pfio::collective::ReaderStats &s = coll->reader->stats();
+  const pfio::predict::PathJudge::Counts &j = coll->reader->judge_counts();
   *stats = pfio_coll_stats{s.calls,
                            s.stock_calls,
                            s.rounds,
@@ -174,9 +175,9 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            s.exchange_peak,
                            s.calls_planned_ahead,
                            s.bytes_advised,
-                           s.stepped_aside,
-                           s.judge_decisions,
-                           s.judge_chose_stock};
+                           j.stock_calls,
+                           j.decisions,
+                           j.stock_chosen};
 }
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {
