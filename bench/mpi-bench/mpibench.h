@@ -67,6 +67,9 @@ typedef struct {
   double busy_s;                  /* the slowest rank's time in the computation */
   long long bytes, rss_max_kib;
   double node_busy; /* share of rank 0's node's CPU time busy during the run (-1: unknown) */
+  /* pfio's driver stepping aside (its job summary): calls (collective) or reads (independent)
+   * it gave to ROMIO's path, of how many; -1 when unknown (not pfio, or PFIO_STATS set) */
+  long long to_romio, judged;
 } Run;
 
 extern Options opts;

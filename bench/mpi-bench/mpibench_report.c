@@ -163,13 +163,18 @@ void report_run(const Options *o, const Run *run, int done, int total, FILE *jso
     printf("[%3d/%d] round %d %-8s %-11s %.2f ms per call  %6.2f s  computing %6.2f s\n", done,
            total, run->round, run->workload, run->method, run->compute_ms, run->seconds,
            run->busy_s);
-  else
+  else {
+    char aside[96] = "";
+    if (run->to_romio >= 0 && run->judged > 0)
+      snprintf(aside, sizeof aside, "  ROMIO's path: %lld of %lld %s", run->to_romio, run->judged,
+               o->independent ? "reads" : "calls");
     printf(
         "[%3d/%d] round %d %-8s %-11s %8.1f MiB/s  %6.2f s  in calls %6.2f s"
-        "  CPU %6.2f s  node busy %3.0f %%  peak RSS %lld MiB%s  verified\n",
+        "  CPU %6.2f s  node busy %3.0f %%  peak RSS %lld MiB%s  verified%s\n",
         done, total, run->round, run->workload, run->method, mib, run->seconds, run->in_calls,
         run->cpu, 100 * run->node_busy, run->rss_max_kib / 1024,
-        run->compute_ms > 0 ? "  +compute" : "");
+        run->compute_ms > 0 ? "  +compute" : "", aside);
+  }
   fflush(stdout);
   if (json)
     fprintf(json,
@@ -180,13 +185,13 @@ void report_run(const Options *o, const Run *run, int done, int total, FILE *jso
             "\"peak_rss_max_mib\": %.1f, \"compute_ms\": %.3f, \"busy_s\": %.6f, "
             "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
             "\"calls\": \"%s\", \"block\": %lld, \"per_call\": %d, \"cache\": \"%s\", "
-            "\"verified\": %s}\n",
+            "\"to_romio\": %lld, \"judged\": %lld, \"verified\": %s}\n",
             run->workload, run->method, run->round, nprocs, run->bytes, run->seconds, run->in_calls,
             run->open_s, run->view_s, run->close_s, run->cpu, run->node_busy,
             run->bytes ? mib : 0.0, run->rss_max_kib / 1024.0, run->compute_ms, run->busy_s,
             o->size, o->budget ? o->budget : "auto", version,
             o->independent ? "independent" : "collective", o->block, o->per_call,
-            o->hot ? "hot" : "cold", run->bytes ? "true" : "false");
+            o->hot ? "hot" : "cold", run->to_romio, run->judged, run->bytes ? "true" : "false");
 }
 
 /* The computation per call for a workload in round r: --compute's value, or with auto the stock

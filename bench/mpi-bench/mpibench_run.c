@@ -40,6 +40,57 @@ static int is_romio(const char *method) {
   return strcmp(method, "romio") == 0 || strcmp(method, "romio-again") == 0;
 }
 
+/* Where pfio's driver writes its job summary (hint prefetch_stats), the same on every rank: rank
+ * 0's temporary name; "" when PFIO_STATS names the user's own. */
+static char summary_path[512];
+
+static const char *summary_for_pfio(void) {
+  static int made;
+  if (!made) {
+    const char *tmp = getenv("TMPDIR");
+    if (rank == 0 && getenv("PFIO_STATS") == NULL)
+      snprintf(summary_path, sizeof summary_path, "%s/pfio-mpibench.%ld.json",
+               tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    MPI_Bcast(summary_path, sizeof summary_path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    made = 1;
+  }
+  return summary_path;
+}
+
+/* The number after `key` in `text` from `from` on; -1 when absent. */
+static long long json_number(const char *from, const char *key) {
+  const char *at = from ? strstr(from, key) : NULL;
+  return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
+/* After a pfio run's close: what the job summary says of stepping aside (rank 0), and the
+ * summary and this rank's own stats file removed. */
+static void read_stepping_aside(const Workload *w, Run *out) {
+  char mine[600];
+  out->to_romio = out->judged = -1;
+  if (summary_path[0] == '\0') return;
+  snprintf(mine, sizeof mine, "%.*s.rank%d.json", (int)(strlen(summary_path) - 5), summary_path,
+           rank);
+  unlink(mine);
+  MPI_Barrier(MPI_COMM_WORLD); /* rank 0 wrote the summary at close */
+  if (rank != 0) return;
+  FILE *f = fopen(summary_path, "r");
+  char text[8192];
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) fclose(f);
+  unlink(summary_path);
+  text[n] = '\0';
+  if (n == 0) return;
+  if (opts.independent) {
+    out->to_romio = json_number(text, "\"stepped_aside\": ");
+    out->judged = (long long)w->calls * nprocs;
+  } else {
+    const char *coll = strstr(text, "\"collective\": {");
+    out->to_romio = json_number(coll, "\"stepped_aside\": ");
+    out->judged = json_number(coll, "\"calls\": ");
+  }
+}
+
 /* Opens the file the way `method` selects its MPI-IO implementation; 0 when that method is not
  * available here (the reason in why). */
 static int open_for(const Options *o, const char *method, MPI_File *fh, char *why, size_t size) {
@@ -57,6 +108,7 @@ static int open_for(const Options *o, const char *method, MPI_File *fh, char *wh
       MPI_Info_set(info, "prefetch_read_path", "engine");
     }
     if (strcmp(method, "pfio-engine-cache") == 0) MPI_Info_set(info, "prefetch_buffer", "cache");
+    if (summary_for_pfio()[0]) MPI_Info_set(info, "prefetch_stats", summary_path);
   } else if (is_romio(method) && is_openmpi()) {
     MPI_Info_set(info, "prefetch", "stock");
   }
@@ -231,6 +283,8 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   MPI_File_close(&fh);
   phase[2] = MPI_Wtime() - t;
   secs = MPI_Wtime() - t0;
+  out->to_romio = out->judged = -1;
+  if (strncmp(method, "pfio", 4) == 0) read_stepping_aside(w, out);
   cpu = cpu_seconds() - cpu0;
   rss = peak_rss_kib();
   MPI_Reduce(&cpu, &out->cpu, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

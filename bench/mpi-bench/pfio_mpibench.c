@@ -58,7 +58,10 @@
  * per run. Peak RSS is each rank's VmHWM during the run (reset before it); CPU is the user +
  * system seconds of every rank (its threads included) summed, from open to close. The JSON also
  * has the slowest rank's time inside the read calls (in_calls), MPI_File_open (open_s), all the
- * MPI_File_set_view calls (view_s) and MPI_File_close (close_s): where a run's time went.
+ * MPI_File_set_view calls (view_s) and MPI_File_close (close_s): where a run's time went. A pfio
+ * run's line also says how many of its calls (collective) or reads (independent) the driver gave
+ * to ROMIO's own path where that was faster (stepping aside; from the driver's job summary, hint
+ * prefetch_stats, written to a temporary file unless PFIO_STATS is set; to_romio/judged in JSON).
  */
 #define _GNU_SOURCE
 #include "mpibench.h"
