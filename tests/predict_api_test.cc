@@ -33,6 +33,9 @@ TEST(PredictApi, BadArgumentsAreNamed) {
   EXPECT_EQ(pfio_sweep_create(nullptr), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
   pfio_sweep_destroy(nullptr);
+  EXPECT_EQ(pfio_judge_create(nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
+  pfio_judge_destroy(nullptr);
 }
 
 TEST(PredictApi, AStridedRunIsPlannedAndABreakDropsIt) {
@@ -110,6 +113,29 @@ TEST(PredictApi, AColumnSweepIsAdvisedRowByRowNearReadsFirst) {
   EXPECT_FALSE(pfio_sweep_active(sweep));
   EXPECT_EQ(pfio_sweep_advice(sweep, &ranges, &near), 0u);
   pfio_sweep_destroy(sweep);
+}
+
+// One reader's judge through the C API: the stock path, 4x cheaper per byte, takes most reads;
+// reset goes back to pfio.
+TEST(PredictApi, AJudgeGivesMostReadsToTheCheaperStockPath) {
+  pfio_judge *judge = nullptr;
+  ASSERT_EQ(pfio_judge_create(&judge), PFIO_OK);
+  uint64_t to_stock = 0;
+  for (int k = 0; k < 2000; ++k) {
+    const int stock = pfio_judge_next(judge);
+    to_stock += stock;
+    pfio_judge_record(judge, stock, 47008, stock ? 47008 : 4 * 47008);
+  }
+  uint64_t stock_calls = 0, decisions = 0, chosen = 0;
+  pfio_judge_counts(judge, &stock_calls, &decisions, &chosen);
+  EXPECT_EQ(stock_calls, to_stock);
+  EXPECT_GT(stock_calls, 1800u);
+  EXPECT_GE(decisions, 2u);
+  EXPECT_EQ(chosen, decisions) << "every decision chose the cheaper path";
+  pfio_judge_counts(judge, nullptr, nullptr, nullptr);  // any output may be left out
+  pfio_judge_reset(judge);
+  EXPECT_EQ(pfio_judge_next(judge), 0) << "after a reset pfio is tried first";
+  pfio_judge_destroy(judge);
 }
 
 }  // namespace
