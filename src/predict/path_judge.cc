@@ -83,7 +83,7 @@ void PathJudge::Judge(const Tally &all) {
   const bool pfio_on_trial = path_ == Path::kPfio;
   const double trial = pfio_on_trial ? all.pfio : all.stock;
   const double other = pfio_on_trial ? all.stock : all.pfio;
-  if (all.trial_ns > std::max(all.before_ns / 2, static_cast<double>(kTrialFloorNs))) {
+  if (all.trial_ns > std::max(all.before_ns, static_cast<double>(kTrialFloorNs))) {
     ++counts_.trials_cut;
     Decide(all, path_);  // too dear to finish: the trial's path loses
   } else if (since_switch_ >= Skip(path_) + kMinMeasured && trial > 0 && other > 0 &&
@@ -100,11 +100,7 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
   const double pfio = all.pfio, stock = all.stock;
   if (loser_given) {
     winner = *loser_given == Path::kPfio ? Path::kStock : Path::kPfio;
-    // how much dearer it was: its trial against the time before it, when both are known
-    const double winner_cost = winner == Path::kPfio ? pfio : stock;
-    const double loser_cost = winner == Path::kPfio ? stock : pfio;
-    loss = winner_cost > 0 && loser_cost > 0 ? loser_cost / winner_cost : kAbortRatio;
-    if (winner_cost > 0 && loser_cost > 0) last_ratio_ = stock / pfio;
+    if (pfio > 0 && stock > 0) last_ratio_ = stock / pfio;
   } else if (pfio > 0 && stock > 0) {
     last_ratio_ = stock / pfio;
     if (stock < (1 - kMargin) * pfio) winner = Path::kStock;
@@ -113,11 +109,13 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
   if (winner == Path::kStock) ++counts_.stock_chosen;
   uint64_t length = stretch_ > 0 && winner == last_winner_ ? std::min(2 * stretch_, kLongestStretch)
                                                            : kFirstStretch;
-  // The loser's next trial, in the winner's calls, at most 1/kOverhead of the stretch.
+  // The loser's next trial, in the winner's calls, at most 1/kOverhead of the stretch (when the
+  // trials measured how much dearer the loser is; a trial cut for its time did not).
   const Path loser = winner == Path::kPfio ? Path::kStock : Path::kPfio;
   const double trial_cost = static_cast<double>(Skip(loser) + kMinMeasured) * std::max(loss, 1.0);
-  length = std::max<uint64_t>(
-      length, static_cast<uint64_t>(std::min(kOverhead * trial_cost, double(kLongestStretch))));
+  if (!loser_given)
+    length = std::max<uint64_t>(
+        length, static_cast<uint64_t>(std::min(kOverhead * trial_cost, double(kLongestStretch))));
   stretch_ = length;
   last_winner_ = winner;
   Begin(Phase::kStretch, winner, length);

@@ -10,9 +10,10 @@
 // was lower serves a stretch, and a trial of the other path follows it, and so on. A trial lasts
 // at most kTrialCalls calls; it ends early when, with at least kMinMeasured of its calls
 // measured, its path already costs kAbortRatio times the other's per byte (a trial of a path
-// that loses badly costs a few calls), and at once when its calls, measured or not, took more
-// than half the time of every call before it and at least kTrialFloorNs: then its path loses
-// (a few expensive calls, where one call of the slower path costs more than the rest). A stretch is
+// that loses badly costs a few calls), and at once when its calls, measured or not, took longer
+// than every call before it and at least kTrialFloorNs: then its path loses (a few expensive
+// calls, where one call of the slower path costs more than the rest), and as the trial said
+// nothing of how much, the stretch only doubles. A stretch is
 // kFirstStretch calls, twice as long each time the same path wins again, and at least kOverhead
 // times what the loser's next trial costs in the winner's calls, so trials take a bounded share of
 // the time; at most kLongestStretch. The stock path must be faster by kMargin to be chosen: on a
@@ -40,7 +41,7 @@ class PathJudge {
   static constexpr uint64_t kMinMeasured = 3;
   static constexpr size_t kSamples = 64;  // a period's last calls kept for its median
   static constexpr double kAbortRatio = 2.0;
-  static constexpr uint64_t kTrialFloorNs = 20'000'000;
+  static constexpr uint64_t kTrialFloorNs = 50'000'000;
   static constexpr uint64_t kFirstStretch = 64;
   static constexpr uint64_t kOverhead = 16;
   static constexpr uint64_t kLongestStretch = 16384;
