@@ -55,6 +55,7 @@ struct Workload {
   int dims[3], grid, steps;      /* btio: process grid, global cube side, time steps */
   long long m, tile, tiles;      /* tiles: matrix side, tile side (doubles), tiles per side */
   long long var, writers, share; /* restart */
+  int reopen;                    /* opens: every call in an open of its own */
   void (*extents)(const Workload *w, int call, Extents *e);
 };
 
@@ -71,6 +72,10 @@ typedef struct {
    * it gave to ROMIO's path, of how many; -1 when unknown (not pfio, or PFIO_STATS set) */
   long long to_romio, judged;
 } Run;
+
+/* The workloads, in the order tables list them; NWORKLOADS of them. */
+#define NWORKLOADS 6
+extern const char *const all_workloads[NWORKLOADS];
 
 extern Options opts;
 /* The computation's steps per second, agreed on by all ranks (0 until calibrated). */

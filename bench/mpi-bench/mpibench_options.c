@@ -14,7 +14,7 @@ void usage(void) {
   if (rank == 0)
     printf(
         "usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES (1G)]\n"
-        "         [--workloads ior-hard,random,btio,tiles,restart] [--rounds R (3)]\n"
+        "         [--workloads ior-hard,random,btio,tiles,restart[,opens]] [--rounds R (3)]\n"
         "         [--methods "
         "ompio,romio,pfio,pfio-declared,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq]"
         "\n"

@@ -28,7 +28,7 @@ static double median_mib(const Run *runs, int n, const char *workload, const cha
 
 void print_table(const Options *o, const Run *runs, int n, const char *const *methods,
                  int nmethods) {
-  const char *const all[] = {"ior-hard", "random", "btio", "tiles", "restart"};
+  const char *const *all = all_workloads;
   long long rss;
   double seq = median_mib(runs, n, NULL, "seq", &rss);
   int w, m, aa_shown = 0;
@@ -43,7 +43,7 @@ void print_table(const Options *o, const Run *runs, int n, const char *const *me
   for (m = 0; m < nmethods; ++m)
     if (strcmp(methods[m], "seq") != 0) printf(" %11s", methods[m]);
   printf(" %13s %12s %12s %12s\n", "pfio/stock", "pfio/seq", "pfio peakRSS", "stock A/A");
-  for (w = 0; w < 5; ++w) {
+  for (w = 0; w < NWORKLOADS; ++w) {
     double best_stock = -1, pfio = -1, romio = -1, again = -1;
     long long pfio_rss = 0;
     if (!listed(o->workloads, all[w])) continue;
@@ -112,7 +112,7 @@ static double median_field(const Run *runs, int n, const char *workload, const c
 
 void print_compute_table(const Options *o, const Run *runs, int n, const char *const *methods,
                          int nmethods) {
-  const char *const all[] = {"ior-hard", "random", "btio", "tiles", "restart"};
+  const char *const *all = all_workloads;
   int w, m;
   printf(
       "\ncompute between reads: medians over %d round(s), the slowest rank's seconds; busy loop "
@@ -120,7 +120,7 @@ void print_compute_table(const Options *o, const Run *runs, int n, const char *c
       o->rounds, busy_rate);
   printf("%-9s %-13s %9s %9s %9s %9s %9s %8s %8s %12s\n", "workload", "method", "ms/call",
          "io-alone", "compute", "total", "in-reads", "overlap", "hidden", "total/stock");
-  for (w = 0; w < 5; ++w) {
+  for (w = 0; w < NWORKLOADS; ++w) {
     double c, best = -1, ms;
     if (!listed(o->workloads, all[w])) continue;
     c = median_field(runs, n, all[w], "compute-only", 1, offsetof(Run, seconds));
@@ -185,13 +185,13 @@ void report_run(const Options *o, const Run *run, int done, int total, FILE *jso
             "\"peak_rss_max_mib\": %.1f, \"compute_ms\": %.3f, \"busy_s\": %.6f, "
             "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
             "\"calls\": \"%s\", \"block\": %lld, \"per_call\": %d, \"cache\": \"%s\", "
-            "\"to_romio\": %lld, \"judged\": %lld, \"verified\": %s}\n",
+            "\"verified\": %s, \"to_romio\": %lld, \"judged\": %lld}\n",
             run->workload, run->method, run->round, nprocs, run->bytes, run->seconds, run->in_calls,
             run->open_s, run->view_s, run->close_s, run->cpu, run->node_busy,
             run->bytes ? mib : 0.0, run->rss_max_kib / 1024.0, run->compute_ms, run->busy_s,
             o->size, o->budget ? o->budget : "auto", version,
             o->independent ? "independent" : "collective", o->block, o->per_call,
-            o->hot ? "hot" : "cold", run->to_romio, run->judged, run->bytes ? "true" : "false");
+            o->hot ? "hot" : "cold", run->bytes ? "true" : "false", run->to_romio, run->judged);
 }
 
 /* The computation per call for a workload in round r: --compute's value, or with auto the stock

@@ -148,8 +148,13 @@ void make_workload(Workload *w, const char *name, unsigned long long size) {
     w->share = w->var / nprocs;
     w->calls = (int)(4 * ((w->share + RESTART_CHUNK - 1) / RESTART_CHUNK));
     w->extents = restart_extents;
+  } else if (strcmp(name, "opens") == 0) {
+    w->calls = (int)(nblocks(size) / ((long long)opts.per_call * nprocs));
+    if (w->calls > 200) w->calls = 200;
+    w->extents = iorhard_extents;
+    w->reopen = 1;
   } else {
-    die("unknown workload (expected ior-hard, random, btio, tiles, restart): ", name);
+    die("unknown workload (expected ior-hard, random, btio, tiles, restart, opens): ", name);
   }
   if (w->calls < 1) die("the file is too small for workload ", name);
 }

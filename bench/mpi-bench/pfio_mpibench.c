@@ -16,6 +16,9 @@
  *             row of tiles, then its column, one tile per collective read (a blocked solver)
  *   restart   a checkpoint of 4 variables written by 2N+1 writers (each writer's piece after a
  *             4 KiB header) read back by the N ranks, 8 MiB of a variable per rank per call
+ *   opens     what an open costs (many small files, a reader that opens per variable): 200
+ *             opens of the file (fewer when it is small), each reading ior-hard's next call and
+ *             closing; not in the default list
  * Methods (those this MPI offers; all by default):
  *   ompio        Open MPI's OMPIO (the plain file name)
  *   romio        stock ROMIO: Open MPI: ROMIO 3.2.1 through pfio's io component with hint
@@ -68,6 +71,8 @@
 
 int rank, nprocs;
 Options opts;
+const char *const all_workloads[NWORKLOADS] = {"ior-hard", "random",  "btio",
+                                               "tiles",    "restart", "opens"};
 
 int main(int argc, char **argv) {
   const char *const all_methods[] = {"ompio",
@@ -79,13 +84,12 @@ int main(int argc, char **argv) {
                                      "pfio-engine-cache",
                                      "romio-again",
                                      "seq"};
-  const char *const all_workloads[] = {"ior-hard", "random", "btio", "tiles", "restart"};
   const char *methods[NMETHODS];
   char why[256], version[MPI_MAX_LIBRARY_VERSION_STRING];
   int nmethods = 0, skipped[NMETHODS] = {0}, i, w, m, r, nruns = 0, total = 0, done = 0, len;
   int nworkloads = 0, with_seq = 0, pass, passes, made;
   Run *runs;
-  Workload workloads[5];
+  Workload workloads[NWORKLOADS];
   Options o;
   FILE *json = NULL;
   MPI_Init(&argc, &argv);
@@ -101,7 +105,7 @@ int main(int argc, char **argv) {
         "seq; "
         "got ",
         o.methods);
-  for (w = 0; w < 5; ++w)
+  for (w = 0; w < NWORKLOADS; ++w)
     if (listed(o.workloads, all_workloads[w])) {
       make_workload(&workloads[w], all_workloads[w], o.size);
       ++nworkloads;
@@ -141,7 +145,7 @@ int main(int argc, char **argv) {
     }
   }
   for (r = 0; r < o.rounds; ++r)
-    for (w = 0; w < 5; ++w) {
+    for (w = 0; w < NWORKLOADS; ++w) {
       if (!listed(o.workloads, all_workloads[w])) continue;
       for (pass = 0; pass < passes; ++pass) {
         double ms = pass == 0 ? 0 : compute_for(&o, runs, nruns, &workloads[w], r);

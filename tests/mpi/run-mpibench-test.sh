@@ -76,8 +76,17 @@ for calls in collective independent; do
   for w in ior-hard random; do
     grep -q "\"workload\": \"$w\", \"method\": \"pfio\".*\"calls\": \"$calls\", \"block\": 65536, \"per_call\": 1, \"cache\": \"cold\", \"verified\": true" \
       "$work/one-$calls.jsonl" || { cat "$work/one-$calls.jsonl"; echo "FAIL: no $w run of one 64 KiB block per call ($calls)"; exit 1; }
+    # the driver's stepping aside, from its job summary: how many of how many went to ROMIO
+    grep -Eq "\"workload\": \"$w\", \"method\": \"pfio\".*\"to_romio\": [0-9]+, \"judged\": [1-9]" \
+      "$work/one-$calls.jsonl" || { cat "$work/one-$calls.jsonl"; echo "FAIL: no stepping-aside count in the $w pfio run ($calls)"; exit 1; }
   done
 done
+# The per-open cost: every call in an open of its own, every byte verified.
+run 2 "$work/opens" "$driver" "${preload[@]}" -- "$bench" --file "$work/bench.data" --size 64M \
+  --rounds 1 --workloads opens --methods romio,pfio --per-call 1 --json "$work/opens.jsonl" \
+  >"$work/opens.out" 2>&1 || { cat "$work/opens.out"; exit 1; }
+[ "$(grep -c '"workload": "opens", "method": "\(romio\|pfio\)".*"verified": true' "$work/opens.jsonl")" -eq 2 ] ||
+  { cat "$work/opens.jsonl"; echo "FAIL: not 2 verified runs of opens"; exit 1; }
 for bad in "--per-call 0" "--per-call 2x" "--block 12" "--block 1G" "--cache warm"; do
   # shellcheck disable=SC2086
   if run 1 "$work/badshape" "$driver" -- "$bench" $bad >"$work/badshape.out" 2>&1; then
