@@ -61,21 +61,22 @@ static void hint_name(size_t i, char *name)
 /* Every rank must pass the same prefetch hints; records the first that differs. Collective. */
 static void check_same_everywhere(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
+    /* one reduction: the largest of each hash and of its complement (the smallest, inverted) */
     size_t n = key_count() + EXTRA_HINTS, i;
-    unsigned long long *mine = ADIOI_Malloc(3 * n * sizeof *mine);
-    unsigned long long *lo = mine + n, *hi = mine + 2 * n;
+    unsigned long long *mine = ADIOI_Malloc(4 * n * sizeof *mine);
+    unsigned long long *most = mine + 2 * n;
     char name[HINT_NAME_MAX], value[HINT_VALUE_MAX];
     for (i = 0; i < n; ++i) {
         int present;
         hint_name(i, name);
         present = hint_get(info, name, value);
         mine[i] = value_hash(present, value);
+        mine[n + i] = ~mine[i];
     }
-    MPI_Allreduce(mine, lo, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_MIN, fd->comm);
-    MPI_Allreduce(mine, hi, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_MAX, fd->comm);
+    MPI_Allreduce(mine, most, (int)(2 * n), MPI_UNSIGNED_LONG_LONG, MPI_MAX, fd->comm);
     pf->mismatch[0] = '\0';
     for (i = 0; i < n; ++i) {
-        if (lo[i] != hi[i]) {
+        if (most[i] != ~most[n + i]) {
             int present;
             hint_name(i, name);
             present = hint_get(info, name, value);

@@ -56,12 +56,19 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
                backend->name()));
   }
   std::unique_ptr<NodeShare> node;  // the real machine: the node's other pfio processes too
+  MemorySample first;               // on the real machine: its memory now, read once
+  uint64_t limit = config.budget;
   if (!signals) {
     signals =
         std::make_unique<ProcMemorySignals>(MemorySignalSources::Own(), config.reserve_percent);
     node = std::make_unique<NodeRegistry>();
+    first = signals->Sample();
+    // MemoryTheRankMayUse from the sample (the same reserve and cgroup rule) without reading
+    // the files again (docs/benchmarks.md, "The cost of an open")
+    if (limit == 0) limit = first.total > 0 ? first.headroom : 0;
+  } else if (limit == 0) {
+    limit = MemoryTheRankMayUse(config.reserve_percent);
   }
-  uint64_t limit = config.budget ? config.budget : MemoryTheRankMayUse(config.reserve_percent);
   if (limit < 2 * kMiB) {
     return Status::NoMem(
         Format("memory available to this rank is %s: expected at least 2 MiB "
@@ -73,20 +80,21 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
   if (!s.ok()) return s;
   auto buffer = std::make_unique<ReorderBuffer>(std::move(pool));
   out->reset(new Context(config, std::move(backend), std::move(signals), std::move(node),
-                         std::move(buffer), limit));
+                         std::move(buffer), limit, first.total > 0 ? &first : nullptr));
   return Status::Ok();
 }
 
 Context::Context(const Config &config, std::unique_ptr<Backend> backend,
                  std::unique_ptr<MemorySignals> signals, std::unique_ptr<NodeShare> node,
-                 std::unique_ptr<ReorderBuffer> buffer, uint64_t limit)
+                 std::unique_ptr<ReorderBuffer> buffer, uint64_t limit, const MemorySample *first)
     : cfg_(config),
       backend_(std::move(backend)),
       cache_backend_(dynamic_cast<PageCacheBackend *>(backend_.get())),
       clock_(backend_->virtual_clock()),
       buffer_(std::move(buffer)),
       memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
-              std::move(signals), std::move(node), /*share_node=*/config.budget == 0),
+              std::move(signals), std::move(node), /*share_node=*/config.budget == 0,
+              /*clock=*/nullptr, first),
       window_(&files_, buffer_.get()),
       read_path_(&cfg_, &files_, &window_, buffer_.get(), backend_.get(), &stats_, this),
       stager_(config.stage, backend_->device().AutoStage(), config.target_stages) {

@@ -104,7 +104,7 @@ class Context : private ReadPath::Host {
 
   Context(const Config &config, std::unique_ptr<Backend> backend,
           std::unique_ptr<MemorySignals> signals, std::unique_ptr<NodeShare> node,
-          std::unique_ptr<ReorderBuffer> buffer, uint64_t limit);
+          std::unique_ptr<ReorderBuffer> buffer, uint64_t limit, const MemorySample *first);
 
   // Sets the layout (null: one target) and everything sized by it: per-target state, rounds per
   // bus, the issue policy, the per-target read limit and the look-ahead in rounds.

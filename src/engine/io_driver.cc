@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <thread>
 
+#include "common/reused_thread.h"
 #include "io/sync_backend.h"
 
 namespace pfio {
@@ -22,7 +23,7 @@ class ThreadedIoDriver : public IoDriver {
   ThreadedIoDriver(Backend *backend, std::mutex *mu, Hooks hooks)
       : IoDriver(backend, std::move(hooks)), mu_(mu) {
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    thread_ = std::thread([this] { Loop(); });
+    thread_ = ReusedThread([this] { Loop(); });
   }
   ~ThreadedIoDriver() override {
     if (thread_.joinable()) {
@@ -95,7 +96,7 @@ class ThreadedIoDriver : public IoDriver {
   std::condition_variable landed_;
   int wake_fd_ = -1;
   bool abandoned_ = false;
-  std::thread thread_;
+  ReusedThread thread_;
 };
 
 class VirtualIoDriver : public IoDriver {

@@ -86,7 +86,7 @@ Status PageCacheBackend::OpenCached(const FileSource &source, FileHandle *out) {
 bool PageCacheBackend::StartThreadLocked() {
   if (thread_.joinable()) return true;
   try {
-    thread_ = std::thread([this] { Advise(); });
+    thread_ = ReusedThread([this] { Advise(); });
   } catch (const std::system_error &) {
     return false;
   }

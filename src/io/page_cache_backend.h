@@ -49,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/reused_thread.h"
 #include "io/backend_wrapper.h"
 
 namespace pfio {
@@ -122,7 +123,7 @@ class PageCacheBackend : public BackendWrapper {
   uint64_t failed_ = 0;
   AheadCounts ahead_counts_;
   bool stop_ = false;
-  std::thread thread_;                 // started at the first OpenCached or AdviseAhead
+  ReusedThread thread_;                // started at the first OpenCached or AdviseAhead
   std::atomic<bool> advising_{false};  // since then
 };
 

@@ -3,9 +3,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace pfio {
@@ -19,12 +22,9 @@ uint64_t KibFile(const std::string &path) {
   return kib << 10;
 }
 
-}  // namespace
-
-uint64_t WillneedLimit(int fd) {
-  struct stat sb;
-  if (fstat(fd, &sb) != 0) return kMinWillneedLimit;
-  const std::string dev = std::to_string(major(sb.st_dev)) + ":" + std::to_string(minor(sb.st_dev));
+// The cap of device `dev_id`, read from sysfs.
+uint64_t DeviceLimit(dev_t dev_id) {
+  const std::string dev = std::to_string(major(dev_id)) + ":" + std::to_string(minor(dev_id));
   uint64_t limit = KibFile("/sys/class/bdi/" + dev + "/read_ahead_kb");
   const std::string block = "/sys/dev/block/" + dev;
   for (const char *queue : {"/queue/", "/../queue/"}) {  // a disk, or a partition's disk
@@ -32,6 +32,26 @@ uint64_t WillneedLimit(int fd) {
     limit = std::max(limit, KibFile(block + queue + "max_sectors_kb"));
   }
   return std::max(limit, kMinWillneedLimit);
+}
+
+}  // namespace
+
+uint64_t WillneedLimit(int fd) {
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) return kMinWillneedLimit;
+  // Once per device and process: five sysfs opens were most of a file open's own cost
+  // (docs/benchmarks.md, "The cost of an open").
+  static std::mutex mu;
+  static std::map<dev_t, uint64_t> *known = new std::map<dev_t, uint64_t>;  // outlives exit
+  static pid_t owner = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  if (owner != getpid()) {
+    known->clear();
+    owner = getpid();
+  }
+  auto it = known->find(sb.st_dev);
+  if (it == known->end()) it = known->emplace(sb.st_dev, DeviceLimit(sb.st_dev)).first;
+  return it->second;
 }
 
 int Willneed(int fd, uint64_t offset, uint64_t length, uint64_t limit) {

@@ -7,7 +7,8 @@
 // 8 MiB resident a second later, on the disk and on the FUSE test bed alike.
 // WillneedLimit(fd) is that cap for fd's file: the larger of read_ahead_kb and max_sectors_kb
 // of its device (/sys/class/bdi/MAJ:MIN, else the block device's queue, a partition's disk's
-// for a partition), at least kMinWillneedLimit, which is also the answer when neither can be read.
+// for a partition), at least kMinWillneedLimit, which is also the answer when neither can be read;
+// read once per device and process (again in a forked child), thread-safe.
 // Willneed(fd, offset, length, limit) advises [offset, offset + length) in pieces of at most
 // `limit` bytes (kMinWillneedLimit when smaller: 0 for not known), first to last, and returns 0 or
 // the first error posix_fadvise returned (the pieces after it are not advised). Neither ever reads

@@ -9,7 +9,7 @@ namespace pfio {
 MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
                                std::unique_ptr<MemorySignals> signals,
                                std::unique_ptr<NodeShare> node, bool share_node,
-                               AimdController::Clock clock)
+                               AimdController::Clock clock, const MemorySample *first)
     : aimd_(limit, floor, aimd, std::move(clock)),
       signals_(std::move(signals)),
       gate_(aimd),
@@ -17,7 +17,7 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
       share_node_(share_node) {
   if (!share_node_) return;
   // An auto budget starts at its share of what the node can give the processes present.
-  const MemorySample s = signals_->Sample();
+  const MemorySample s = first != nullptr ? *first : signals_->Sample();
   headroom_ = s.headroom;
   const NodeView v = node_->Update(aimd_.budget(), 0, 0, false);
   if (v.processes > 1 && headroom_ != UINT64_MAX) {

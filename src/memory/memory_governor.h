@@ -42,9 +42,10 @@ class MemoryGovernor {
   // node: the other pfio processes of the node; with share_node (an auto budget) the budget
   // starts at the fair share of the processes present and is held to it while a peer is short
   // (null: alone). clock: seconds, monotonic (null: the steady clock; tests script it).
+  // first: a sample of `signals` just taken (null: the governor takes its own).
   MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd, std::unique_ptr<MemorySignals> signals,
                  std::unique_ptr<NodeShare> node = nullptr, bool share_node = false,
-                 AimdController::Clock clock = nullptr);
+                 AimdController::Clock clock = nullptr, const MemorySample *first = nullptr);
 
   uint64_t budget() const { return aimd_.budget(); }
   // What prefetching may plan with: the budget less the memory charged to it from outside

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/per_process.h"
 #include "common/status.h"
 #include "common/text_file.h"
 
@@ -130,7 +131,8 @@ void ReadMeminfoBytes(const std::string &path, std::initializer_list<const char 
   MeminfoIn(TextOf(path), fields, out);
 }
 
-MemorySignalSources MemorySignalSources::Own() {
+namespace {
+MemorySignalSources OwnFromProc() {
   MemorySignalSources src;
   std::ifstream in("/proc/self/cgroup");
   std::string line;
@@ -140,10 +142,13 @@ MemorySignalSources MemorySignalSources::Own() {
     if (c2 == std::string::npos) continue;
     const std::string controllers = line.substr(c1 + 1, c2 - c1 - 1), path = line.substr(c2 + 1);
     if (line.compare(0, 3, "0::") == 0) {
-      // unified hierarchy at /sys/fs/cgroup, or (hybrid) at /sys/fs/cgroup/unified
+      // unified hierarchy at /sys/fs/cgroup, or (hybrid) at /sys/fs/cgroup/unified; only with
+      // the memory controller there (a hybrid one often has none: its files would be missing)
       for (const char *root : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
         std::ifstream probe(std::string(root) + "/cgroup.controllers");
-        if (probe && IsDir(root + path)) {
+        struct stat st;
+        if (probe && IsDir(root + path) &&
+            stat((root + path + "/memory.current").c_str(), &st) == 0) {
           src.cgroup_v2_dir = root + path;
           break;
         }
@@ -161,14 +166,20 @@ MemorySignalSources MemorySignalSources::Own() {
   }
   return src;
 }
+}  // namespace
+
+MemorySignalSources MemorySignalSources::Own() {
+  static auto *own = new PerProcess<MemorySignalSources>;  // outlives exit
+  return own->Get(OwnFromProc);
+}
 
 CgroupMemory ReadCgroupMemory(const MemorySignalSources &src) {
   return CgroupMemoryWith(src, TextOf);
 }
 
 uint64_t MemoryTheRankMayUse(uint32_t reserve_percent, const MemorySignalSources &src) {
-  const uint64_t total = ReadMeminfoBytes(src.meminfo, "MemTotal");
-  const uint64_t avail = ReadMeminfoBytes(src.meminfo, "MemAvailable");
+  uint64_t total = 0, avail = 0;
+  ReadMeminfoBytes(src.meminfo, {"MemTotal", "MemAvailable"}, {&total, &avail});
   const uint64_t reserve = Reserve(total, reserve_percent);
   uint64_t may = avail > reserve ? avail - reserve : 0;
   const CgroupMemory cg = ReadCgroupMemory(src);

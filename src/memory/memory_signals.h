@@ -45,7 +45,7 @@ struct MemorySignalSources {
   std::string meminfo = "/proc/meminfo";
   std::string cgroup_v2_dir;  // "" = not on cgroup v2
   std::string cgroup_v1_dir;  // the memory controller's directory; "" = none
-  // The process's own cgroups (from /proc/self/cgroup).
+  // The process's own cgroups (from /proc/self/cgroup, read once per process).
   static MemorySignalSources Own();
 };
 

@@ -7,12 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
 
+#include "common/per_process.h"
 #include "common/status.h"
 
 namespace pfio {
@@ -86,12 +88,17 @@ NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
     table_->slots = kSlots;
   }
   const pid_t me = getpid();
-  const uint64_t start = StartTime(me);
-  for (uint32_t i = 0; i < kSlots && slot_ < 0; ++i) {
-    Slot &s = table_->slot[i];
-    if (s.pid != 0 && Alive(s.pid, s.start_time)) continue;
-    s = Slot{me, 0, start, 0, 0, 0};
-    slot_ = static_cast<int>(i);
+  static PerProcess<uint64_t> *my_start = new PerProcess<uint64_t>;  // outlives exit
+  const uint64_t start = my_start->Get([me] { return StartTime(me); });
+  // A free slot first; a dead process's slot only when none is free (its liveness costs a read
+  // of /proc per slot, and Update clears such slots anyway).
+  for (int pass = 0; pass < 2 && slot_ < 0; ++pass) {
+    for (uint32_t i = 0; i < kSlots && slot_ < 0; ++i) {
+      Slot &s = table_->slot[i];
+      if (s.pid != 0 && (pass == 0 || Alive(s.pid, s.start_time))) continue;
+      s = Slot{me, 0, start, 0, 0, 0};
+      slot_ = static_cast<int>(i);
+    }
   }
   if (slot_ < 0) why_ = Format("node registry %s: all %u slots taken", path_.c_str(), kSlots);
   Unlock();
@@ -125,10 +132,11 @@ NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, uint64_t resident,
   v.resident_of_all = resident;
   v.budgets_of_all = budget;
   if (slot_ < 0) return v;
-  // kill(pid, 0) every time; the start time (pid reuse) at most once a second
+  // kill(pid, 0) every time; the start time (pid reuse) at most once a second per process (its
+  // contexts each have a registry, one per file open)
+  static std::atomic<int64_t> last_full_check{0};
   const int64_t now = static_cast<int64_t>(time(nullptr));
-  const bool full = now != last_full_check_;
-  last_full_check_ = now;
+  const bool full = last_full_check.exchange(now, std::memory_order_relaxed) != now;
   Lock();
   Slot &mine = table_->slot[slot_];
   mine.budget = budget;

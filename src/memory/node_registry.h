@@ -72,7 +72,6 @@ class NodeRegistry : public NodeShare {
   int fd_ = -1;
   Table *table_ = nullptr;
   int slot_ = -1;
-  int64_t last_full_check_ = 0;  // seconds; start times are compared at most once a second
 };
 
 }  // namespace pfio
