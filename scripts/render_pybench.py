@@ -15,6 +15,7 @@ from render_common import machine, replace_section, target_title
 
 BEGIN, END = "<!-- pybench -->", "<!-- /pybench -->"
 WORKLOADS = {"tiles": "h5py, 256 random 512 KiB tiles", "strips": "h5py, 8 column strips",
+             "columns": "h5py, 8 lone column strips (no sweep)",
              "time": "xarray, 128 time slices"}
 METHODS = ["sec2", "preload", "declared", "sec2-again"]
 

@@ -1,7 +1,8 @@
 // ColumnSweep: a pass column by column over an array stored row by row is found at the second
 // read of its second column; every row is then advised ahead (its next two reads first, then its
 // share of the window, not past the next row's start nor the file's end) and again as the reader
-// passes it; lone columns, short strides and columns of another height are not sweeps.
+// passes it; lone columns, short strides and columns of another height are not sweeps, and a
+// possible first column is advised only once a sweep has been confirmed.
 #include "predict/column_sweep.h"
 
 #include <gtest/gtest.h>
@@ -25,19 +26,31 @@ bool StartSweep(ColumnSweep *s, uint64_t eof = kEof) {
   return true;
 }
 
-TEST(ColumnSweep, ALoneColumnAsksForEachRowsNextTwoReadsOnlyFromItsFourthRead) {
+TEST(ColumnSweep, ALoneColumnAsksForNothingUntilASweepHasBeenConfirmed) {
   ColumnSweep s;
   for (uint64_t r = 0; r < kRows; ++r) {
     EXPECT_EQ(s.Observe(At(r, 0), kChunk, kEof), ColumnSweep::Step::kNone);
+    EXPECT_TRUE(s.advice().empty()) << "row " << r << ": a guess that has not proved right";
+  }
+  EXPECT_FALSE(s.active());
+}
+
+TEST(ColumnSweep, AfterASweepAPossibleFirstColumnAsksForEachRowsNextTwoReadsFromItsFourthRead) {
+  ColumnSweep s;
+  ASSERT_TRUE(StartSweep(&s));
+  s.Observe(At(0, 40), 2 * kChunk, kEof);  // another length: the sweep ends
+  ASSERT_FALSE(s.active());
+  s.Reset();  // the proof stays: it is the reader's pattern
+  for (uint64_t r = 0; r < kRows; ++r) {
+    EXPECT_EQ(s.Observe(At(r, 50), kChunk, kEof), ColumnSweep::Step::kNone);
     if (r + 1 < ColumnSweep::kMinRows) {
       EXPECT_TRUE(s.advice().empty()) << "row " << r;
     } else {
       ASSERT_EQ(s.advice().size(), 1u) << "row " << r;
-      EXPECT_EQ(s.advice()[0].offset, At(r, 1));
+      EXPECT_EQ(s.advice()[0].offset, At(r, 51));
       EXPECT_EQ(s.advice()[0].length, 2 * kChunk);
     }
   }
-  EXPECT_FALSE(s.active());
 }
 
 TEST(ColumnSweep, TheSecondReadOfTheNextColumnStartsTheSweepNearReadsFirst) {

@@ -9,11 +9,13 @@ F holds two variables, each element its own index in its variable (every value r
 Workloads, 128 MiB each:
   tiles   h5py: 256 random tiles of grid, one chunk each (a new order every round)
   strips  h5py: 8 column strips of grid, 256 wide, all rows (32 chunks each, 4 MiB apart)
+  columns h5py: 8 lone column strips as above, 4 strips apart (each call one column of chunks,
+          no sweep: what a reader of single columns does)
   time    xarray (netcdf4 engine): 128 time slices of series in order, one chunk each
 Methods:
   sec2        Debian's h5py/netCDF4 as they are (HDF5's sec2 driver)
   preload     the same program under LD_PRELOAD=libpfio_hdf5_preload.so (no code change)
-  declared    pfio.h5.declare of what will be read, then the same reads (tiles, strips: a file
+  declared    pfio.h5.declare of what will be read, then the same reads (tiles, strips, columns: a file
               opened with pfio.h5.open; time: xarray under the preload, with the plan declared
               through an h5py handle on the same file)
   sec2-again  sec2 again: the A/A spread of the invocation
@@ -37,7 +39,8 @@ GRID = (8192, 8192, 256)  # rows, cols, chunk side
 SERIES = (512, 256, 512)  # t, y, x
 TILES, STRIPS, SLICES = 256, 8, 128
 METHODS = ["sec2", "preload", "declared", "sec2-again"]
-WORKLOADS = ["tiles", "strips", "time"]
+WORKLOADS = ["tiles", "strips", "columns", "time"]
+COLUMN_GAP = 4  # columns: strips this many apart
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -71,7 +74,7 @@ def worker(workload, method, path, seed):
     import h5py
     side, wrong, nbytes = GRID[2], 0, 0
     start = time.perf_counter()
-    if workload in ("tiles", "strips"):
+    if workload in ("tiles", "strips", "columns"):
         if method == "declared":
             import pfio.h5
             f = pfio.h5.open(path)
@@ -81,8 +84,10 @@ def worker(workload, method, path, seed):
         if workload == "tiles":
             blocks = [(r, r + side, c, c + side) for r, c in tiles_of(seed)]
         else:
-            first = random.Random(seed).randrange(0, GRID[1] // side - STRIPS)
-            blocks = [(0, GRID[0], c * side, (c + 1) * side) for c in range(first, first + STRIPS)]
+            gap = COLUMN_GAP if workload == "columns" else 1
+            first = random.Random(seed).randrange(0, GRID[1] // side - gap * STRIPS + gap - 1)
+            blocks = [(0, GRID[0], c * side, (c + 1) * side)
+                      for c in range(first, first + gap * STRIPS, gap)]
         if method == "declared":
             pfio.h5.declare(grid, [(slice(a, b), slice(c, d)) for a, b, c, d in blocks])
         for a, b, c, d in blocks:

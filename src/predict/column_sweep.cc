@@ -26,7 +26,7 @@ ColumnSweep::Step ColumnSweep::Observe(uint64_t offset, uint64_t length, uint64_
   }
   cur_[row_++] = offset;
   if (rows_ == 0) {
-    if (row_ >= kMinRows && offset + length < eof) {  // a column: maybe a sweep's first
+    if (proven_ && row_ >= kMinRows && offset + length < eof) {  // maybe a sweep's first
       advice_.push_back({offset + length, std::min(kNearReads * length, eof - (offset + length))});
     }
     return Step::kNone;
@@ -43,6 +43,7 @@ void ColumnSweep::Start(uint64_t window, uint64_t eof) {
   const uint64_t per_row = window / rows_;
   per_row_ = per_row < size_ ? size_ : per_row / size_ * size_;
   active_ = true;
+  proven_ = true;
   std::copy(last_.begin(), last_.begin() + static_cast<std::ptrdiff_t>(rows_), first_.begin());
   // What the reader needs next first: it then waits behind nothing else that is advised.
   for (size_t r = 0; r < rows_; ++r) {

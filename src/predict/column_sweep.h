@@ -7,8 +7,10 @@
 // kMinStride and two read lengths, each step within kNear of the first (index nodes between
 // chunks lengthen a step a little). The next column's reads are each one read length, or up to
 // kNear more, past the previous column's read of the same row. While a possible sweep's first
-// column is read, each read asks for its next kNearReads reads of the row. The second read of a
-// next column confirms the sweep: Observe returns kStart, and the caller calls Start(window):
+// column is read, each read asks for its next kNearReads reads of the row, but only once a sweep
+// has been confirmed by this predictor (a guess advises after it proved right: a lone column
+// would waste twice its bytes; Reset keeps that proof, the pattern of the reader). The second read
+// of a next column confirms the sweep: Observe returns kStart, and the caller calls Start(window):
 // every row is then asked for ahead of the reader, in file order, in two passes (the next
 // kNearReads reads of every row first, then each row's share of `window`, rounded down to whole
 // reads, not past where the sweep's first column read the next row); once the sweep runs, each
@@ -66,6 +68,7 @@ class ColumnSweep {
   uint64_t size_ = 0;            // the length of every read of the column
   uint64_t per_row_ = 0;         // bytes advised ahead in each row
   bool active_ = false;          // confirmed and advised
+  bool proven_ = false;          // a sweep was confirmed before: possible first columns advise
   std::vector<Range> advice_;
   size_t near_ranges_ = 0;
 };
