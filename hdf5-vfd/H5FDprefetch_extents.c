@@ -81,20 +81,11 @@ void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint
 
 /* Where the engine holds the file in the page cache: the dense runs of the declared extents in
  * the order they will be read (each extent starting at most DENSE_JOIN_GAP after the one before
- * it ends, the gaps adding up to at most 1/16 of the run, 4 MiB or more: a stream the kernel's
- * readahead follows) are left to the readahead (pfio_plan_readahead: read directly, not
- * advised), with the pages of index nodes inside them dropped. A run is two extents or more: one
- * extent is one read, which the kernel reads when it comes, with nothing to follow (1 MiB chunks
- * declared in random order, each taken for a run: tiles 0.39-0.56x, columns 0.47x the advice).
- * And 4 MiB, not 1: the readahead starts only when the reader reaches a run, so its first read
- * waits for the device, which a short run does not win back (1 MiB chunks in random order, where
- * two neighbouring chunks read one after the other made a run of 2 MiB: 33-44 reads of 2,079
- * read on demand, 0.89-0.91x the driver's former advice; none with 4 MiB, 0.93-0.95x within
- * the noise of identical runs; declared rows of every dataset level either way).
- * Extents in another order (tiles in random order) are advised whatever their union: the kernel's
- * readahead follows a descriptor's reads, and reads that jump about in a range are no stream to it
- * (contiguous tiles declared with a 64 MiB budget whose single 2 KiB rows were left to it read at
- * 210-228 MiB/s, 314-344 advised).
+ * it ends, the gaps adding up to at most 1/16 of the run, DENSE_RUN or more, two extents or more:
+ * a stream the kernel's readahead follows) are left to the readahead (pfio_plan_readahead: read
+ * directly, not advised), with the pages of index nodes inside them dropped. Extents in another
+ * order are advised whatever their union: readahead follows a descriptor's reads in order only.
+ * Why two extents and 4 MiB: docs/hdf5-driver.md, "How each read is served".
  */
 static void leave_dense_runs(H5FD_prefetch_t *file)
 {

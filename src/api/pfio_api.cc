@@ -50,10 +50,9 @@ using pfio::api::NullArgument;
 using pfio::api::Report;
 
 // This process's id, for the check every context call makes (a context used in a child of
-// fork() refuses). Cached: getpid() is a system call, about 105 ns on this project's VM, 7 % of
-// a 2 KiB read from the page cache through pfio_read. fork() (glibc's, which runs the
-// pthread_atfork handlers) sets it again in the child; a child made otherwise (vfork, clone
-// with CLONE_VM: posix_spawn) execs or exits without calling pfio.
+// fork() refuses). Cached, because getpid() is a system call on every call (docs/limits.md).
+// fork() (glibc's, which runs the pthread_atfork handlers) sets it again in the child; a child
+// made otherwise (vfork, clone with CLONE_VM: posix_spawn) execs or exits without calling pfio.
 std::atomic<pid_t> this_process{getpid()};
 void AfterForkInChild() {
   this_process.store(getpid(), std::memory_order_relaxed);

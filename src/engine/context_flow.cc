@@ -33,14 +33,10 @@ void Context::Refill(bool force) {
     // then go out, in offset order, as consumption frees memory.
     if (!scheduler_.queue_empty()) return;
   }
-  // The page-cache kind advises in batches: the planned bytes advised and not yet consumed
-  // (the window's unread entries) fill up to kCacheBatch, or half the room when that is less,
-  // and are filled again when half of that is left; the budget bounds them with the gaps their
-  // advice joins. One window of the whole budget, advised in file order, made a column pass over
-  // a file wait for nearly the whole file before its first column (declared 8 KiB chunks by
-  // column: 0.68x the HDF5 driver's own batches); a batch's reads now overlap the next batch's
-  // advice. Checked before the memory signals are sampled: this return is taken at nearly every
-  // read, and a clock read there was a tenth of the engine's cost per read of 2 KiB.
+  // The page-cache kind advises in batches (up to kCacheBatch or half the room advised and not
+  // yet consumed, refilled at half) so that a batch's reads overlap the next one's advice
+  // (docs/architecture.md, "Two buffer kinds"). Checked before the memory signals are sampled:
+  // this return is taken at nearly every read.
   const bool batches =
       cfg_.window_mode != PFIO_WINDOW_BATCH &&
       files_.handle(window_.plan().at(window_.end()).file).buffer == PFIO_BUFFER_CACHE;
