@@ -35,6 +35,8 @@ typedef struct {
   const char *file, *workloads, *methods, *json, *budget;
   unsigned long long size;
   int rounds, keep, independent, prepare;
+  int offsets;       /* --access offsets: MPI_File_read_at(_all) at each call's one extent, no
+                        view per call (IOR's default, without -V); else a view per call */
   long long block;   /* ior-hard and random: bytes per block */
   int per_call;      /* ior-hard and random: blocks per rank per call */
   int hot;           /* --cache hot: the file stays in the page cache (the cost of a call) */

@@ -20,7 +20,8 @@ void usage(void) {
         "\n"
         "         [--budget BYTES] [--per-call N (100)] [--block BYTES (47008)]\n"
         "         [--cache cold|hot (cold)]\n"
-        "         [--calls collective|independent] [--compute MS|auto]\n"
+        "         [--calls collective|independent] [--access view|offsets (view)]\n"
+        "         [--compute MS|auto]\n"
         "         [--json PATH] [--keep] [--prepare]\n"
         "Reads one shared self-verifying file with every method in one invocation and\n"
         "prints the median MiB/s of each workload and method (see the source header).\n");
@@ -96,6 +97,10 @@ Options parse(int argc, char **argv) {
       o.independent = strcmp(v, "independent") == 0;
     else if (strcmp(a, "--calls") == 0)
       die("--calls: expected collective or independent, got ", v);
+    else if (strcmp(a, "--access") == 0 && (strcmp(v, "view") == 0 || strcmp(v, "offsets") == 0))
+      o.offsets = strcmp(v, "offsets") == 0;
+    else if (strcmp(a, "--access") == 0)
+      die("--access: expected view (a file view per call) or offsets (explicit offsets), got ", v);
     else if (strcmp(a, "--json") == 0)
       o.json = v;
     else if (strcmp(a, "--compute") == 0 && strcmp(v, "auto") == 0)
@@ -111,6 +116,16 @@ Options parse(int argc, char **argv) {
   }
   if (o.rounds < 1 || o.rounds > 100) die("--rounds: expected 1 to 100", NULL);
   if (o.size < (64ULL << 20)) die("--size: expected at least 64M", NULL);
+  if (o.offsets && o.per_call != 1) {
+    char n[32];
+    snprintf(n, sizeof n, "%d", o.per_call);
+    die("--access offsets: a call reads one extent at its offset; expected --per-call 1, got ", n);
+  }
+  if (o.offsets && (listed(o.workloads, "btio") || listed(o.workloads, "tiles") ||
+                    listed(o.workloads, "restart")))
+    die("--access offsets: btio, tiles and restart read several extents per call (a view); "
+        "expected --workloads among ior-hard, random, opens, got ",
+        o.workloads);
   return o;
 }
 

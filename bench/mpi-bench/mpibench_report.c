@@ -34,9 +34,10 @@ void print_table(const Options *o, const Run *runs, int n, const char *const *me
   int w, m, aa_shown = 0;
   printf(
       "\nmedian MiB/s over %d round(s), %d ranks, file %.2f GiB, ior-hard and random in "
-      "blocks of %lld bytes, %d per rank per call, %s; the slowest rank's time, open to last "
+      "blocks of %lld bytes, %d per rank per call%s, %s; the slowest rank's time, open to last "
       "byte checked\n",
       o->rounds, nprocs, o->size / 1073741824.0, o->block, o->per_call,
+      o->offsets ? " at explicit offsets (no view per call)" : "",
       o->hot ? "page cache hot (not evicted: the cost of the calls, not of the device)"
              : "page cache evicted before every run");
   printf("%-9s", "workload");
@@ -185,13 +186,14 @@ void report_run(const Options *o, const Run *run, int done, int total, FILE *jso
             "\"peak_rss_max_mib\": %.1f, \"compute_ms\": %.3f, \"busy_s\": %.6f, "
             "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
             "\"calls\": \"%s\", \"block\": %lld, \"per_call\": %d, \"cache\": \"%s\", "
-            "\"verified\": %s, \"to_romio\": %lld, \"judged\": %lld}\n",
+            "\"verified\": %s, \"to_romio\": %lld, \"judged\": %lld, \"access\": \"%s\"}\n",
             run->workload, run->method, run->round, nprocs, run->bytes, run->seconds, run->in_calls,
             run->open_s, run->view_s, run->close_s, run->cpu, run->node_busy,
             run->bytes ? mib : 0.0, run->rss_max_kib / 1024.0, run->compute_ms, run->busy_s,
             o->size, o->budget ? o->budget : "auto", version,
             o->independent ? "independent" : "collective", o->block, o->per_call,
-            o->hot ? "hot" : "cold", run->bytes ? "true" : "false", run->to_romio, run->judged);
+            o->hot ? "hot" : "cold", run->bytes ? "true" : "false", run->to_romio, run->judged,
+            o->offsets ? "offsets" : "view");
 }
 
 /* The computation per call for a workload in round r: --compute's value, or with auto the stock

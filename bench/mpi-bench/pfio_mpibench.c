@@ -39,6 +39,10 @@
  *   seq          the limit: rank 0 reads the whole file sequentially (O_DIRECT, 8 MiB reads,
  *                4 in flight)
  * --calls independent reads with MPI_File_read instead of MPI_File_read_all (same views).
+ * --access offsets reads each call's one extent with MPI_File_read_at_all (MPI_File_read_at
+ *   independently) at its offset, the file's view as opened, as IOR does without -V; the default
+ *   (view) sets a view of the call's extents before every call. Only for one extent per call
+ *   (--per-call 1; ior-hard, random, opens).
  * --cache hot leaves the file in the page cache (it is read once when made or checked, and
  *   never evicted): what the methods' calls cost, without the device's time and its noise.
  * --compute MS|auto: computation between reads. After every call's check, each rank runs a
@@ -123,8 +127,9 @@ int main(int argc, char **argv) {
     if ((unsigned char)version[i] < 0x20 || version[i] == '"' || version[i] == '\\')
       version[i] = ' ';
   if (rank == 0 && !o.prepare) {
-    printf("pfio-mpibench: %d ranks, %s calls, %s\n", nprocs,
-           o.independent ? "independent" : "collective", version);
+    printf("pfio-mpibench: %d ranks, %s calls%s, %s\n", nprocs,
+           o.independent ? "independent" : "collective", o.offsets ? " at explicit offsets" : "",
+           version);
     if (o.json && (json = fopen(o.json, "a")) == NULL) die("cannot append to --json ", o.json);
   }
   made = make_file(&o);

@@ -68,26 +68,37 @@ grep -q -- "--compute: expected milliseconds per call" "$work/badcompute.out" ||
   { cat "$work/badcompute.out"; echo "FAIL: --compute 2x not named"; exit 1; }
 # The field's shapes: one block of 64 KiB per rank per call (IOR's ior-hard), collective and
 # independent, every byte verified; the shape in the JSON; bad values named.
-for calls in collective independent; do
-  run 2 "$work/one-$calls" "$driver" "${preload[@]}" -- "$bench" --file "$work/bench.data" \
-    --size 64M --rounds 1 --workloads ior-hard,random --methods romio,pfio --calls "$calls" \
-    --per-call 1 --block 64K --json "$work/one-$calls.jsonl" >"$work/one-$calls.out" 2>&1 ||
-    { cat "$work/one-$calls.out"; exit 1; }
-  for w in ior-hard random; do
-    grep -q "\"workload\": \"$w\", \"method\": \"pfio\".*\"calls\": \"$calls\", \"block\": 65536, \"per_call\": 1, \"cache\": \"cold\", \"verified\": true" \
-      "$work/one-$calls.jsonl" || { cat "$work/one-$calls.jsonl"; echo "FAIL: no $w run of one 64 KiB block per call ($calls)"; exit 1; }
-    # the driver's stepping aside, from its job summary: how many of how many went to ROMIO
-    grep -Eq "\"workload\": \"$w\", \"method\": \"pfio\".*\"to_romio\": [0-9]+, \"judged\": [1-9]" \
-      "$work/one-$calls.jsonl" || { cat "$work/one-$calls.jsonl"; echo "FAIL: no stepping-aside count in the $w pfio run ($calls)"; exit 1; }
+# With --access offsets each call reads its block at an explicit offset (IOR's default), else
+# through a view set before the call.
+for access in view offsets; do
+  for calls in collective independent; do
+    one="$work/one-$calls-$access"
+    run 2 "$one" "$driver" "${preload[@]}" -- "$bench" --file "$work/bench.data" \
+      --size 64M --rounds 1 --workloads ior-hard,random --methods romio,pfio --calls "$calls" \
+      --per-call 1 --block 64K --access "$access" --json "$one.jsonl" >"$one.out" 2>&1 ||
+      { cat "$one.out"; exit 1; }
+    for w in ior-hard random; do
+      grep -q "\"workload\": \"$w\", \"method\": \"pfio\".*\"calls\": \"$calls\", \"block\": 65536, \"per_call\": 1, \"cache\": \"cold\", \"verified\": true" \
+        "$one.jsonl" || { cat "$one.jsonl"; echo "FAIL: no $w run of one 64 KiB block per call ($calls, $access)"; exit 1; }
+      # the driver's stepping aside, from its job summary: how many of how many went to ROMIO
+      grep -Eq "\"workload\": \"$w\", \"method\": \"pfio\".*\"to_romio\": [0-9]+, \"judged\": [1-9][0-9]*, \"access\": \"$access\"" \
+        "$one.jsonl" || { cat "$one.jsonl"; echo "FAIL: no stepping-aside count or access in the $w pfio run ($calls, $access)"; exit 1; }
+    done
   done
 done
+if run 1 "$work/badaccess" "$driver" -- "$bench" --access offsets --per-call 4 --workloads ior-hard \
+  >"$work/badaccess.out" 2>&1; then
+  echo "FAIL: --access offsets with 4 blocks per call was accepted"; exit 1
+fi
+grep -q -- "--access offsets: a call reads one extent at its offset; expected --per-call 1, got 4" \
+  "$work/badaccess.out" || { cat "$work/badaccess.out"; echo "FAIL: --access offsets --per-call 4 not named"; exit 1; }
 # The per-open cost: every call in an open of its own, every byte verified.
 run 2 "$work/opens" "$driver" "${preload[@]}" -- "$bench" --file "$work/bench.data" --size 64M \
   --rounds 1 --workloads opens --methods romio,pfio --per-call 1 --json "$work/opens.jsonl" \
   >"$work/opens.out" 2>&1 || { cat "$work/opens.out"; exit 1; }
 [ "$(grep -c '"workload": "opens", "method": "\(romio\|pfio\)".*"verified": true' "$work/opens.jsonl")" -eq 2 ] ||
   { cat "$work/opens.jsonl"; echo "FAIL: not 2 verified runs of opens"; exit 1; }
-for bad in "--per-call 0" "--per-call 2x" "--block 12" "--block 1G" "--cache warm"; do
+for bad in "--per-call 0" "--per-call 2x" "--block 12" "--block 1G" "--cache warm" "--access at"; do
   # shellcheck disable=SC2086
   if run 1 "$work/badshape" "$driver" -- "$bench" $bad >"$work/badshape.out" 2>&1; then
     echo "FAIL: $bad was accepted"; exit 1
