@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
@@ -194,6 +195,31 @@ TEST(ProcMemorySignals, RealProcFilesAreReadable) {
   EXPECT_GT(MemoryTheRankMayUse(), 0u);
   ProcMemorySignals own;  // this machine's own files, whatever its cgroup version
   (void)own.Sample();
+}
+
+// Descriptors of this process open on `path` (/proc/self/fd).
+int DescriptorsOn(const std::string &path) {
+  int n = 0;
+  for (const auto &entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(entry.path(), ec) == path) ++n;
+  }
+  return n;
+}
+
+TEST(ProcMemorySignals, TheKernelsFilesAreKeptOncePerProcessForEverySampler) {
+  ASSERT_LE(DescriptorsOn("/proc/meminfo"), 1);  // 1: an earlier test in this process
+  {
+    ProcMemorySignals first, second;  // two contexts' samplers
+    EXPECT_GT(first.Sample().total, 0u);
+    EXPECT_GT(second.Sample().total, 0u);
+    EXPECT_EQ(DescriptorsOn("/proc/meminfo"), 1) << "each sampler opened the file for itself";
+  }
+  ProcMemorySignals third;
+  const MemorySample s = third.Sample();
+  EXPECT_GT(s.total, 0u);
+  EXPECT_GT(s.headroom, 0u);
+  EXPECT_EQ(DescriptorsOn("/proc/meminfo"), 1) << "a new sampler opened the file again";
 }
 
 TEST(AimdHeadroom, GrowthStopsAtTheHeadroomAndHardSignalsCutAgain) {

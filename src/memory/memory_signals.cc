@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "common/per_process.h"
@@ -206,15 +209,42 @@ ProcMemorySignals::ProcMemorySignals(MemorySignalSources sources, uint32_t reser
 
 ProcMemorySignals::~ProcMemorySignals() = default;
 
+namespace {
+// The kernel files the process's contexts sample, one descriptor each for the process. Never
+// destroyed: contexts may sample until the process exits.
+struct ProcessKeptFiles {
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<KeptFile>> files;
+};
+
+bool ReadKeptForProcess(const std::string &path, std::string *text) {
+  static auto *kept = new ProcessKeptFiles;
+  std::lock_guard<std::mutex> lock(kept->mu);
+  std::unique_ptr<KeptFile> &f = kept->files[path];
+  if (!f) f = std::make_unique<KeptFile>(path);
+  return f->Read(text);  // a forked child's read reopens (KeptFile)
+}
+
+bool KernelFile(const std::string &path) {
+  return path.rfind("/proc/", 0) == 0 || path.rfind("/sys/", 0) == 0;
+}
+}  // namespace
+
 std::string ProcMemorySignals::Text(const std::string &path) {
   Kept &k = kept_[path];
-  if (!k.file) k.file = std::make_unique<KeptFile>(path);
   std::string text;
   const double now = clock_();
   // A file that could not be opened (a cgroup file the hierarchy does not have: most samples
   // of a run here opened two such files in vain) is tried again a second later.
   if (now < k.retry_at) return text;
-  if (!k.file->Read(&text)) k.retry_at = now + kRetryMissingSeconds;
+  bool read;
+  if (KernelFile(path)) {
+    read = ReadKeptForProcess(path, &text);
+  } else {
+    if (!k.file) k.file = std::make_unique<KeptFile>(path);
+    read = k.file->Read(&text);
+  }
+  if (!read) k.retry_at = now + kRetryMissingSeconds;
   return text;
 }
 

@@ -62,8 +62,9 @@ class ProcMemorySignals : public MemorySignals {
 
  private:
   // The text of `path` now, through a descriptor kept open for it (common/text_file.h): a
-  // sample reads each file with one pread instead of open, read and close (measured: 13 opens
-  // per sample, about 800 samples a second from 4 ranks of one node).
+  // sample reads each file with one pread instead of open, read and close. The kernel's files
+  // (/proc, /sys) are kept once per process for all its contexts, so that a new context opens
+  // none of them (docs/benchmarks.md, "The cost of an open"); others (tests' files) per object.
   std::string Text(const std::string &path);
   void SampleCgroup(MemorySample *s);
 
