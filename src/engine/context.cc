@@ -62,10 +62,13 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
     signals =
         std::make_unique<ProcMemorySignals>(MemorySignalSources::Own(), config.reserve_percent);
     node = std::make_unique<NodeRegistry>();
-    first = signals->Sample();
-    // MemoryTheRankMayUse from the sample (the same reserve and cgroup rule) without reading
-    // the files again (docs/benchmarks.md, "The cost of an open")
-    if (limit == 0) limit = first.total > 0 ? first.headroom : 0;
+    if (limit == 0) {
+      // MemoryTheRankMayUse from a sample (the same reserve and cgroup rule) that the governor
+      // then starts from, without reading the files twice (docs/benchmarks.md, "The cost of
+      // an open"); a given budget needs no sample here, its first is taken at the first read
+      first = signals->Sample();
+      limit = first.total > 0 ? first.headroom : 0;
+    }
   } else if (limit == 0) {
     limit = MemoryTheRankMayUse(config.reserve_percent);
   }
