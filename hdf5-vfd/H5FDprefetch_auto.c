@@ -91,6 +91,16 @@ static auto_open_as auto_already_open(const char *name)
     return found;
 }
 
+/* Closes a property list without clearing HDF5's error stack: every API call clears it on entry,
+ * and the program (h5py maps it to OSError) reads the refused open's cause from it. */
+static void auto_close_keeping_errors(hid_t plist, int failed)
+{
+    hid_t errors = failed ? H5Eget_current_stack() : H5I_INVALID_HID;
+    H5Pclose(plist);
+    if (errors >= 0)
+        H5Eset_current_stack(errors);
+}
+
 hid_t H5FD_prefetch_auto_open(const char *name, unsigned flags, hid_t fapl,
                               hid_t (*hdf5_open)(const char *, unsigned, hid_t))
 {
@@ -115,7 +125,7 @@ hid_t H5FD_prefetch_auto_open(const char *name, unsigned flags, hid_t fapl,
         file = ours >= 0 && H5Pset_fapl_prefetch(ours, NULL) >= 0 ? hdf5_open(name, flags, ours)
                                                                   : H5I_INVALID_HID;
         if (ours >= 0)
-            H5Pclose(ours);
+            auto_close_keeping_errors(ours, file < 0);
         return file;
     }
     /* Quiet while trying: a failure here is not the program's error. */
