@@ -16,6 +16,8 @@ packages=(
   # tested under (tests/hdf5/no_code_change_test.py)
   libhdf5-dev hdf5-tools netcdf-bin python3-h5py python3-h5py-mpi python3-mpi4py
   python3-netcdf4 python3-xarray
+  # the peers' own suites run under it (tests/hdf5/peer_suites_test.py)
+  python3-pytest python3-h5netcdf
   libgtest-dev googletest
   clang-format clang libclang-rt-14-dev
   python3-matplotlib
