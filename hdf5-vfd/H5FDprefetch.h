@@ -105,6 +105,16 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t chunk_map_hits;    /* chunks declared from those, without an index search */
     uint64_t sweeps;            /* column sweeps followed without a declaration */
     uint64_t sweep_advised;     /* bytes advised ahead of them, row by row */
+    uint64_t call_plans;        /* H5Dread calls whose selection was their own plan
+                                   (H5FD_prefetch_auto_read) */
+    uint64_t call_plan_extents; /* the extents of those plans */
+    uint64_t call_plan_bytes;   /* their bytes */
+    uint64_t calls_unplanned;   /* H5Dread calls of the file passed on without a plan: one chunk
+                                   or one run, a file with a declaration, or a dataset whose
+                                   plans went unread */
+    uint64_t call_plans_unread; /* plans of which HDF5 read less than half (it had the chunks in
+                                   its chunk cache): the dataset's next calls go unplanned, 1,
+                                   2, 4 ... 64 of them, until a plan is read again */
 } H5FD_prefetch_stats_t;
 
 /* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */
@@ -134,6 +144,18 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id);
 
 /* The counters of the file holding obj_id (a file, dataset or group id). */
 herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*/);
+
+/* Reads as hdf5_read (HDF5's own H5Dread) would. When dset_id's file is open with this driver,
+ * nothing is declared on it and the selection touches two chunks or more (a chunked dataset) or
+ * two runs or more (a contiguous one), the extents HDF5 will read for it are this call's plan:
+ * handed to pfio before HDF5 reads them, so that they are fetched many at a time while HDF5
+ * reads them one by one, and what the call leaves unread (chunks in HDF5's chunk cache) is
+ * dropped when it returns. Every other call is passed on. Any failure to plan is silent and the
+ * call is passed on. This is what libpfio_hdf5_preload.so calls for an unmodified program's
+ * H5Dread (docs/hdf5-driver.md, "No code change"). */
+herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
+                               hid_t file_space_id, hid_t dxpl_id, void *buf,
+                               herr_t (*hdf5_read)(hid_t, hid_t, hid_t, hid_t, hid_t, void *));
 
 /* Opens `name` as hdf5_open (HDF5's own H5Fopen) would, but through this driver when fapl uses
  * the default driver (sec2) and the open is not a SWMR reader's; every other open is passed on

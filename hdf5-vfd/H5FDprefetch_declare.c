@@ -113,8 +113,7 @@ done:
  * chunk by a search of the index and then reads it raw at its address: while this thread probes
  * the file (H5FD__prefetch_probe), the driver records that read instead of making it. 0, or -1
  * after an error. */
-static int chunk_address(const dataset_info *info, const hsize_t *offset, haddr_t *addr,
-                         hsize_t *stored)
+static int chunk_address(dataset_info *info, const hsize_t *offset, haddr_t *addr, hsize_t *stored)
 {
     H5FD_prefetch_t *file = info->file;
     uint32_t filters = 0;
@@ -162,6 +161,11 @@ static int chunk_address(const dataset_info *info, const hsize_t *offset, haddr_
     if (rc >= 0 && H5FD__prefetch_probe.addr != HADDR_UNDEF) {
         *addr = H5FD__prefetch_probe.addr;
         *stored = H5FD__prefetch_probe.size;
+        /* Kept: a probe evicts the chunk from HDF5's chunk cache (H5Dread_chunk does), so a
+         * chunk probed again at every call would be read again at every call. */
+        const uint64_t index = H5FD__prefetch_chunk_index(info, offset);
+        if (index != UINT64_MAX)
+            H5FD__prefetch_chunkmap_put(&info->chunks, index, *addr, *stored, info->nchunks);
         return 0;
     }
     /* H5Dread_chunk refuses unallocated chunks; anything else falls back on the index walk. */
@@ -187,8 +191,8 @@ static int chunk_address(const dataset_info *info, const hsize_t *offset, haddr_
  * at the same way. A row of 256 chunks written in order costs 2 index searches instead of 256.
  * addr_lo / addr_hi are the ends' addresses when already known (HADDR_MAX: not yet). */
 #define NOT_LOOKED_UP HADDR_MAX
-static int declare_run(const dataset_info *info, hsize_t *offset, hsize_t lo, hsize_t hi,
-                       haddr_t addr_lo, haddr_t addr_hi, extent_list *list)
+static int declare_run(dataset_info *info, hsize_t *offset, hsize_t lo, hsize_t hi, haddr_t addr_lo,
+                       haddr_t addr_hi, extent_list *list)
 {
     H5FD_prefetch_t *file = info->file;
     const int last = info->rank - 1;
@@ -226,7 +230,7 @@ static int declare_run(const dataset_info *info, hsize_t *offset, hsize_t lo, hs
 }
 
 /* The chunks a selection touches, in row-major chunk order. 0, or -1 after pushing an error. */
-static int chunked_extents(const dataset_info *info, hid_t space, extent_list *list)
+static int chunked_extents(dataset_info *info, hid_t space, extent_list *list)
 {
     H5FD_prefetch_t *file = info->file;
     const int rank = info->rank;
@@ -312,17 +316,6 @@ static void clip_to_engine(const H5FD_prefetch_t *file, extent_list *list)
     list->count = kept;
 }
 
-/*-------------------------------------------------------------------------
- * Function:    H5FD_prefetch_declare
- *
- * Purpose:     Appends to the plan of the file holding dset_id the extents HDF5 will read for
- *              the selection of file_space_id (H5S_ALL: the whole dataset). See the top of
- *              this file for what is declared for each layout.
- *
- * Return:      Success:    0
- *              Failure:    -1, nothing appended
- *-------------------------------------------------------------------------
- */
 /* 0 when the selection in `space` (rank `rank`) fits the dataset: the same rank, and every
  * selected element inside the dataset's extent (as H5Dread requires); else -1, named. */
 static int fits_dataset(hid_t dset_id, hid_t file_space_id, hid_t space, int rank, hssize_t npoints)
@@ -356,19 +349,18 @@ static int fits_dataset(hid_t dset_id, hid_t file_space_id, hid_t space, int ran
     return 0;
 }
 
-herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
+int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, const char *func,
+                                     H5FD_prefetch_extents_t *list, H5FD_prefetch_t **file_out)
 {
-    extent_list list = {NULL, 0, 0, 0};
     hsize_t dims[H5S_MAX_RANK], zeros[H5S_MAX_RANK] = {0};
     hid_t space = H5I_INVALID_HID, all = H5I_INVALID_HID;
     dataset_info *info;
     H5FD_prefetch_t *file;
-    herr_t ret = -1;
-    size_t i;
+    int ret = -1;
     int rank, scalar;
     hssize_t npoints;
     if (H5Iget_type(dset_id) != H5I_DATASET) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADTYPE, "dset_id %lld is not a dataset",
+        H5FD__prefetch_error(func, H5E_ARGS, H5E_BADTYPE, "dset_id %lld is not a dataset",
                              (long long)dset_id);
         return -1;
     }
@@ -379,7 +371,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
     npoints = space >= 0 ? H5Sget_select_npoints(space) : -1;
     if (rank < 0 || npoints < 0) {
-        H5FD__prefetch_error(__func__, H5E_ARGS, H5E_BADVALUE,
+        H5FD__prefetch_error(func, H5E_ARGS, H5E_BADVALUE,
                              "file_space_id %lld is not a dataspace with a selection",
                              (long long)file_space_id);
         goto done;
@@ -395,17 +387,17 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     if (info == NULL)
         goto done;
     file = info->file;
-    if (file->stale && H5FD__prefetch_refresh(file, __func__) < 0)
+    if (file->stale && H5FD__prefetch_refresh(file, func) < 0)
         goto done;
     if (npoints > 0 && info->layout == H5D_CONTIGUOUS) {
         if (info->base == HADDR_UNDEF)
             info->base = H5Dget_offset(dset_id); /* written since it was looked at? */
         if (info->base != HADDR_UNDEF && scalar) /* its one element: a box of a dataspace of
                                                   * rank 0 is no hyperslab to list runs of */
-            H5FD__prefetch_extents_push(&list, file->pfio_file, (uint64_t)info->base, info->elem);
+            H5FD__prefetch_extents_push(list, file->pfio_file, (uint64_t)info->base, info->elem);
         else if (info->base != HADDR_UNDEF && runs_in_box(space, rank, zeros, dims, info->elem,
-                                                          info->base, file->pfio_file, &list) < 0) {
-            H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
+                                                          info->base, file->pfio_file, list) < 0) {
+            H5FD__prefetch_error(func, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not list the runs of its selection",
                                  (long long)dset_id);
             goto done;
@@ -414,25 +406,53 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         int found;
         file->declaring = 1;
         file->declaring_info = info;
-        found = chunked_extents(info, space, &list);
+        found = chunked_extents(info, space, list);
         file->declaring = 0;
         file->declaring_info = NULL;
         if (found < 0) {
-            H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET,
+            H5FD__prefetch_error(func, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not find the chunks its selection touches",
                                  (long long)dset_id);
             goto done;
         }
     }
-    if (list.failed) {
-        H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC,
-                             "no memory for the %zu extents of the selection", list.count);
+    if (list->failed) {
+        H5FD__prefetch_error(func, H5E_VFL, H5E_CANTALLOC,
+                             "no memory for the %zu extents of the selection", list->count);
         goto done;
     }
-    /* Every declared extent goes to pfio's plan, which must know the file's size. */
-    if (list.count > 0 && H5FD__prefetch_engine(file, __func__) < 0)
+    /* Every extent goes to pfio's plan, which must know the file's size. */
+    if (list->count > 0 && H5FD__prefetch_engine(file, func) < 0)
         goto done;
-    clip_to_engine(file, &list);
+    clip_to_engine(file, list);
+    *file_out = file;
+    ret = 0;
+done:
+    if (ret < 0)
+        list->count = 0;
+    H5FD__prefetch_close_ids(ret < 0, all, H5I_INVALID_HID, H5I_INVALID_HID);
+    return ret;
+}
+
+/*-------------------------------------------------------------------------
+ * Function:    H5FD_prefetch_declare
+ *
+ * Purpose:     Appends to the plan of the file holding dset_id the extents HDF5 will read for
+ *              the selection of file_space_id (H5S_ALL: the whole dataset). See the top of
+ *              this file for what is declared for each layout.
+ *
+ * Return:      Success:    0
+ *              Failure:    -1, nothing appended
+ *-------------------------------------------------------------------------
+ */
+herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
+{
+    extent_list list = {NULL, 0, 0, 0};
+    H5FD_prefetch_t *file = NULL;
+    herr_t ret = -1;
+    size_t i;
+    if (H5FD__prefetch_selection_extents(dset_id, file_space_id, __func__, &list, &file) < 0)
+        goto done;
     if (!file->declared) { /* the application's plan replaces what was predicted */
         pfio_extent none = {0, 0, 0, 0};
         if (file->ctx != NULL)
@@ -454,6 +474,5 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     ret = 0;
 done:
     free(list.items);
-    H5FD__prefetch_close_ids(ret < 0, all, H5I_INVALID_HID, H5I_INVALID_HID);
     return ret;
 }

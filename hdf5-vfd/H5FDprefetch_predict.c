@@ -75,8 +75,8 @@ void H5FD__prefetch_predictor_free(H5FD_prefetch_t *file)
  * serve it when the sieve came back on. */
 void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file)
 {
-    const int want = file->read_only && !file->declared && file->predictor.run != NULL &&
-                     pfio_stride_off(file->predictor.run);
+    const int want = file->read_only && !file->declared && !file->call_plan &&
+                     file->predictor.run != NULL && pfio_stride_off(file->predictor.run);
     const int now = (file->pub.feature_flags & H5FD_FEAT_DATA_SIEVE) != 0;
     if (want == now)
         return;

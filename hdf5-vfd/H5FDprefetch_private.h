@@ -85,6 +85,10 @@ typedef struct H5FD_prefetch_t {
 
     /* Something was declared: the prediction stays off, the plan is the application's. */
     int declared;
+    /* An H5Dread under way whose selection is the plan (H5FD_prefetch_auto_read): its raw reads
+     * are served as declared ones, and what it left unread is dropped when it returns. */
+    int call_plan;
+    uint64_t call_plan_planned, call_plan_read; /* its bytes, and those HDF5 read of them */
 
     /* Opened without H5F_ACC_RDWR: HDF5's data sieve may be switched on and off while the file
      * is open (H5FD__prefetch_sieve_follow), since no write can leave a sieve buffer stale. */
@@ -196,8 +200,12 @@ typedef struct H5FD_prefetch_dataset_t {
     uint64_t nchunks;             /* their product: the chunks of the dataset */
     int filtered;                 /* chunks pass through filters (compression): stored sizes vary */
     int whole; /* chunks are read whole: filtered, or small enough for the chunk cache */
-    /* The chunks the leaves of its chunk index named, read while declaring (NULL: none yet). */
+    /* The chunks the leaves of its chunk index named, read while declaring, and the chunks
+     * looked up one by one (NULL: none yet). */
     struct H5FD_prefetch_chunkmap_t *chunks;
+    /* Per-call plans (H5FDprefetch_call.c): calls still to pass on unplanned, and how many the
+     * next unread plan makes it (0: the last plan was read). */
+    unsigned plans_skip, plans_backoff;
 } H5FD_prefetch_dataset_t;
 
 /* Chunk maps (H5FDprefetch_chunkmap.c): a chunk's linear index (row-major, in chunks) to its
@@ -253,6 +261,14 @@ void H5FD__prefetch_btree_note_node(H5FD_prefetch_t *file, const unsigned char *
  * index_pages. 0, or -1 after pushing an error. */
 int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                               const char *func);
+
+/* The file extents HDF5 will read for the selection of file_space_id (H5S_ALL: all of it) in
+ * dataset dset_id, in the order it reads them (H5FDprefetch_declare.c has what that is for each
+ * layout), appended to *list and cut to the size pfio saw; *file is the driver's file, whose pfio
+ * context is started when there is something to read. 0, or -1 after pushing an error that names
+ * `func` (nothing appended). */
+int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, const char *func,
+                                     H5FD_prefetch_extents_t *list, H5FD_prefetch_t **file);
 
 /* Extent lists (H5FDprefetch_extents.c): append *e as it is; push [offset, offset+length),
  * joined to the last extent when adjacent to it; sort items[from ..] by offset and join

@@ -108,7 +108,9 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
         inside = size < file->pfio_size - addr ? size : file->pfio_size - addr;
     /* Without a plan for this read, it is served as sec2 serves it (through the page cache,
      * with the kernel's readahead): pfio would read it directly, at the same cost or more. */
-    if (inside > 0 && !file->declared) {
+    if (file->call_plan) /* the plan's bytes, or a read it did not name: an upper bound */
+        file->call_plan_read += inside;
+    if (inside > 0 && !file->declared && !file->call_plan) {
         int predicted = 0;
         if (file->config.predict) {
             predicted = H5FD__prefetch_predictor_observe(file, addr, size);

@@ -41,6 +41,11 @@ static void report_counters(FILE *out, const H5FD_prefetch_stats_t *s)
         {"chunk_map_hits", s->chunk_map_hits},
         {"sweeps", s->sweeps},
         {"sweep_advised", s->sweep_advised},
+        {"call_plans", s->call_plans},
+        {"call_plan_extents", s->call_plan_extents},
+        {"call_plan_bytes", s->call_plan_bytes},
+        {"calls_unplanned", s->calls_unplanned},
+        {"call_plans_unread", s->call_plans_unread},
     };
     size_t i, n = sizeof counters / sizeof counters[0];
     for (i = 0; i < n; ++i)

@@ -10,11 +10,14 @@
  *    process never loads a second HDF5. "The HDF5 the process runs with" is the one the caller
  *    of H5Fopen linked: a process that holds two (netCDF4's serial HDF5 beside h5py's MPI
  *    build) has each open served by its own HDF5 and that HDF5's driver.
+ *  - It defines H5Dread too: each read goes to H5FD_prefetch_auto_read of the same driver, which
+ *    makes the call's selection its plan when the file is open with the driver (and passes every
+ *    other call to HDF5's H5Dread unchanged).
  *  - Files created with H5Fcreate, opens with another driver and SWMR readers are left to HDF5.
  *  - Where there is no driver for the HDF5 in the process (another build, a driver that does not
  *    load), every open is passed to HDF5 unchanged after one message on stderr that says why.
  *  - Linked against no HDF5: the same library serves both builds. Thread-safe (the lookups,
- *    once per calling object, under a lock).
+ *    once per calling object and kept per call site, under a lock).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -25,8 +28,13 @@
 #include <string.h>
 
 typedef int64_t hid_t; /* HDF5 1.10's identifier type (H5Ipublic.h) */
+typedef int herr_t;    /* and its status type (H5public.h) */
 typedef hid_t (*open_fn)(const char *name, unsigned flags, hid_t fapl);
 typedef hid_t (*auto_open_fn)(const char *name, unsigned flags, hid_t fapl, open_fn hdf5_open);
+typedef herr_t (*read_fn)(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl,
+                          void *buf);
+typedef herr_t (*auto_read_fn)(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space,
+                               hid_t dxpl, void *buf, read_fn hdf5_read);
 
 /* Debian's HDF5 builds, and the driver built against each. */
 static const struct {
@@ -45,6 +53,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     int looked;
     auto_open_fn auto_open;
+    auto_read_fn auto_read; /* NULL in a driver without per-call plans: reads pass on */
 } drivers[FLAVOURS];
 
 /* Where an H5Fopen goes, for each object that called it: the HDF5 that object linked (a process
@@ -53,9 +62,18 @@ typedef struct route_t {
     const void *caller; /* the calling object's load address */
     open_fn hdf5_open;
     auto_open_fn auto_open;
+    read_fn hdf5_read;
+    auto_read_fn auto_read;
 } route_t;
 static route_t routes[32];
 static int nroutes;
+/* The route of each call site seen (its return address), so that an H5Dread, which a program makes
+ * far more often than an H5Fopen, costs no dladdr. */
+static struct {
+    const void *site;
+    int route;
+} sites[256];
+static int nsites;
 
 typedef struct found_t {
     char path[4096];
@@ -122,6 +140,8 @@ static auto_open_fn driver_for(const char *path, int flavour)
     driver = load_driver(flavours[flavour].driver, why, sizeof why);
     drivers[flavour].auto_open =
         driver != NULL ? (auto_open_fn)dlsym(driver, "H5FD_prefetch_auto_open") : NULL;
+    drivers[flavour].auto_read =
+        driver != NULL ? (auto_read_fn)dlsym(driver, "H5FD_prefetch_auto_read") : NULL;
     if (drivers[flavour].auto_open == NULL)
         fprintf(stderr,
                 "pfio: %s (the driver for %s) could not be loaded (%s): its files are opened "
@@ -131,6 +151,18 @@ static auto_open_fn driver_for(const char *path, int flavour)
 }
 
 hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl);
+herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl,
+               void *buf);
+
+/* H5Dread of the HDF5 library at `path` (NULL when it has none). */
+static read_fn read_of(const char *path)
+{
+    void *hdf5 = dlopen(path, RTLD_NOLOAD | RTLD_LAZY);
+    read_fn fn = hdf5 != NULL ? (read_fn)dlsym(hdf5, "H5Dread") : NULL;
+    if (hdf5 != NULL)
+        dlclose(hdf5);
+    return fn == H5Dread ? NULL : fn;
+}
 
 /* The HDF5 whose H5Fopen the object at `caller` would call without this library: the first
  * H5Fopen in that object's own dependencies (dlsym on its handle never sees LD_PRELOAD), else
@@ -175,29 +207,61 @@ static void route(const void *caller, route_t *out)
     }
     out->hdf5_open = fn;
     out->auto_open = driver_for(found.path, found.flavour);
+    out->hdf5_read = read_of(found.path);
+    out->auto_read = out->auto_open != NULL ? drivers[found.flavour].auto_read : NULL;
 }
 
-hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
+/* The route of the call made from return address `site` (hdf5_open NULL: none, said on stderr). */
+static route_t route_of(const void *site)
 {
-    const void *caller = __builtin_return_address(0);
     Dl_info at;
-    const void *base = dladdr(caller, &at) != 0 ? at.dli_fbase : NULL;
-    route_t r = {NULL, NULL, NULL};
+    const void *base;
+    route_t r = {NULL, NULL, NULL, NULL, NULL};
     int i;
     pthread_mutex_lock(&lock);
+    for (i = 0; i < nsites && sites[i].site != site; ++i)
+        ;
+    if (i < nsites) {
+        r = routes[sites[i].route];
+        pthread_mutex_unlock(&lock);
+        return r;
+    }
+    base = dladdr(site, &at) != 0 ? at.dli_fbase : NULL;
     for (i = 0; i < nroutes && routes[i].caller != base; ++i)
         ;
     if (i < nroutes) {
         r = routes[i];
     } else {
-        route(caller, &r);
+        route(site, &r);
         if (r.hdf5_open != NULL && nroutes < (int)(sizeof routes / sizeof routes[0]))
-            routes[nroutes++] = r;
+            routes[i = nroutes++] = r;
+    }
+    if (i < nroutes && nsites < (int)(sizeof sites / sizeof sites[0])) {
+        sites[nsites].site = site;
+        sites[nsites++].route = i;
     }
     pthread_mutex_unlock(&lock);
+    return r;
+}
+
+hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
+{
+    route_t r = route_of(__builtin_return_address(0));
     if (r.hdf5_open == NULL)
         return -1;
     if (r.auto_open == NULL)
         return r.hdf5_open(name, flags, fapl);
     return r.auto_open(name, flags, fapl, r.hdf5_open);
+}
+
+herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf)
+{
+    route_t r = route_of(__builtin_return_address(0));
+    if (r.hdf5_read == NULL) {
+        fprintf(stderr, "pfio: H5Dread called but the HDF5 library in this process has none\n");
+        return -1;
+    }
+    if (r.auto_read == NULL)
+        return r.hdf5_read(dset, mem_type, mem_space, file_space, dxpl, buf);
+    return r.auto_read(dset, mem_type, mem_space, file_space, dxpl, buf, r.hdf5_read);
 }

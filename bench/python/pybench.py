@@ -11,6 +11,7 @@ Workloads, 128 MiB each:
   strips  h5py: 8 column strips of grid, 256 wide, all rows (32 chunks each, 4 MiB apart)
   columns h5py: 8 lone column strips as above, 4 strips apart (each call one column of chunks,
           no sweep: what a reader of single columns does)
+  block   h5py: one call, grid[4096:8192, 2048:6144] (16 x 16 chunks)
   time    xarray (netcdf4 engine): 128 time slices of series in order, one chunk each
 Methods:
   sec2        Debian's h5py/netCDF4 as they are (HDF5's sec2 driver)
@@ -39,7 +40,7 @@ GRID = (8192, 8192, 256)  # rows, cols, chunk side
 SERIES = (512, 256, 512)  # t, y, x
 TILES, STRIPS, SLICES = 256, 8, 128
 METHODS = ["sec2", "preload", "declared", "sec2-again"]
-WORKLOADS = ["tiles", "strips", "columns", "time"]
+WORKLOADS = ["tiles", "strips", "columns", "block", "time"]
 COLUMN_GAP = 4  # columns: strips this many apart
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -74,7 +75,7 @@ def worker(workload, method, path, seed):
     import h5py
     side, wrong, nbytes = GRID[2], 0, 0
     start = time.perf_counter()
-    if workload in ("tiles", "strips", "columns"):
+    if workload in ("tiles", "strips", "columns", "block"):
         if method == "declared":
             import pfio.h5
             f = pfio.h5.open(path)
@@ -83,6 +84,8 @@ def worker(workload, method, path, seed):
         grid = f["grid"]
         if workload == "tiles":
             blocks = [(r, r + side, c, c + side) for r, c in tiles_of(seed)]
+        elif workload == "block":
+            blocks = [(GRID[0] // 2, GRID[0], GRID[1] // 4, GRID[1] * 3 // 4)]
         else:
             gap = COLUMN_GAP if workload == "columns" else 1
             first = random.Random(seed).randrange(0, GRID[1] // side - gap * STRIPS + gap - 1)

@@ -42,7 +42,9 @@ _DRIVER_FIELDS = [  # H5FD_prefetch_stats_t after its pfio_stats, in the order o
     "skipped_chunks", "chunk_lookups", "predicted_extents", "prediction_breaks",
     "prediction_offs", "prediction_shifts", "advised_extents", "advised_reads",
     "unplanned_reads", "sieve_switches", "sieved_reads", "index_reads", "index_drops",
-    "index_advised", "index_chunks", "chunk_map_hits", "sweeps", "sweep_advised"]
+    "index_advised", "index_chunks", "chunk_map_hits", "sweeps", "sweep_advised",
+    "call_plans", "call_plan_extents", "call_plan_bytes", "calls_unplanned",
+    "call_plans_unread"]
 
 
 class _Stats(ctypes.Structure):  # H5FD_prefetch_stats_t

@@ -121,6 +121,63 @@ print('h5py values checked', h5py.version.hdf5_version)
         # Every chunk reached the driver at least once (HDF5's chunk cache serves repeats).
         self.assertGreaterEqual(counters["raw_reads"], (ROWS // CROWS) * (COLS // CCOLS))
 
+    def test_each_h5dread_is_its_own_plan(self):
+        # Issue 55, item 1: a read of several chunks (or runs) in one call is handed to pfio as
+        # that call's plan before HDF5 reads it; a one-chunk read is passed on; what a call
+        # leaves unread (chunks in HDF5's chunk cache) is dropped and breaks nothing.
+        stats, contig = self.stats_path("per-call"), os.path.join(self.dir, "contig.h5")
+        chunk = CROWS * CCOLS * 8
+        script = """
+import h5py, numpy as np
+R, C, CR, CC = %d, %d, %d, %d
+expect = np.arange(R * C, dtype='u8').reshape(R, C)
+with h5py.File(%r, 'r') as f:
+    x = f['x']
+    for r, c in ((0, 0), (CR, 3 * CC), (5 * CR, 7 * CC)):  # one chunk each: passed on
+        assert (x[r:r + CR, c:c + CC] == expect[r:r + CR, c:c + CC]).all(), (r, c)
+    # Parts of two chunks, then a column of R / CR chunks: HDF5's chunk cache (1 MiB) keeps
+    # every chunk read, and serves the column's first two.
+    assert (x[0:CR + 1, 0:CC // 2] == expect[0:CR + 1, 0:CC // 2]).all()
+    assert (x[:, 0:CC] == expect[:, 0:CC]).all()
+    assert (x[:, 0:CC] == expect[:, 0:CC]).all()  # all in the chunk cache: its plan goes unread
+    assert (x[2 * CR:6 * CR, 2 * CC:6 * CC] == expect[2 * CR:6 * CR, 2 * CC:6 * CC]).all()
+    assert (x[6 * CR:8 * CR, 0:4 * CC] == expect[6 * CR:8 * CR, 0:4 * CC]).all()
+print('values checked')
+""" % (ROWS, COLS, CROWS, CCOLS, self.h5)
+        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
+        self.assertIn("values checked", done.stdout)
+        counters = self.driver_counters(stats, self.h5)
+        column = ROWS // CROWS
+        # Planned: the two parts (2 chunks read), the column (6 read, 2 from HDF5's cache), the
+        # column again (none read: an unread plan, dropped when the call returned, so the
+        # dataset's next call goes unplanned: the 4 x 4 block, 16 chunks), then the 2 x 4
+        # block (6 read, 2 cached).
+        self.assertEqual(counters["call_plans"], 4)
+        self.assertEqual(counters["call_plans_unread"], 1)
+        self.assertEqual(counters["call_plan_bytes"], (2 + 2 * column + 8) * chunk)
+        self.assertEqual(counters["calls_unplanned"], 3 + 1)
+        self.assertEqual(counters["unplanned_reads"], 3 + 16)
+        self.assertEqual(counters["raw_reads"], 3 + 2 + (column - 2) + 0 + 16 + 6)
+
+        # A contiguous dataset: a column is a run from every row, each a plan extent, read as
+        # such (no sieve blocks).
+        script = """
+import h5py, numpy as np
+expect = np.arange(%d * %d, dtype='u8').reshape(%d, %d)
+with h5py.File(%r, 'w') as f:  # created with sec2 (H5Fcreate is left to HDF5), read below
+    f.create_dataset('y', data=expect)
+with h5py.File(%r, 'r') as f:
+    assert (f['y'][:, 100:110] == expect[:, 100:110]).all()
+print('values checked')
+""" % (ROWS, COLS, ROWS, COLS, contig, contig)
+        stats = self.stats_path("per-call-contiguous")
+        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
+        self.assertIn("values checked", done.stdout)
+        counters = self.driver_counters(stats, contig)
+        self.assertEqual((counters["call_plans"], counters["call_plan_extents"]), (1, ROWS))
+        self.assertEqual(counters["call_plan_bytes"], ROWS * 10 * 8)
+        self.assertEqual(counters["raw_reads"], ROWS)
+
     def test_h5py_writes_still_go_through(self):
         copy = os.path.join(self.dir, "written.h5")
         shutil.copy(self.h5, copy)
