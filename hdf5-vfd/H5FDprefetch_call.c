@@ -35,17 +35,26 @@ static int is_foreign(hid_t dset_id)
     return 0;
 }
 
-/* Whether the selection of `space` in the dataset could need more than one read: its bounding box
- * spans two chunks or more (chunked), or any selection of a contiguous dataset (its runs are
- * counted once listed). 0 for a dataset that is not the driver's (then noted as foreign); *info_out
- * is the dataset's kept facts when it is the driver's. */
+/* Below this many bytes a call is not planned where the file is in the page cache kind (a local
+ * file system): planning costs about 10 us a call, more than overlapping a few small reads of a
+ * local device saves (docs/hdf5-driver.md, "Per-call plans"). Behind FUSE or a network (the
+ * engine's reorder buffer) every call of two reads or more is planned: each read saved there is a
+ * round trip. */
+#define LOCAL_CALL_MIN ((uint64_t)64 << 10)
+
+/* Whether the selection of `space` could need more than one read worth overlapping: it touches two
+ * chunks or more (its bounding box does) of a chunked dataset, or selects from a contiguous one
+ * (its runs are counted once listed); and on a local file system reads LOCAL_CALL_MIN bytes or
+ * more (whole chunks where HDF5 reads them whole). 0 for a dataset that is not the driver's (then
+ * noted as foreign); *info_out is the dataset's kept facts when it is the driver's. */
 static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **info_out)
 {
     hsize_t dims[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     H5FD_prefetch_dataset_t *info;
-    uint64_t chunks = 1;
+    uint64_t chunks = 1, bytes;
+    hssize_t npoints = H5Sget_select_npoints(space);
     int rank = H5Sget_simple_extent_dims(space, dims, NULL);
-    if (rank <= 0 || H5Sget_select_npoints(space) <= 0)
+    if (rank <= 0 || npoints <= 0)
         return 0;
     info = H5FD__prefetch_dataset(dset_id, rank, dims);
     if (info == NULL) {
@@ -53,13 +62,20 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
         return 0;
     }
     *info_out = info;
-    if (info->layout == H5D_CONTIGUOUS)
-        return 1;
-    if (info->layout != H5D_CHUNKED || H5Sget_select_bounds(space, lo, hi) < 0)
+    bytes = (uint64_t)npoints * info->elem;
+    if (info->layout == H5D_CHUNKED) {
+        if (H5Sget_select_bounds(space, lo, hi) < 0)
+            return 0;
+        for (int d = 0; d < rank; ++d)
+            chunks *= hi[d] / info->cdims[d] - lo[d] / info->cdims[d] + 1;
+        if (chunks < 2)
+            return 0;
+        if (info->whole)
+            bytes = chunks * info->chunk_bytes;
+    } else if (info->layout != H5D_CONTIGUOUS) {
         return 0;
-    for (int d = 0; d < rank && chunks < 2; ++d)
-        chunks *= hi[d] / info->cdims[d] - lo[d] / info->cdims[d] + 1;
-    return chunks >= 2;
+    }
+    return !info->file->page_cache_kind || bytes >= LOCAL_CALL_MIN;
 }
 
 /* Hands the call's extents to the file's plan (read at the first raw read). 1 when planned. */

@@ -135,9 +135,11 @@ with h5py.File(%r, 'r') as f:
     x = f['x']
     for r, c in ((0, 0), (CR, 3 * CC), (5 * CR, 7 * CC)):  # one chunk each: passed on
         assert (x[r:r + CR, c:c + CC] == expect[r:r + CR, c:c + CC]).all(), (r, c)
-    # Parts of two chunks, then a column of R / CR chunks: HDF5's chunk cache (1 MiB) keeps
+    # Parts of two chunks, 32 KiB: too little to plan on a local file system.
+    assert (x[CR - 1:CR + 1, CC:CC + 1] == expect[CR - 1:CR + 1, CC:CC + 1]).all()
+    # Parts of 2 x 4 chunks, then a column of R / CR chunks: HDF5's chunk cache (1 MiB) keeps
     # every chunk read, and serves the column's first two.
-    assert (x[0:CR + 1, 0:CC // 2] == expect[0:CR + 1, 0:CC // 2]).all()
+    assert (x[CR - 1:CR + 1, 0:4 * CC] == expect[CR - 1:CR + 1, 0:4 * CC]).all()
     assert (x[:, 0:CC] == expect[:, 0:CC]).all()
     assert (x[:, 0:CC] == expect[:, 0:CC]).all()  # all in the chunk cache: its plan goes unread
     assert (x[2 * CR:6 * CR, 2 * CC:6 * CC] == expect[2 * CR:6 * CR, 2 * CC:6 * CC]).all()
@@ -148,16 +150,17 @@ print('values checked')
         self.assertIn("values checked", done.stdout)
         counters = self.driver_counters(stats, self.h5)
         column = ROWS // CROWS
-        # Planned: the two parts (2 chunks read), the column (6 read, 2 from HDF5's cache), the
-        # column again (none read: an unread plan, dropped when the call returned, so the
-        # dataset's next call goes unplanned: the 4 x 4 block, 16 chunks), then the 2 x 4
-        # block (6 read, 2 cached).
+        # Planned: the 2 x 4 parts (6 chunks read: the 32 KiB call's two stay in HDF5's cache;
+        # each row's run of 4 is found by looking up its ends), the column (6 read, 2 from HDF5's cache), the column again (none read: an
+        # unread plan, dropped when the call returned, so the dataset's next call goes
+        # unplanned: the 4 x 4 block, 16 chunks), then the 2 x 4 block (6 read, 2 cached).
+        # Unplanned: the three tiles, the 32 KiB call, the block after the unread plan.
         self.assertEqual(counters["call_plans"], 4)
         self.assertEqual(counters["call_plans_unread"], 1)
-        self.assertEqual(counters["call_plan_bytes"], (2 + 2 * column + 8) * chunk)
-        self.assertEqual(counters["calls_unplanned"], 3 + 1)
-        self.assertEqual(counters["unplanned_reads"], 3 + 16)
-        self.assertEqual(counters["raw_reads"], 3 + 2 + (column - 2) + 0 + 16 + 6)
+        self.assertEqual(counters["call_plan_bytes"], (8 + 2 * column + 8) * chunk)
+        self.assertEqual(counters["calls_unplanned"], 3 + 1 + 1)
+        self.assertEqual(counters["unplanned_reads"], 3 + 2 + 16)
+        self.assertEqual(counters["raw_reads"], 3 + 2 + 6 + (column - 2) + 0 + 16 + 6)
 
         # A contiguous dataset: a column is a run from every row, each a plan extent, read as
         # such (no sieve blocks).
@@ -167,7 +170,7 @@ expect = np.arange(%d * %d, dtype='u8').reshape(%d, %d)
 with h5py.File(%r, 'w') as f:  # created with sec2 (H5Fcreate is left to HDF5), read below
     f.create_dataset('y', data=expect)
 with h5py.File(%r, 'r') as f:
-    assert (f['y'][:, 100:110] == expect[:, 100:110]).all()
+    assert (f['y'][:, 100:140] == expect[:, 100:140]).all()  # 80 KiB
 print('values checked')
 """ % (ROWS, COLS, ROWS, COLS, contig, contig)
         stats = self.stats_path("per-call-contiguous")
@@ -175,7 +178,7 @@ print('values checked')
         self.assertIn("values checked", done.stdout)
         counters = self.driver_counters(stats, contig)
         self.assertEqual((counters["call_plans"], counters["call_plan_extents"]), (1, ROWS))
-        self.assertEqual(counters["call_plan_bytes"], ROWS * 10 * 8)
+        self.assertEqual(counters["call_plan_bytes"], ROWS * 40 * 8)
         self.assertEqual(counters["raw_reads"], ROWS)
 
     def test_h5py_writes_still_go_through(self):
