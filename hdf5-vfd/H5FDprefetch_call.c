@@ -13,6 +13,7 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "H5FDprefetch_private.h"
 
@@ -78,25 +79,120 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
     return !info->file->page_cache_kind || bytes >= LOCAL_CALL_MIN;
 }
 
-/* Hands the call's extents to the file's plan (read at the first raw read). 1 when planned. */
+/* The selection of `space` as one box [lo, hi]: 1 when it selects every element of its bounding
+ * box (all of the dataspace, one hyperslab block, or blocks that tile the box), else 0. */
+static int one_box(hid_t space, hsize_t *lo, hsize_t *hi)
+{
+    const hssize_t npoints = H5Sget_select_npoints(space);
+    const int rank = H5Sget_simple_extent_ndims(space);
+    hsize_t volume = 1;
+    if (npoints <= 0 || rank <= 0 || H5Sget_select_bounds(space, lo, hi) < 0)
+        return 0;
+    for (int d = 0; d < rank; ++d)
+        volume *= hi[d] - lo[d] + 1;
+    return volume == (hsize_t)npoints;
+}
+
+static int same_box(int rank, const hsize_t *lo, const hsize_t *hi, const hsize_t *lo2,
+                    const hsize_t *hi2)
+{
+    for (int d = 0; d < rank; ++d)
+        if (lo[d] != lo2[d] || hi[d] != hi2[d])
+            return 0;
+    return 1;
+}
+
+/* Notes this call's box: a box of the last one's shape moved by the last shift makes one more
+ * call in a row; anything else starts counting again. */
+static void note_box(H5FD_prefetch_dataset_t *info, int known, const hsize_t *lo, const hsize_t *hi)
+{
+    const int rank = info->rank;
+    int same_shape = known && info->box_known, same_shift = same_shape, moved = 0;
+    for (int d = 0; d < rank && same_shape; ++d) {
+        const int64_t shift = (int64_t)lo[d] - (int64_t)info->box_lo[d];
+        same_shape = hi[d] - lo[d] == info->box_hi[d] - info->box_lo[d];
+        same_shift = same_shift && shift == info->shift[d];
+        moved = moved || shift != 0;
+        info->shift[d] = shift;
+    }
+    info->shifts_in_row = same_shape && moved ? (same_shift ? info->shifts_in_row + 1 : 1) : 0;
+    info->box_known = known;
+    if (known) {
+        memcpy(info->box_lo, lo, (size_t)rank * sizeof *lo);
+        memcpy(info->box_hi, hi, (size_t)rank * sizeof *hi);
+    }
+}
+
+static unsigned doubled(unsigned backoff)
+{
+    return backoff == 0 ? 1 : backoff < 64 ? 2 * backoff : 64;
+}
+
+/* Drops the call foreseen from pfio's plan: it was not made. */
+static void drop_ahead(H5FD_prefetch_t *file)
+{
+    H5FD_prefetch_dataset_t *info = file->ahead_info;
+    if (file->ctx != NULL && !H5FD__prefetch_engine_inherited(file)) {
+        pfio_extent none = {0, 0, 0, 0};
+        pfio_plan_replace(file->ctx, &none, 0);
+    }
+    ++file->stats.calls_ahead_missed;
+    if (info->id == file->ahead_dset) { /* its slot still holds that dataset */
+        info->ahead_backoff = doubled(info->ahead_backoff);
+        info->ahead_skip = info->ahead_backoff;
+    }
+    file->ahead_info = NULL;
+}
+
+/* Starts the call's plan: its extents, `bytes` of them, are in pfio's plan or pending. */
+static void start_plan(H5FD_prefetch_t *file, uint64_t bytes)
+{
+    ++file->stats.call_plans;
+    file->call_plan_planned = bytes;
+    file->call_plan_read = 0;
+    file->call_plan = 1;
+    H5FD__prefetch_sieve_follow(file); /* HDF5 reads the planned runs, not sieve blocks */
+}
+
+/* Hands the call's extents to the file's plan (read at the first raw read), unless they are there
+ * already (the call was foreseen). 1 when planned. */
 static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **planned,
                      H5FD_prefetch_dataset_t **planned_info)
 {
     H5FD_prefetch_extents_t list = {NULL, 0, 0, 0};
     H5FD_prefetch_dataset_t *info = NULL;
     H5FD_prefetch_t *file, *found = NULL;
+    hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     hid_t space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : file_space_id;
     int want = space >= 0 && may_need_reads(dset_id, space, &info);
+    int boxed = want && one_box(space, lo, hi);
     size_t i;
     if (file_space_id == H5S_ALL && space >= 0)
         H5Sclose(space);
     if (info == NULL)
         return 0;
     file = info->file;
+    if (file->stale && H5FD__prefetch_refresh(file, "H5Dread") < 0) /* drops a call foreseen */
+        return 0;
+    if (file->ahead_info != NULL) {
+        if (file->ahead_info == info && info->id == file->ahead_dset && boxed &&
+            same_box(info->rank, lo, hi, file->ahead_lo, file->ahead_hi)) {
+            file->ahead_info = NULL; /* as foreseen: its extents are pfio's plan already */
+            ++file->stats.calls_ahead_used;
+            info->ahead_backoff = 0;
+            note_box(info, boxed, lo, hi);
+            start_plan(file, file->ahead_bytes);
+            *planned = file;
+            *planned_info = info;
+            return 1;
+        }
+        drop_ahead(file);
+    }
     if (want && info->plans_skip > 0) { /* its last plan went unread: not yet again */
         --info->plans_skip;
         want = 0;
     }
+    note_box(info, boxed && want, lo, hi);
     if (file->declared || !want ||
         H5FD__prefetch_selection_extents(dset_id, file_space_id, "H5Dread", &list, &found) < 0 ||
         list.count == 0 || (info->layout != H5D_CHUNKED && list.count < 2)) {
@@ -119,25 +215,81 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
         free(list.items);
         return 0;
     }
-    ++file->stats.call_plans;
-    file->stats.call_plan_extents += list.count;
-    file->call_plan_planned = file->call_plan_read = 0;
-    for (i = 0; i < list.count; ++i)
-        file->call_plan_planned += list.items[i].length;
-    file->stats.call_plan_bytes += file->call_plan_planned;
+    {
+        uint64_t bytes = 0;
+        for (i = 0; i < list.count; ++i)
+            bytes += list.items[i].length;
+        file->stats.call_plan_extents += list.count;
+        file->stats.call_plan_bytes += bytes;
+        start_plan(file, bytes);
+    }
     free(list.items);
-    file->call_plan = 1;
-    H5FD__prefetch_sieve_follow(file); /* HDF5 reads the planned runs, not sieve blocks */
     *planned = file;
     *planned_info = info;
     return 1;
 }
 
-/* After the call: what it left of its plan is dropped. A plan HDF5 read less than half of (its
- * chunk cache held the chunks) passes the dataset's next calls on unplanned, twice as many each
- * time it happens again (at most 64): a reader that re-reads what HDF5 keeps is not made to
- * fetch it again and again. */
-static void end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
+/* When the dataset's last three planned calls each selected one box of one shape, each moved by
+ * the same shift, the next call is foreseen as the box moved once more (inside the dataset): its
+ * extents go to pfio's plan now, fetched while the program works between calls. Calls the
+ * program makes between this one and the next of the dataset (another dataset's, another box)
+ * drop them. 1 when foreseen. */
+static int foresee(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
+{
+    H5FD_prefetch_extents_t list = {NULL, 0, 0, 0};
+    H5FD_prefetch_t *found = NULL;
+    hsize_t lo[H5S_MAX_RANK], count[H5S_MAX_RANK], ones[H5S_MAX_RANK];
+    hid_t space;
+    uint64_t bytes = 0;
+    int d, ok;
+    if (info->shifts_in_row < 2 || !info->box_known || file->declared || file->stale)
+        return 0;
+    if (info->ahead_skip > 0) {
+        --info->ahead_skip;
+        return 0;
+    }
+    for (d = 0; d < info->rank; ++d) {
+        const int64_t at = (int64_t)info->box_lo[d] + info->shift[d];
+        count[d] = info->box_hi[d] - info->box_lo[d] + 1;
+        if (at < 0 || (uint64_t)at + count[d] > info->dims[d])
+            return 0; /* past the dataset's edge: the pattern ends here */
+        lo[d] = (hsize_t)at;
+        ones[d] = 1;
+    }
+    space = H5Screate_simple(info->rank, info->dims, NULL);
+    ok = space >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET, lo, NULL, ones, count) >= 0 &&
+         H5FD__prefetch_selection_extents(info->id, space, "H5Dread", &list, &found) == 0 &&
+         list.count > 0;
+    if (space >= 0)
+        H5Sclose(space);
+    for (size_t i = 0; ok && i < list.count; ++i) {
+        H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
+        bytes += list.items[i].length;
+    }
+    free(list.items);
+    if (!ok || file->pending.failed || H5FD__prefetch_flush_pending(file, "H5Dread") < 0) {
+        file->pending.failed = 0;
+        file->pending.count = 0;
+        return 0;
+    }
+    file->ahead_info = info;
+    file->ahead_dset = info->id;
+    for (d = 0; d < info->rank; ++d) {
+        file->ahead_lo[d] = lo[d];
+        file->ahead_hi[d] = lo[d] + count[d] - 1;
+    }
+    file->ahead_bytes = bytes;
+    ++file->stats.calls_ahead;
+    file->stats.calls_ahead_bytes += bytes;
+    return 1;
+}
+
+/* After the call: what it left of its plan is dropped, and the next call foreseen where the calls
+ * follow a pattern (`read_ok`: HDF5's read succeeded; after a failure nothing is called that
+ * would clear HDF5's error stack). A plan HDF5 read less than half of (its chunk cache held the
+ * chunks) passes the dataset's next calls on unplanned, twice as many each time it happens again
+ * (at most 64): a reader that re-reads what HDF5 keeps is not made to fetch it again and again. */
+static void end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info, int read_ok)
 {
     file->call_plan = 0;
     file->pending.count = 0;
@@ -148,13 +300,14 @@ static void end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
     H5FD__prefetch_sieve_follow(file);
     if (2 * file->call_plan_read < file->call_plan_planned) {
         ++file->stats.call_plans_unread;
-        info->plans_backoff = info->plans_backoff == 0   ? 1
-                              : info->plans_backoff < 64 ? 2 * info->plans_backoff
-                                                         : 64;
+        info->plans_backoff = doubled(info->plans_backoff);
         info->plans_skip = info->plans_backoff;
-    } else {
-        info->plans_backoff = 0;
+        info->shifts_in_row = 0;
+        return;
     }
+    info->plans_backoff = 0;
+    if (read_ok && !foresee(file, info))
+        H5Eclear2(H5E_DEFAULT); /* what looking ahead pushed is nobody's error */
 }
 
 herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
@@ -173,8 +326,13 @@ herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space
         H5E_END_TRY;
     }
     ret = hdf5_read(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
-    if (file != NULL)
-        end_call(file, info);
+    if (file != NULL) {
+        H5E_BEGIN_TRY
+        {
+            end_call(file, info, ret >= 0);
+        }
+        H5E_END_TRY;
+    }
     pthread_mutex_unlock(&calls);
     return ret;
 }

@@ -458,6 +458,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
         if (file->ctx != NULL)
             pfio_plan_replace(file->ctx, &none, 0);
         H5FD__prefetch_predictor_reset(file);
+        file->ahead_info = NULL; /* a call foreseen was in that plan */
         file->declared = 1;
     }
     for (i = 0; i < list.count; ++i) /* no joining across selections: each is read alone */

@@ -89,6 +89,13 @@ typedef struct H5FD_prefetch_t {
      * are served as declared ones, and what it left unread is dropped when it returns. */
     int call_plan;
     uint64_t call_plan_planned, call_plan_read; /* its bytes, and those HDF5 read of them */
+    /* The call foreseen whose extents are in pfio's plan while the program is between calls:
+     * its dataset (ahead_info NULL: none; ahead_dset its id, as the slot may be reused), its
+     * selection's box and its bytes (H5FDprefetch_call.c). */
+    struct H5FD_prefetch_dataset_t *ahead_info;
+    hid_t ahead_dset;
+    hsize_t ahead_lo[H5S_MAX_RANK], ahead_hi[H5S_MAX_RANK];
+    uint64_t ahead_bytes;
 
     /* Opened without H5F_ACC_RDWR: HDF5's data sieve may be switched on and off while the file
      * is open (H5FD__prefetch_sieve_follow), since no write can leave a sieve buffer stale. */
@@ -206,6 +213,14 @@ typedef struct H5FD_prefetch_dataset_t {
     /* Per-call plans (H5FDprefetch_call.c): calls still to pass on unplanned, and how many the
      * next unread plan makes it (0: the last plan was read). */
     unsigned plans_skip, plans_backoff;
+    /* The call after next, foreseen: the last call's selection as one box (box_known), the shift
+     * from the box before it and how many calls in a row moved by it; planned calls still to
+     * pass before foreseeing again, and how many the next miss makes it. */
+    int box_known;
+    hsize_t box_lo[H5S_MAX_RANK], box_hi[H5S_MAX_RANK];
+    int64_t shift[H5S_MAX_RANK];
+    unsigned shifts_in_row;
+    unsigned ahead_skip, ahead_backoff;
 } H5FD_prefetch_dataset_t;
 
 /* Chunk maps (H5FDprefetch_chunkmap.c): a chunk's linear index (row-major, in chunks) to its

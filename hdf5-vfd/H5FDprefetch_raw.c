@@ -89,6 +89,7 @@ int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func)
     H5FD__prefetch_dataset_forget_chunks(file); /* written chunks may have moved */
     file->index_children.count = 0;             /* and index nodes */
     file->pending.count = 0;
+    file->ahead_info = NULL; /* a call foreseen was in the plan */
     ++file->stats.refreshes;
     H5FD__prefetch_predictor_reset(file);
     return 0;

@@ -46,6 +46,10 @@ static void report_counters(FILE *out, const H5FD_prefetch_stats_t *s)
         {"call_plan_bytes", s->call_plan_bytes},
         {"calls_unplanned", s->calls_unplanned},
         {"call_plans_unread", s->call_plans_unread},
+        {"calls_ahead", s->calls_ahead},
+        {"calls_ahead_bytes", s->calls_ahead_bytes},
+        {"calls_ahead_used", s->calls_ahead_used},
+        {"calls_ahead_missed", s->calls_ahead_missed},
     };
     size_t i, n = sizeof counters / sizeof counters[0];
     for (i = 0; i < n; ++i)

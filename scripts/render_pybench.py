@@ -16,6 +16,7 @@ from render_common import machine, replace_section, target_title
 BEGIN, END = "<!-- pybench -->", "<!-- /pybench -->"
 WORKLOADS = {"tiles": "h5py, 256 random 512 KiB tiles", "strips": "h5py, 8 column strips",
              "columns": "h5py, 8 lone column strips (no sweep)",
+             "block": "h5py, one call of 16 x 16 chunks",
              "time": "xarray, 128 time slices"}
 METHODS = ["sec2", "preload", "declared", "sec2-again"]
 
@@ -31,11 +32,16 @@ def counters(runs, target, workload, method):
          and r["method"] == method and r.get("counters")]
     if not c:
         return ""
-    med = lambda k: int(statistics.median(x[k] for x in c))  # noqa: E731
+    med = lambda k: int(statistics.median(x.get(k, 0) for x in c))  # noqa: E731
     sweeps = f", {med('sweeps')} column sweeps followed" if med("sweeps") else ""
+    plans = ""
+    if med("call_plans"):
+        plans = f", {med('call_plans')} calls planned"
+        if med("calls_ahead_used"):
+            plans += f" ({med('calls_ahead_used')} of them ahead)"
     return (f"{med('raw_reads')} raw reads: {med('advised_reads')} advised, "
             f"{med('predicted_extents')} predicted extents, {med('unplanned_reads')} unplanned"
-            f"{sweeps}")
+            f"{sweeps}{plans}")
 
 
 def table(runs, target):

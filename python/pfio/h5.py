@@ -44,7 +44,8 @@ _DRIVER_FIELDS = [  # H5FD_prefetch_stats_t after its pfio_stats, in the order o
     "unplanned_reads", "sieve_switches", "sieved_reads", "index_reads", "index_drops",
     "index_advised", "index_chunks", "chunk_map_hits", "sweeps", "sweep_advised",
     "call_plans", "call_plan_extents", "call_plan_bytes", "calls_unplanned",
-    "call_plans_unread"]
+    "call_plans_unread", "calls_ahead", "calls_ahead_bytes", "calls_ahead_used",
+    "calls_ahead_missed"]
 
 
 class _Stats(ctypes.Structure):  # H5FD_prefetch_stats_t

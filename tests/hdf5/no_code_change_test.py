@@ -181,6 +181,33 @@ print('values checked')
         self.assertEqual(counters["call_plan_bytes"], ROWS * 40 * 8)
         self.assertEqual(counters["raw_reads"], ROWS)
 
+    def test_calls_that_move_by_one_shift_are_planned_ahead(self):
+        # Issue 55, item 1 across calls: after three planned calls of one box shape, each moved
+        # by the same shift, the next call's extents are handed to pfio when the call before it
+        # returns; a call that is not the one foreseen drops them and the next foresight waits.
+        stats = self.stats_path("ahead")
+        script = """
+import h5py, numpy as np
+R, C, CR, CC = %d, %d, %d, %d
+expect = np.arange(R * C, dtype='u8').reshape(R, C)
+with h5py.File(%r, 'r') as f:
+    x = f['x']
+    for c in (0, 1, 2, 3, 4, 6):  # columns of chunks; after 4 comes 6, not the 5 foreseen
+        assert (x[:, c * CC:(c + 1) * CC] == expect[:, c * CC:(c + 1) * CC]).all(), c
+print('values checked')
+""" % (ROWS, COLS, CROWS, CCOLS, self.h5)
+        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
+        self.assertIn("values checked", done.stdout)
+        counters = self.driver_counters(stats, self.h5)
+        column = ROWS // CROWS
+        self.assertEqual(counters["call_plans"], 6)
+        # Foreseen after columns 2, 3 and 4: 3 and 4 as foreseen, 5 not made (6 was).
+        self.assertEqual(counters["calls_ahead"], 3)
+        self.assertEqual(counters["calls_ahead_used"], 2)
+        self.assertEqual(counters["calls_ahead_missed"], 1)
+        self.assertEqual(counters["calls_ahead_bytes"], 3 * column * CROWS * CCOLS * 8)
+        self.assertEqual(counters["raw_reads"], 6 * column)
+
     def test_h5py_writes_still_go_through(self):
         copy = os.path.join(self.dir, "written.h5")
         shutil.copy(self.h5, copy)
