@@ -13,12 +13,14 @@ Workloads, 128 MiB each:
           no sweep: what a reader of single columns does)
   block   h5py: one call, grid[4096:8192, 2048:6144] (16 x 16 chunks)
   time    xarray (netcdf4 engine): 128 time slices of series in order, one chunk each
+  point   xarray (netcdf4 engine): one call, the time series of one (y, x) of series over 128
+          times (HDF5 reads each time's 1 MiB chunk whole for its one value)
 Methods:
   sec2        Debian's h5py/netCDF4 as they are (HDF5's sec2 driver)
   preload     the same program under LD_PRELOAD=libpfio_hdf5_preload.so (no code change)
-  declared    pfio.h5.declare of what will be read, then the same reads (tiles, strips, columns: a file
-              opened with pfio.h5.open; time: xarray under the preload, with the plan declared
-              through an h5py handle on the same file)
+  declared    pfio.h5.declare of what will be read, then the same reads (tiles, strips, columns,
+              block: a file opened with pfio.h5.open; time, point: xarray under the preload, with
+              the chunks declared through an h5py handle on the same file)
   sec2-again  sec2 again: the A/A spread of the invocation
 Each run is its own process started after the file's pages were dropped (POSIX_FADV_DONTNEED on F
 and on --evict-too, the file behind a test bed's F, and drop_caches when writable; fincore
@@ -40,7 +42,7 @@ GRID = (8192, 8192, 256)  # rows, cols, chunk side
 SERIES = (512, 256, 512)  # t, y, x
 TILES, STRIPS, SLICES = 256, 8, 128
 METHODS = ["sec2", "preload", "declared", "sec2-again"]
-WORKLOADS = ["tiles", "strips", "columns", "block", "time"]
+WORKLOADS = ["tiles", "strips", "columns", "block", "time", "point"]
 COLUMN_GAP = 4  # columns: strips this many apart
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -107,7 +109,13 @@ def worker(workload, method, path, seed):
             import pfio.h5
             handle = h5py.File(path, "r")
             pfio.h5.declare(handle["series"], [(k, slice(None), slice(None)) for k in range(SLICES)])
-        for k in range(SLICES):
+        if workload == "point":
+            py, px = random.Random(seed).randrange(y), random.Random(seed + 1).randrange(x)
+            got = ds["series"][0:SLICES, py, px].values
+            want = np.arange(SLICES, dtype="u8") * (y * x) + (py * x + px)
+            wrong += int((got != want).sum())
+            nbytes += SLICES * y * x * 8  # the chunks HDF5 reads for it
+        for k in range(SLICES if workload == "time" else 0):
             got = ds["series"][k].values
             wrong += int((got != np.arange(k * y * x, (k + 1) * y * x, dtype="u8").reshape(y, x)).sum())
             nbytes += got.nbytes
@@ -138,7 +146,7 @@ def run(args, workload, method, seed):
     if method in ("preload", "declared"):
         stats = os.path.join(args.scratch, "stats-%s-%s" % (workload, method))
         env["PFIO_STATS_PATH"] = stats
-        if not (method == "declared" and workload != "time"):
+        if not (method == "declared" and workload not in ("time", "point")):
             env["LD_PRELOAD"] = args.preload
     resident = evict([args.file] + args.evict_too)
     done = subprocess.run([sys.executable, __file__, "--worker", workload, method, args.file,
