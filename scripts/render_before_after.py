@@ -1,7 +1,6 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's section "Before and after" from docs/results/before-after/
-(scripts/run-before-after.sh; with CALLS=independent its own section from
-docs/results/before-after-independent/): per target and workload the median MiB/s of the default path
+"""The report "Before and after" of a change from build/before-after/ (scripts/run-before-after.sh;
+with CALLS=independent from build/before-after-independent/): per target and workload the median MiB/s of the default path
 (`pfio`) on the commit before and after a change, with stock ROMIO and its A/A on each side, and
 after/before beside the A/A spread of the two sides.
 

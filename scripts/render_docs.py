@@ -5,7 +5,7 @@ usage: render_docs.py RESULTS_DIR DOCS_DIR
 
 Every number in the page comes from the JSON; ratios are taken within one invocation (one JSON
 file), never across files, because these shared machines drift between runs. One module per
-benchmark renders its section: render_engine.py (pfio-bench, infill, layouts, Engine 2, the
+benchmark renders its section: render_engine.py (pfio-bench, infill, layouts, io_uring, the
 yardstick), render_mpibench.py, render_h5bench.py, render_memory.py, render_simulations.py
 (docs/simulations.md); render_common.py holds what they share.
 """
@@ -14,7 +14,7 @@ import re
 import sys
 
 from render_common import load, size, table
-from render_engine import (command, engine2_rows, infill_rows, layout_rows, machine,
+from render_engine import (command, uring_rows, infill_rows, layout_rows, machine,
                            pfio_stats_table, plot_dense, plot_methods, targets, yardstick_rows)
 from render_h5bench import h5bench_rows
 from render_memory import memory_rows
@@ -79,7 +79,7 @@ def main():
         out += [f"| {r[0]} | {r[1]:.2f} | {r[2]:.2f} | {r[3]:.2f} | {r[4]} |" for r in rows]
         out += [""]
     out += layout_rows(results)
-    out += engine2_rows(results)
+    out += uring_rows(results)
     out += yardstick_rows(results)
     out += mpibench_rows(results, docs)
     out += testbed_rows(results, docs)

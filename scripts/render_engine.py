@@ -180,51 +180,21 @@ def layout_rows(results):
     return out + [""]
 
 
-def engine2_rows(results):
-    """Before/after the engine split: the pre-split build and this one, alternated on one file."""
-    folder = os.path.join(results, "engine2")
-    if not os.path.isdir(folder):
+def uring_rows(results):
+    """pfio-pipelined on io_uring against libaio, gather, alternated (docs/results/uring/)."""
+    uring = sorted(glob.glob(os.path.join(results, "uring", "uring-gather-*.json")))
+    if not uring:
         return []
-    runs = {}
-    for path in sorted(glob.glob(os.path.join(folder, "ba-*-*-*.json"))):
-        build, workload, _ = os.path.basename(path)[3:-5].split("-")
-        doc = load(path)
-        raw = next(r["seconds"] for r in doc["runs"] if r["method"] == "raw-qd32")
-        for r in doc["runs"]:
-            key = (workload, r["method"])
-            runs.setdefault(key, {}).setdefault(build, []).append((r["seconds"], raw / r["seconds"],
-                                                                  r.get("cpu_us_per_read")))
-    if not runs:
-        return []
-    out = ["## Before and after the engine split (Engine 2)", "",
-           "The build just before the split (commit 34ac353) and this one, alternated twice per "
-           "workload on one 1 GiB file, 4 KiB blocks, 256 MiB budget, page cache evicted before "
-           "every run, every byte verified. Seconds are the two runs; × raw-qd32 is against the "
-           "yardstick of the same invocation (the naive baseline of strided moved by 2× between "
-           "invocations, so ratios to naive are not compared).", "",
-           "| workload | method | before: s | after: s | before: × raw-qd32 | after: × raw-qd32 |",
-           "|---|---|---:|---:|---:|---:|"]
-    for (workload, method), by_build in sorted(runs.items()):
-        if method == "raw-qd32":
-            continue
-        pre, new = by_build.get("pre", []), by_build.get("new", [])
-        fmt = lambda xs, i, d: " / ".join(f"{x[i]:.{d}f}" for x in xs)
-        out.append(f"| {workload} | {method} | {fmt(pre, 0, 2)} | {fmt(new, 0, 2)} | "
-                   f"{fmt(pre, 1, 2)} | {fmt(new, 1, 2)} |")
-    out.append("")
-    uring = sorted(glob.glob(os.path.join(folder, "uring-gather-*.json")))
-    if uring:
-        out += ["### io_uring against libaio", "",
-                "pfio-pipelined on each backend, gather, same file and settings, two invocations:", "",
-                "| run | raw-qd32 s | pfio (aio) s | pfio (uring) s | aio CPU µs/read | uring CPU µs/read |",
-                "|---|---:|---:|---:|---:|---:|"]
-        for i, path in enumerate(uring, 1):
-            by = {r["method"]: r for r in load(path)["runs"]}
-            out.append(f"| {i} | {by['raw-qd32']['seconds']:.2f} | {by['pfio-pipelined']['seconds']:.2f} | "
-                       f"{by['pfio-uring']['seconds']:.2f} | {by['pfio-pipelined']['cpu_us_per_read']:.2f} | "
-                       f"{by['pfio-uring']['cpu_us_per_read']:.2f} |")
-        out.append("")
-    return out
+    out = ["## io_uring against libaio", "",
+           "pfio-pipelined on each backend, gather, same file and settings, two invocations:", "",
+           "| run | raw-qd32 s | pfio (aio) s | pfio (uring) s | aio CPU µs/read | uring CPU µs/read |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for i, path in enumerate(uring, 1):
+        by = {r["method"]: r for r in load(path)["runs"]}
+        out.append(f"| {i} | {by['raw-qd32']['seconds']:.2f} | {by['pfio-pipelined']['seconds']:.2f} | "
+                   f"{by['pfio-uring']['seconds']:.2f} | {by['pfio-pipelined']['cpu_us_per_read']:.2f} | "
+                   f"{by['pfio-uring']['cpu_us_per_read']:.2f} |")
+    return out + [""]
 
 
 def yardstick_rows(results):

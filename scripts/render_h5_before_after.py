@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's section "Before and after: HDF5's default paths" from
-docs/results/h5-before-after/ (scripts/run-h5-before-after.sh): per target, dataset and pattern
+"""The report "Before and after: HDF5's default paths" of a change from build/h5-before-after/
+(scripts/run-h5-before-after.sh): per target, dataset and pattern
 the median MiB/s of pfio-h5bench's default paths (`prefetch`, `prefetch-declared`) on the commit
 before and after a change, their after/before, and sec2's after/before: the same code on both
 sides, the A/A that says how far apart the machine puts identical runs.

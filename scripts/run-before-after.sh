@@ -3,12 +3,13 @@
 # the commit before (REV, built in build-before/ from a git worktree) and of this tree, in
 # alternated invocations of pfio-mpibench under Open MPI (RANKS ranks, ROUNDS rounds each, every
 # workload, methods romio,pfio,romio-again: the A/A), on this machine's disk and on the
-# latency-bound test bed; page cache evicted before every run, every byte checked. Then
-# docs/benchmarks.md's section "Before and after" from docs/results/before-after/.
+# latency-bound test bed; page cache evicted before every run, every byte checked. The runs and a
+# report (tables of before, after and the A/A: report.md) go to build/before-after/: the numbers
+# of a change belong in its commit message, the current results in docs/benchmarks.md.
 # CALLS=independent reads with MPI_File_read instead of MPI_File_read_all (same views; results in
-# docs/results/before-after-independent/ and their own section).
-# With LABEL=NAME (a word naming the change) the results go to docs/results/before-after-NAME/
-# (before-after-independent-NAME/) and a section of their own, beside the last change's.
+# build/before-after-independent/).
+# With LABEL=NAME (a word naming the change) the results go to build/before-after-NAME/
+# (build/before-after-independent-NAME/).
 # usage: bash scripts/run-before-after.sh REV   (env: SIZE=1G ROUNDS=3 RANKS=4 PAIRS=2
 #        PROFILE=pfs TESTBED_PAIRS=1 CALLS=collective LABEL=)
 set -euo pipefail
@@ -29,8 +30,8 @@ case $calls in collective | independent) ;;
 esac
 pfio_build_before "$rev"
 stock=$(ompi_info --path pkglibdir --parsable | cut -d: -f3)
-out=docs/results/before-after
-[ "$calls" = collective ] || out=docs/results/before-after-$calls
+out=build/before-after
+[ "$calls" = collective ] || out=build/before-after-$calls
 out=$out${LABEL:+-$LABEL}
 rm -rf "$out"
 mkdir -p "$out"
@@ -53,4 +54,6 @@ run_side() {
     --json "$PWD/$out/runs-$target-$side.jsonl" | tee -a "$out/$target-$side.log"
 }
 pfio_alternate_sides "$pairs" "$testbed_pairs" "$data" run_side
-/usr/bin/python3 scripts/render_before_after.py "$out" docs/benchmarks.md
+: >"$out/report.md"
+/usr/bin/python3 scripts/render_before_after.py "$out" "$out/report.md"
+echo "run-before-after.sh: report in $out/report.md"

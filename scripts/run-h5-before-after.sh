@@ -5,10 +5,9 @@
 # this machine's disk, TESTBED_PAIRS on the latency-bound test bed of PROFILE), each with sec2
 # beside them: sec2 is the same code on both sides, so its after/before is the A/A, how far apart
 # the machine puts identical runs. Every run its own process, the file evicted before it, every
-# value checked. Then docs/benchmarks.md's section "Before and after: HDF5's default paths"
-# from docs/results/h5-before-after/ (scripts/render_h5_before_after.py); with LABEL=NAME (a
-# word naming the change) docs/results/h5-before-after-NAME/ and a section of its own, so that the
-# tables of several changes stay side by side.
+# value checked. The runs and a report (scripts/render_h5_before_after.py: report.md) go to
+# build/h5-before-after/, build/h5-before-after-NAME/ with LABEL=NAME (a word naming the change):
+# the numbers of a change belong in its commit message, the current results in docs/benchmarks.md.
 # With AGAIN=1 each pair is a triple: before, after, and the commit before once more (side
 # again), whose again/before is the A/A of the pfio paths themselves (theirs is wider than sec2's
 # on this machine: 0.84-1.16 in a 2-pair run where sec2's was 0.91-1.05).
@@ -43,7 +42,7 @@ rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; pairs=${PAIRS:-2}; testbed_pairs=${TEST
 profile=${PROFILE:-pfs}
 datasets=${DATASETS:-c8k,c128k,c1m,contig}; patterns=${PATTERNS:-tiles,columns,rows,random-points}
 pfio_build_before "$rev"
-out=docs/results/h5-before-after${LABEL:+-$LABEL}
+out=build/h5-before-after${LABEL:+-$LABEL}
 rm -rf "$out"
 mkdir -p "$out"
 data=$PWD/build/pfio-h5bench-$rows.h5
@@ -74,4 +73,6 @@ bash scripts/testbed.sh down
 pfio_machine_extra="\"before\": \"$before_sha\", \"after\": \"$after_sha\", \"pairs\": $pairs, \"again\": ${AGAIN:-0},
  \"bench\": \"${BENCH:-own}\", \"testbed_pairs\": $testbed_pairs, \"datasets\": \"$datasets\", \"patterns\": \"$patterns\""
 pfio_h5bench_machine "$out" "$rows" "$rounds" "$profile"
-/usr/bin/python3 scripts/render_h5_before_after.py "$out" docs/benchmarks.md
+: >"$out/report.md"
+/usr/bin/python3 scripts/render_h5_before_after.py "$out" "$out/report.md"
+echo "run-h5-before-after.sh: report in $out/report.md"
