@@ -69,6 +69,13 @@ class NoCodeChange(unittest.TestCase):
                 os.remove(old)
         return path
 
+    def values_checked_counters(self, script, stats, file_name):
+        """Runs a Python script under the preload with PFIO_STATS_PATH=stats; it must print
+        'values checked'. Returns the driver's counters of file_name."""
+        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
+        self.assertIn("values checked", done.stdout)
+        return self.driver_counters(stats, file_name)
+
     def driver_counters(self, stats, file_name):
         with open(stats + ".hdf5") as f:
             counters = json.load(f)
@@ -146,14 +153,13 @@ with h5py.File(%r, 'r') as f:
     assert (x[6 * CR:8 * CR, 0:4 * CC] == expect[6 * CR:8 * CR, 0:4 * CC]).all()
 print('values checked')
 """ % (ROWS, COLS, CROWS, CCOLS, self.h5)
-        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
-        self.assertIn("values checked", done.stdout)
-        counters = self.driver_counters(stats, self.h5)
+        counters = self.values_checked_counters(script, stats, self.h5)
         column = ROWS // CROWS
         # Planned: the 2 x 4 parts (6 chunks read: the 32 KiB call's two stay in HDF5's cache;
-        # each row's run of 4 is found by looking up its ends), the column (6 read, 2 from HDF5's cache), the column again (none read: an
-        # unread plan, dropped when the call returned, so the dataset's next call goes
-        # unplanned: the 4 x 4 block, 16 chunks), then the 2 x 4 block (6 read, 2 cached).
+        # each row's run of 4 is found by looking up its ends), the column (6 read, 2 from
+        # HDF5's cache), the column again (none read: an unread plan, dropped when the call
+        # returned, so the dataset's next call goes unplanned: the 4 x 4 block, 16 chunks),
+        # then the 2 x 4 block (6 read, 2 cached).
         # Unplanned: the three tiles, the 32 KiB call, the block after the unread plan.
         self.assertEqual(counters["call_plans"], 4)
         self.assertEqual(counters["call_plans_unread"], 1)
@@ -174,9 +180,7 @@ with h5py.File(%r, 'r') as f:
 print('values checked')
 """ % (ROWS, COLS, ROWS, COLS, contig, contig)
         stats = self.stats_path("per-call-contiguous")
-        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
-        self.assertIn("values checked", done.stdout)
-        counters = self.driver_counters(stats, contig)
+        counters = self.values_checked_counters(script, stats, contig)
         self.assertEqual((counters["call_plans"], counters["call_plan_extents"]), (1, ROWS))
         self.assertEqual(counters["call_plan_bytes"], ROWS * 40 * 8)
         self.assertEqual(counters["raw_reads"], ROWS)
@@ -196,9 +200,7 @@ with h5py.File(%r, 'r') as f:
         assert (x[:, c * CC:(c + 1) * CC] == expect[:, c * CC:(c + 1) * CC]).all(), c
 print('values checked')
 """ % (ROWS, COLS, CROWS, CCOLS, self.h5)
-        done = run([PYTHON, "-c", script], {"PFIO_STATS_PATH": stats})
-        self.assertIn("values checked", done.stdout)
-        counters = self.driver_counters(stats, self.h5)
+        counters = self.values_checked_counters(script, stats, self.h5)
         column = ROWS // CROWS
         self.assertEqual(counters["call_plans"], 6)
         # Foreseen after columns 2, 3 and 4: 3 and 4 as foreseen, 5 not made (6 was).
