@@ -190,6 +190,7 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
                              "no memory for the file struct of %s", name);
         return NULL;
     }
+    pthread_mutex_init(&file->plan_lock, NULL);
     config = (const H5FD_prefetch_config_t *)H5Pget_driver_info(fapl_id);
     if (config != NULL)
         memcpy(&file->config, config, sizeof file->config);
@@ -223,6 +224,7 @@ failed:
     free(file->stats_path);
     if (file->fd >= 0)
         close(file->fd);
+    pthread_mutex_destroy(&file->plan_lock);
     free(file);
     return NULL;
 }
@@ -263,6 +265,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
         H5FD__prefetch_error(__func__, H5E_IO, H5E_CANTCLOSEFILE, "close: %s", strerror(errno));
         ret = -1;
     }
+    pthread_mutex_destroy(&file->plan_lock);
     free(file);
     return ret;
 }
@@ -380,8 +383,13 @@ static herr_t H5FD__prefetch_read(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id,
         H5FD__prefetch_probe.size = size;
         return 0;
     }
-    if (type == H5FD_MEM_DRAW)
-        return H5FD__prefetch_read_raw(file, addr, size, buf, __func__) < 0 ? -1 : 0;
+    if (type == H5FD_MEM_DRAW) {
+        int done;
+        pthread_mutex_lock(&file->plan_lock);
+        done = H5FD__prefetch_read_raw(file, addr, size, buf, __func__);
+        pthread_mutex_unlock(&file->plan_lock);
+        return done < 0 ? -1 : 0;
+    }
     return H5FD__prefetch_read_metadata(file, type, addr, size, buf, __func__) < 0 ? -1 : 0;
 }
 
@@ -408,8 +416,10 @@ static herr_t H5FD__prefetch_write(H5FD_t *_file, H5FD_mem_t type, hid_t dxpl_id
                              size, (unsigned long long)addr, (unsigned long long)MAXADDR);
         return -1;
     }
+    pthread_mutex_lock(&file->plan_lock);
     ++file->stats.writes;
     file->stale = 1; /* before the first byte lands: a failed write may have changed the file */
+    pthread_mutex_unlock(&file->plan_lock);
     while (size > 0) {
         ssize_t n = pwrite(file->fd, buf, size, (off_t)addr);
         if (n < 0 && errno == EINTR)
@@ -445,7 +455,9 @@ static herr_t H5FD__prefetch_truncate(H5FD_t *_file, hid_t dxpl_id, hbool_t clos
     (void)closing;
     if (file->eoa == file->eof)
         return 0;
+    pthread_mutex_lock(&file->plan_lock);
     file->stale = 1;
+    pthread_mutex_unlock(&file->plan_lock);
     if (ftruncate(file->fd, (off_t)file->eoa) < 0) {
         H5FD__prefetch_error(__func__, H5E_IO, H5E_SEEKERROR, "ftruncate to %llu bytes: %s",
                              (unsigned long long)file->eoa, strerror(errno));

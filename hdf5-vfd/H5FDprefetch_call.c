@@ -23,9 +23,8 @@
 static hid_t foreign[FOREIGN_SLOTS];
 static unsigned next_foreign;
 
-/* One call at a time plans and reads: the file's plan is one per file, and HDF5 runs one API call
- * at a time anyway (Debian's serial build is thread-safe through a global lock). Taken before
- * HDF5's lock and never inside a driver callback, so the two cannot deadlock. */
+/* One call at a time plans and reads: a file has one plan, and the kept dataset facts one table.
+ * Taken with trylock only (H5FD_prefetch_auto_read). */
 static pthread_mutex_t calls = PTHREAD_MUTEX_INITIALIZER;
 
 static int is_foreign(hid_t dset_id)
@@ -165,15 +164,19 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     hid_t space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : file_space_id;
     int want = space >= 0 && may_need_reads(dset_id, space, &info);
-    int boxed = want && one_box(space, lo, hi);
+    int boxed = want && one_box(space, lo, hi), declared, planned_now = 0;
     size_t i;
     if (file_space_id == H5S_ALL && space >= 0)
         H5Sclose(space);
     if (info == NULL)
         return 0;
     file = info->file;
-    if (file->stale && H5FD__prefetch_refresh(file, "H5Dread") < 0) /* drops a call foreseen */
+    pthread_mutex_lock(&file->plan_lock);
+    if (file->stale) { /* written since: the next raw read drops everything (a call foreseen) */
+        ++file->stats.calls_unplanned;
+        pthread_mutex_unlock(&file->plan_lock);
         return 0;
+    }
     if (file->ahead_info != NULL) {
         if (file->ahead_info == info && info->id == file->ahead_dset && boxed &&
             same_box(info->rank, lo, hi, file->ahead_lo, file->ahead_hi)) {
@@ -182,48 +185,54 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
             info->ahead_backoff = 0;
             note_box(info, boxed, lo, hi);
             start_plan(file, file->ahead_bytes);
+            pthread_mutex_unlock(&file->plan_lock);
             *planned = file;
             *planned_info = info;
             return 1;
         }
         drop_ahead(file);
     }
+    declared = file->declared;
+    pthread_mutex_unlock(&file->plan_lock);
     if (want && info->plans_skip > 0) { /* its last plan went unread: not yet again */
         --info->plans_skip;
         want = 0;
     }
     note_box(info, boxed && want, lo, hi);
-    if (file->declared || !want ||
-        H5FD__prefetch_selection_extents(dset_id, file_space_id, "H5Dread", &list, &found) < 0 ||
-        list.count == 0 || (info->layout != H5D_CHUNKED && list.count < 2)) {
-        ++file->stats.calls_unplanned;
-        free(list.items);
-        return 0;
-    }
-    if (file->predictor.via_pfio && file->ctx != NULL && !H5FD__prefetch_engine_inherited(file)) {
-        /* a prediction's extents are at the head of pfio's plan: this call's go first */
-        pfio_extent none = {0, 0, 0, 0};
-        pfio_plan_replace(file->ctx, &none, 0);
-        H5FD__prefetch_predictor_reset(file);
-    }
-    for (i = 0; i < list.count; ++i)
-        H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
-    if (file->pending.failed) { /* no memory: the call goes unplanned, nothing half-planned */
-        file->pending.failed = 0;
-        file->pending.count = 0;
-        ++file->stats.calls_unplanned;
-        free(list.items);
-        return 0;
-    }
-    {
+    if (!declared && want &&
+        H5FD__prefetch_selection_extents(dset_id, file_space_id, "H5Dread", &list, &found) == 0 &&
+        list.count > 0 && (info->layout == H5D_CHUNKED || list.count >= 2)) {
         uint64_t bytes = 0;
-        for (i = 0; i < list.count; ++i)
+        pthread_mutex_lock(&file->plan_lock);
+        if (file->predictor.via_pfio && file->ctx != NULL &&
+            !H5FD__prefetch_engine_inherited(file)) {
+            /* a prediction's extents are at the head of pfio's plan: this call's go first */
+            pfio_extent none = {0, 0, 0, 0};
+            pfio_plan_replace(file->ctx, &none, 0);
+            H5FD__prefetch_predictor_reset(file);
+        }
+        for (i = 0; i < list.count; ++i) {
+            H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
             bytes += list.items[i].length;
-        file->stats.call_plan_extents += list.count;
-        file->stats.call_plan_bytes += bytes;
-        start_plan(file, bytes);
+        }
+        if (file->pending.failed) { /* no memory: the call goes unplanned, nothing half-planned */
+            file->pending.failed = 0;
+            file->pending.count = 0;
+        } else {
+            file->stats.call_plan_extents += list.count;
+            file->stats.call_plan_bytes += bytes;
+            start_plan(file, bytes);
+            planned_now = 1;
+        }
+        pthread_mutex_unlock(&file->plan_lock);
     }
     free(list.items);
+    if (!planned_now) {
+        pthread_mutex_lock(&file->plan_lock);
+        ++file->stats.calls_unplanned;
+        pthread_mutex_unlock(&file->plan_lock);
+        return 0;
+    }
     *planned = file;
     *planned_info = info;
     return 1;
@@ -241,13 +250,18 @@ static int foresee(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
     hsize_t lo[H5S_MAX_RANK], count[H5S_MAX_RANK], ones[H5S_MAX_RANK];
     hid_t space;
     uint64_t bytes = 0;
-    int d, ok;
-    if (info->shifts_in_row < 2 || !info->box_known || file->declared || file->stale)
+    int d, ok, usable;
+    if (info->shifts_in_row < 2 || !info->box_known)
         return 0;
     if (info->ahead_skip > 0) {
         --info->ahead_skip;
         return 0;
     }
+    pthread_mutex_lock(&file->plan_lock);
+    usable = !file->declared && !file->stale;
+    pthread_mutex_unlock(&file->plan_lock);
+    if (!usable)
+        return 0;
     for (d = 0; d < info->rank; ++d) {
         const int64_t at = (int64_t)info->box_lo[d] + info->shift[d];
         count[d] = info->box_hi[d] - info->box_lo[d] + 1;
@@ -262,26 +276,30 @@ static int foresee(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
          list.count > 0;
     if (space >= 0)
         H5Sclose(space);
+    pthread_mutex_lock(&file->plan_lock);
+    ok = ok && !file->declared && !file->stale && file->ahead_info == NULL;
     for (size_t i = 0; ok && i < list.count; ++i) {
         H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
         bytes += list.items[i].length;
     }
-    free(list.items);
-    if (!ok || file->pending.failed || H5FD__prefetch_flush_pending(file, "H5Dread") < 0) {
+    if (ok && !file->pending.failed && H5FD__prefetch_hand_pending(file) == PFIO_OK) {
+        file->ahead_info = info;
+        file->ahead_dset = info->id;
+        for (d = 0; d < info->rank; ++d) {
+            file->ahead_lo[d] = lo[d];
+            file->ahead_hi[d] = lo[d] + count[d] - 1;
+        }
+        file->ahead_bytes = bytes;
+        ++file->stats.calls_ahead;
+        file->stats.calls_ahead_bytes += bytes;
+    } else {
+        ok = 0;
         file->pending.failed = 0;
         file->pending.count = 0;
-        return 0;
     }
-    file->ahead_info = info;
-    file->ahead_dset = info->id;
-    for (d = 0; d < info->rank; ++d) {
-        file->ahead_lo[d] = lo[d];
-        file->ahead_hi[d] = lo[d] + count[d] - 1;
-    }
-    file->ahead_bytes = bytes;
-    ++file->stats.calls_ahead;
-    file->stats.calls_ahead_bytes += bytes;
-    return 1;
+    pthread_mutex_unlock(&file->plan_lock);
+    free(list.items);
+    return ok;
 }
 
 /* After the call: what it left of its plan is dropped, and the next call foreseen where the calls
@@ -291,6 +309,8 @@ static int foresee(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
  * (at most 64): a reader that re-reads what HDF5 keeps is not made to fetch it again and again. */
 static void end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info, int read_ok)
 {
+    int unread;
+    pthread_mutex_lock(&file->plan_lock);
     file->call_plan = 0;
     file->pending.count = 0;
     if (file->ctx != NULL && !H5FD__prefetch_engine_inherited(file)) {
@@ -298,8 +318,10 @@ static void end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info, int r
         pfio_plan_replace(file->ctx, &none, 0);
     }
     H5FD__prefetch_sieve_follow(file);
-    if (2 * file->call_plan_read < file->call_plan_planned) {
-        ++file->stats.call_plans_unread;
+    unread = 2 * file->call_plan_read < file->call_plan_planned;
+    file->stats.call_plans_unread += unread;
+    pthread_mutex_unlock(&file->plan_lock);
+    if (unread) {
         info->plans_backoff = doubled(info->plans_backoff);
         info->plans_skip = info->plans_backoff;
         info->shifts_in_row = 0;
@@ -317,7 +339,11 @@ herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space
     H5FD_prefetch_t *file = NULL;
     H5FD_prefetch_dataset_t *info = NULL;
     herr_t ret;
-    pthread_mutex_lock(&calls);
+    /* Never waited for: a thread that finds another planning (or this thread, calling H5Dread
+     * from inside an HDF5 callback of its own H5Dread) passes its call on unplanned, so no thread
+     * holding HDF5's lock can wait here for one that waits for HDF5's lock. */
+    if (pthread_mutex_trylock(&calls) != 0)
+        return hdf5_read(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
     if (!is_foreign(dset_id)) {
         H5E_BEGIN_TRY /* planning is pfio's business: a failure is silent, the call goes on */
         {

@@ -451,9 +451,12 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     H5FD_prefetch_t *file = NULL;
     herr_t ret = -1;
     size_t i;
+    size_t pending = 0;
+    int failed;
     if (H5FD__prefetch_selection_extents(dset_id, file_space_id, __func__, &list, &file) < 0)
         goto done;
-    if (!file->declared) { /* the application's plan replaces what was predicted */
+    pthread_mutex_lock(&file->plan_lock); /* no HDF5 call until it is let go */
+    if (!file->declared) {                /* the application's plan replaces what was predicted */
         pfio_extent none = {0, 0, 0, 0};
         if (file->ctx != NULL)
             pfio_plan_replace(file->ctx, &none, 0);
@@ -463,15 +466,20 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     }
     for (i = 0; i < list.count; ++i) /* no joining across selections: each is read alone */
         H5FD__prefetch_extents_append(&file->pending, &list.items[i]);
-    if (file->pending.failed) {
+    failed = file->pending.failed;
+    pending = file->pending.count;
+    file->pending.failed = 0;
+    if (!failed) {
+        file->stats.declared_extents += list.count;
+        for (i = 0; i < list.count; ++i)
+            file->stats.declared_bytes += list.items[i].length;
+    }
+    pthread_mutex_unlock(&file->plan_lock);
+    if (failed) {
         H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTALLOC, "no memory for %zu declared extents",
-                             file->pending.count);
-        file->pending.failed = 0;
+                             pending);
         goto done;
     }
-    file->stats.declared_extents += list.count;
-    for (i = 0; i < list.count; ++i)
-        file->stats.declared_bytes += list.items[i].length;
     ret = 0;
 done:
     free(list.items);

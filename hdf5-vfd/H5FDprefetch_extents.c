@@ -113,13 +113,13 @@ static void leave_dense_runs(H5FD_prefetch_t *file)
     free(runs.items);
 }
 
-int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
+pfio_status H5FD__prefetch_hand_pending(H5FD_prefetch_t *file)
 {
     pfio_status status;
     if (file->pending.count == 0)
-        return 0;
-    if (H5FD__prefetch_engine(file, func) < 0)
-        return -1;
+        return PFIO_OK;
+    if (file->ctx == NULL)
+        return PFIO_EINVAL; /* the context starts before anything is pending */
     if (file->page_cache_kind || H5FD__prefetch_engine_inherited(file))
         file->stats.advised_extents += file->pending.count;
     if (H5FD__prefetch_engine_inherited(file)) {
@@ -130,12 +130,21 @@ int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
             H5FD__prefetch_willneed(file, file->pending.items[i].offset,
                                     file->pending.items[i].length);
         file->pending.count = 0;
-        return 0;
+        return PFIO_OK;
     }
     leave_dense_runs(file);
     status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
     file->pending.count = 0;
-    if (status != PFIO_OK) {
+    return status;
+}
+
+int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
+{
+    if (file->pending.count == 0)
+        return 0;
+    if (H5FD__prefetch_engine(file, func) < 0)
+        return -1;
+    if (H5FD__prefetch_hand_pending(file) != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_VFL, H5E_CANTINIT, "handing the declared plan to pfio: %s",
                              pfio_last_error());
         return -1;

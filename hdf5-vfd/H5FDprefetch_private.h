@@ -3,6 +3,7 @@
 #ifndef H5FDprefetch_private_H
 #define H5FDprefetch_private_H
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "H5FDprefetch.h"
@@ -101,6 +102,13 @@ typedef struct H5FD_prefetch_t {
      * is open (H5FD__prefetch_sieve_follow), since no write can leave a sieve buffer stale. */
     int read_only;
     int page_cache_kind; /* the engine holds the file in its page-cache kind (buffer = cache) */
+
+    /* Guards what plans share between a thread planning an H5Dread (H5FDprefetch_call.c) or
+     * declaring, outside HDF5's lock, and the raw reads HDF5 makes in another thread: pending,
+     * call_plan and ahead_*, the predictor. Held by the raw read path for its whole read, and by
+     * a planner only around work that calls no HDF5 function (pushing an error takes HDF5's
+     * lock: a planner holding this one while a raw read holds HDF5's would deadlock). */
+    pthread_mutex_t plan_lock;
 
     /* Declared extents not yet handed to pfio: they go in one pfio_plan_append at the next raw
      * read, so an application that declares one small selection at a time pays pfio's per-call
@@ -298,8 +306,11 @@ void H5FD__prefetch_extents_sort_and_join(H5FD_prefetch_extents_t *list, size_t 
  * otherwise (H5FDprefetch_predict.c). */
 void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file);
 
-/* Hands the pending declared extents to pfio. 0, or -1 after pushing pfio's error. */
+/* Hands the pending declared extents to pfio. flush_pending: 0, or -1 after pushing pfio's
+ * error; hand_pending: PFIO_OK or pfio's status, pushing nothing (for code that holds
+ * plan_lock outside HDF5's lock). */
 int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func);
+pfio_status H5FD__prefetch_hand_pending(H5FD_prefetch_t *file);
 
 /* Drops from the page cache the pages of index nodes read while declaring that lie in
  * [start, end) (H5FDprefetch_extents.c has the why). */

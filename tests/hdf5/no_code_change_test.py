@@ -85,7 +85,7 @@ class NoCodeChange(unittest.TestCase):
 
     def test_c_programs_of_both_hdf5_builds(self):
         for build in ("NCC_PLAIN_SERIAL", "NCC_PLAIN_OPENMPI"):
-            for pattern in ("rows", "columns", "tiles"):
+            for pattern in ("rows", "columns", "tiles", "threads"):
                 stats = self.stats_path("plain-%s-%s" % (build, pattern))
                 done = run([os.environ[build], self.h5, pattern], {"PFIO_STATS_PATH": stats})
                 self.assertIn("%d x %d values checked" % (ROWS, COLS), done.stdout)

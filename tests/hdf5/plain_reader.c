@@ -4,9 +4,12 @@
  * and Open MPI HDF5 alike; no_code_change_test.py runs it under libpfio_hdf5_preload.so.
  *
  *   plain_reader FILE create ROWS COLS CHUNK_ROWS CHUNK_COLS   (H5Fcreate: never through pfio)
- *   plain_reader FILE rows|columns|tiles                       (reads, exits 1 on a wrong value)
+ *   plain_reader FILE rows|columns|tiles|threads               (reads, exits 1 on a wrong value)
+ * `threads`: two threads read every column of chunks at once, one forwards and one backwards
+ * (Debian's HDF5 builds are thread-safe: one API call at a time).
  */
 #include <hdf5.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +63,28 @@ static int read_block(hid_t dset, hsize_t cols, hsize_t r0, hsize_t c0, hsize_t 
   return 0;
 }
 
+typedef struct column_reader {
+  hid_t dset;
+  hsize_t dims[2], chunk[2];
+  int backwards, bad;
+} column_reader;
+
+static void *read_columns(void *arg) {
+  column_reader *r = arg;
+  uint64_t *buf = malloc(r->dims[0] * r->chunk[1] * sizeof *buf);
+  hsize_t n = r->dims[1] / r->chunk[1];
+  if (buf == NULL) {
+    r->bad = fail("malloc");
+    return NULL;
+  }
+  for (hsize_t k = 0; k < n && !r->bad; ++k) {
+    hsize_t c = (r->backwards ? n - 1 - k : k) * r->chunk[1];
+    r->bad = read_block(r->dset, r->dims[1], 0, c, r->dims[0], r->chunk[1], buf);
+  }
+  free(buf);
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   hsize_t dims[2], chunk[2];
   hid_t file, dset, dcpl, space;
@@ -95,8 +120,21 @@ int main(int argc, char **argv) {
       bad = read_block(dset, dims[1], (t / tiles_c) * chunk[0], (t % tiles_c) * chunk[1], chunk[0],
                        chunk[1], buf);
     }
+  } else if (strcmp(argv[2], "threads") == 0) {
+    column_reader readers[2];
+    pthread_t threads[2];
+    for (int i = 0; i < 2; ++i) {
+      readers[i] = (column_reader){dset, {dims[0], dims[1]}, {chunk[0], chunk[1]}, i, 0};
+      if (pthread_create(&threads[i], NULL, read_columns, &readers[i]) != 0)
+        return fail("pthread_create");
+    }
+    for (int i = 0; i < 2; ++i) {
+      pthread_join(threads[i], NULL);
+      bad = bad || readers[i].bad;
+    }
   } else {
-    fprintf(stderr, "plain_reader: pattern %s: expected rows, columns or tiles\n", argv[2]);
+    fprintf(stderr, "plain_reader: pattern %s: expected rows, columns, tiles or threads\n",
+            argv[2]);
     bad = 2;
   }
   free(buf);
