@@ -169,21 +169,29 @@ print('values checked')
         self.assertEqual(counters["raw_reads"], 3 + 2 + 6 + (column - 2) + 0 + 16 + 6)
 
         # A contiguous dataset: a column is a run from every row, each a plan extent, read as
-        # such (no sieve blocks).
+        # such (no sieve blocks); a compressed one: its chunks whole, decompressed by HDF5.
         script = """
 import h5py, numpy as np
 expect = np.arange(%d * %d, dtype='u8').reshape(%d, %d)
 with h5py.File(%r, 'w') as f:  # created with sec2 (H5Fcreate is left to HDF5), read below
     f.create_dataset('y', data=expect)
+    f.create_dataset('z', data=expect, chunks=(%d, %d), compression='gzip')
 with h5py.File(%r, 'r') as f:
     assert (f['y'][:, 100:140] == expect[:, 100:140]).all()  # 80 KiB
+    assert (f['z'][:, 0:%d] == expect[:, 0:%d]).all()  # a column of compressed chunks
 print('values checked')
-""" % (ROWS, COLS, ROWS, COLS, contig, contig)
+""" % (ROWS, COLS, ROWS, COLS, contig, CROWS, CCOLS, contig, 2 * CCOLS, 2 * CCOLS)
         stats = self.stats_path("per-call-contiguous")
         counters = self.values_checked_counters(script, stats, contig)
-        self.assertEqual((counters["call_plans"], counters["call_plan_extents"]), (1, ROWS))
-        self.assertEqual(counters["call_plan_bytes"], ROWS * 40 * 8)
-        self.assertEqual(counters["raw_reads"], ROWS)
+        # The contiguous column: a run from every row. The compressed column: its 2 x R / CR
+        # chunks at their stored sizes (gzip makes them smaller than their 16 KiB).
+        column = 2 * (ROWS // CROWS)
+        self.assertEqual(counters["call_plans"], 2)
+        # (a row's two chunks lie side by side when written in order: one extent)
+        self.assertIn(counters["call_plan_extents"] - ROWS, range(column // 2, column + 1))
+        self.assertGreater(counters["call_plan_bytes"], ROWS * 40 * 8)
+        self.assertLess(counters["call_plan_bytes"], ROWS * 40 * 8 + column * chunk)
+        self.assertEqual(counters["raw_reads"], ROWS + column)
 
     def test_calls_that_move_by_one_shift_are_planned_ahead(self):
         # Issue 55, item 1 across calls: after three planned calls of one box shape, each moved
