@@ -2,9 +2,9 @@
  * index's nodes want in the page cache ahead of the reader (declared extents are pfio's plan,
  * advised by the engine in its page-cache kind). The advice goes out from the advice thread of the
  * file's pfio context (pfio_advise_now), started here the first time: the kernel allocates the
- * pages and submits their reads in the thread that advises, 40-110 ms for 88 MiB on the test VM,
- * and the reader meanwhile reads what is cached. Without a context (it could not start, or this is
- * a child of fork()), the reader advises itself. */
+ * pages and submits their reads in the thread that advises (docs/measurements.md, "Advice from
+ * the advice thread"), and the reader meanwhile reads what is cached. Without a context (it could
+ * not start, or this is a child of fork()), the reader advises itself. */
 #include <fcntl.h>
 
 #include "H5FDprefetch_private.h"

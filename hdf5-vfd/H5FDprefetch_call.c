@@ -9,7 +9,10 @@
  * call with one chunk or one run has nothing to overlap and is passed on untouched, as is every
  * call on a file the program declared on (its plan is the application's) or one not open with the
  * driver. What a call leaves unread (chunks HDF5 found in its chunk cache) is dropped when it
- * returns, so a plan never outlives its call.
+ * returns, so a plan never outlives its call, except where calls follow a pattern: a dataset whose
+ * calls move one box by one shift has its next call's extents handed over when the call before it
+ * returns (foresee). Guesses are kept only while they are read: unread plans and calls not made
+ * as foreseen switch the dataset's planning, or its foresight, off for 1, 2, 4 .. 64 calls.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,8 +39,8 @@ static int is_foreign(hid_t dset_id)
 }
 
 /* Below this many bytes a call is not planned where the file is in the page cache kind (a local
- * file system): planning costs about 10 us a call, more than overlapping a few small reads of a
- * local device saves (docs/hdf5-driver.md, "Per-call plans"). Behind FUSE or a network (the
+ * file system): planning costs more than overlapping a few small reads of a local device saves
+ * (docs/measurements.md, "Others"). Behind FUSE or a network (the
  * engine's reorder buffer) every call of two reads or more is planned: each read saved there is a
  * round trip. */
 #define LOCAL_CALL_MIN ((uint64_t)64 << 10)

@@ -30,9 +30,8 @@ static pid_t current_process(void)
 }
 
 /* Starts the file's pfio context and opens the file in it, the first time something is to be read
- * through pfio (a file read only through the page cache never starts one: a context costs an
- * I/O thread; creating it, opening the file and destroying it took 0.3-0.5 ms together on this
- * project's VM, 2026-11-27). 0, or -1 after pushing pfio's error. */
+ * through pfio (a file read only through the page cache never starts one: a context costs
+ * threads and time, docs/measurements.md, "Others"). 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
 {
     const char *name = file->name;

@@ -44,13 +44,9 @@ void H5FD__prefetch_extents_push(extent_list *list, int32_t file, uint64_t offse
  * [start, end). Declaring a chunked selection makes HDF5 search the chunk index, whose nodes lie
  * between the chunks (HDF5 allocates them as the chunks are written). Cached, they break the
  * kernel's readahead of a dense run of chunks: a readahead window that meets a cached page
- * submits what it has and loses its mark for the next window, and the stream starts over with a
- * small window at every node. Measured (128 KiB chunks, rows, declared): 0.55-0.76x sec2 with
- * the nodes cached, 0.94-0.97x with them dropped. Only in dense runs: HDF5's metadata cache does
- * not hold every node of a large index, and a node read again outside the readahead comes from
- * the device once dropped (8 KiB chunks: columns declared went from 0.99x to 0.83-0.85x, and
- * dropping each node's pages right after its read made declaring 65,536 tiles take 0.42 s
- * instead of 0.17 s). */
+ * submits what it has and loses its mark for the next window. Only in dense runs: elsewhere a
+ * node read again would come from the device (docs/measurements.md, "Dense runs and
+ * readahead"). */
 void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint64_t end)
 {
     H5FD_prefetch_extents_t *pages = &file->index_pages;

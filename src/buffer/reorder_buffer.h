@@ -121,10 +121,8 @@ class ReorderBuffer {
   // needed only after it).
   bool Charge(Piece *p, bool over);
   // Evicted pieces (a budget cut) are always handed over; pieces that were read from only with
-  // `served_too`; pieces dropped unread never (their pages stay for the kernel to reclaim:
-  // measured on the 2 ms test bed, tiles at 4 ranks, releasing a broken prediction's pieces and
-  // their gaps threw away pages the ranks read next, 1,240 MiB read from the target for the
-  // 1,024 MiB file against 997, 204 against 254 MiB/s).
+  // `served_too`; pieces dropped unread never: their pages may be what the ranks read next
+  // (docs/measurements.md, "Pieces dropped unread stay in the page cache").
   void SetCacheRelease(std::function<void(const Extent &)> release, bool served_too) {
     release_cached_ = std::move(release);
     release_served_ = served_too;

@@ -55,8 +55,7 @@ struct ReaderOptions {
   uint64_t max_extents = 1ull << 26;  // per call, all ranks together
   bool own_units = true;  // a unit only one rank asks for is read by that rank (call_schedule.h)
   // With own_units: an extent of at least this many bytes is read by its own rank when that rank
-  // is an aggregator (call_schedule.h); 0: off. Measured (page cache, 1 GiB file, 47,008-byte
-  // interleaved blocks): 4 ranks 1,374 -> 1,888 MiB/s, 2 ranks 0.87x -> 1.02x OMPIO.
+  // is an aggregator (call_schedule.h); 0: off (docs/measurements.md, "Others").
   uint64_t own_extent = 32 << 10;
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)

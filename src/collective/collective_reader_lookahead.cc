@@ -67,8 +67,8 @@ FileRanges LeftToReadahead(const FileRanges &now, const std::vector<FileRanges> 
 // Aggregator `me`'s part of `runs` to advise: each run cut into `aggregators` contiguous parts
 // (at page boundaries), the me-th of each, within the file. The pages are the job's, whoever
 // advises them: whole ranges keep the device's requests large, where each aggregator's own
-// shares (ior-hard's 47 KB blocks, 4 ranks) went as small requests, which took the test bed
-// from the reads (ior-hard 262 MiB/s against 495 without the advice).
+// shares (ior-hard's 47 KB blocks, 4 ranks) went as small requests that took the device from
+// the reads (docs/measurements.md, "The collective layer's look-ahead").
 std::vector<pfio_extent> ShareOfRuns(const FileRanges &runs, size_t me, size_t aggregators,
                                      int32_t file, uint64_t file_size) {
   std::vector<pfio_extent> out;
@@ -97,8 +97,8 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   const bool declared = !declared_.empty();
   // A predicted call is this one moved. Where every byte this aggregator reads now lies in the
   // job's dense runs, left to the kernel's readahead, the calls ahead would be too: planning
-  // them advises nothing and costs CPU (btio at 8 ranks: 5.2-5.5 CPU seconds a run against
-  // 2.2-2.7 without look-ahead, 327-349 MiB/s against 573-688).
+  // them advises nothing and costs CPU (docs/measurements.md, "The collective layer's
+  // look-ahead").
   auto all_dense = [&] {
     return std::all_of(current.begin(), current.end(), [&](const pfio_extent &e) {
       return InsideRanges(dense_now, e.offset, e.length);
@@ -111,9 +111,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // plans at least kCacheLookahead per aggregator: its advice goes out as spans in file order,
   // so pieces of later calls next to this call's join them into one request (a blocked
   // solver's row of tiles: 8 KiB per call and row, side by side across calls), and that needs
-  // several calls: with the 4 MiB floor it read tiles at 0.79-0.80x the collective layer's
-  // former page-cache reader on the disk, with 32 MiB at 0.86-0.91x (4 ranks, 1 GiB, 5 rounds;
-  // on the test bed within noise).
+  // several calls (kCacheLookahead: docs/measurements.md, "The collective layer's look-ahead").
   const uint64_t limit = options_.lookahead_bytes
                              ? options_.lookahead_bytes
                              : std::max<uint64_t>(page_cache_ ? kCacheLookahead : 4ull << 20,
@@ -160,7 +158,7 @@ void CollectiveReader::PlanAhead(const CallSchedule &now, const std::vector<File
   // as long as the reads). So, where the page cache holds the file, the next
   // call's dense extents past what readahead reaches by itself are advised too, once this
   // call's bytes are read (Read): advised now, with the calls ahead, they took the device from
-  // this call's reads (4 ranks, test bed: ior-hard 279 MiB/s against 500, btio 355 against 477).
+  // this call's reads (docs/measurements.md, "The collective layer's look-ahead").
   advise_after_.clear();
   if (page_cache_ && !dense_ahead.empty())
     advise_after_ = ShareOfRuns(

@@ -48,9 +48,9 @@ FileRanges JoinedRanges(FileRanges ranges, uint64_t max_span, uint64_t gap);
 // The runs of at least kDenseRun bytes in the union of `ranges` (any order), sorted, where
 // ranges at most kDenseGap apart count as one run: the job reads (nearly) every page of such a
 // run, so the kernel's readahead marks are met and it reads ahead by itself. Farther apart
-// (a column of tiles: 32 KiB of every 88 KiB row), no read meets the marks, the kernel reads
-// only the pages asked for, one small request each: measured on the 2 ms test bed, tiles at
-// 0.06-0.3x stock ROMIO with such a column left to readahead at a 64 KiB gap.
+// (a column of tiles: 32 KiB of every 88 KiB row), no read meets the marks and the kernel reads
+// only the pages asked for, one small request each (docs/measurements.md, "Dense runs and
+// readahead").
 FileRanges DenseRuns(FileRanges ranges);
 
 // The parts of `ranges` outside `minus` (both sorted by offset and disjoint), in order.

@@ -14,8 +14,8 @@ uint64_t Admission::Held() const {
 }
 
 void Admission::Sample(double now) {
-  // At most every MemoryGovernor::kSampleEvery: reading the signals opens files (/proc, the
-  // cgroup's), which cost ior-hard's engine path 0.5 ms a collective call when every refill did.
+  // At most every MemoryGovernor::kSampleEvery: reading the signals costs system calls, too many
+  // at every refill (docs/measurements.md, "Others").
   bool sampled = false;
   const bool cut = p_.memory->SampleIfDue(now, Held(), bytes_landing_, UINT64_MAX, &sampled);
   if (sampled) AfterSample(cut);

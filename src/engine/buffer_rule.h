@@ -8,13 +8,10 @@
 //   1. a backend without a page cache (the simulator) -> engine;
 //   2. a file whose file system refuses O_DIRECT -> cache (the reorder buffer would be filled
 //      from the page cache anyway, one copy more);
-//   3. a file on storage behind FUSE or a network (fs_type.h's OnRemoteStorage) -> engine: on
-//      the 2 ms test bed (FUSE) random reads through the page cache ran at 0.07-0.96x of the
-//      reorder buffer (4 KiB: 30-32 MiB/s against 446-456; its joined advice outruns what FUSE
-//      takes in flight and the dropped pages are read at 2 ms each), strided passes that reread
-//      cached pages at 1.36-1.80x, sequential reads level;
-//   4. any other file (a local file system) -> cache: on this machine's disk level or ahead in
-//      every cell measured (pfio-bench 0.99-2.83x by medians, the ROMIO and HDF5 front ends').
+//   3. a file on storage behind FUSE or a network (fs_type.h's OnRemoteStorage) -> engine:
+//      there the page cache's joined advice outruns what the storage takes in flight;
+//   4. any other file (a local file system) -> cache.
+// (docs/measurements.md, "The buffer kind's rule".)
 // The front ends set their own kind (pfio_config_set_default(buffer, cache): their workloads
 // measured level or ahead with the page cache on the test bed too); a setting always overrides.
 #pragma once

@@ -12,11 +12,9 @@
 
 namespace pfio {
 
-// infill_max = auto: the gap the reorder buffer's reads join, by where the file is. Measured
-// (pfio-bench, 4 KiB random reads of 1 GiB): on the local disk 8K was fastest and 128K took 1.46x
-// as long (docs/benchmarks.md, "Infill on this device"); on the 2 ms FUSE test bed 128K read
-// 3.8-4.1x faster than 8K (gather 102 -> 386 MiB/s, dense 95 -> 392; 128 KiB gather 1.4x;
-// dense 128 KiB, strided, sequential level), and collective tiles through the engine 2x.
+// infill_max = auto: the gap the reorder buffer's reads join, by where the file is: small where a
+// request is cheap (a local disk), large where it costs a round trip (docs/measurements.md,
+// "infill_max = auto").
 constexpr uint64_t kInfillAuto = UINT64_MAX;
 constexpr uint64_t kInfillLocal = 8 * 1024;
 constexpr uint64_t kInfillRemote = 128 * 1024;

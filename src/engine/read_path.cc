@@ -267,9 +267,8 @@ Status ReadPath::FlushRun(Lock &lock, FileRun *run) {
   const double t0 = run->waits ? host_->Now() : 0;  // only a stall is timed (a clock read less)
   // A run left to readahead that does not continue the last one on this description: its first
   // byte is read alone first, so that the kernel sees the run as a sequential stream from its
-  // first page on. Without it, a first page another description had cached (HDF5's object
-  // header read just before a contiguous dataset) made the kernel take the run's next pages as
-  // a random read: 120 MiB in 8 MiB reads took 67-70 ms against 56-60 (58-62 primed).
+  // first page on, not as a random read after a first page another description cached
+  // (docs/measurements.md, "Dense runs and readahead").
   const bool prime = !run->prefetched && files_->stream_end(run->file) != run->offset;
   lock.unlock();  // the I/O thread keeps landing reads meanwhile
   Status s = Status::Ok();

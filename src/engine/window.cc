@@ -73,11 +73,8 @@ bool Window::InReadaheadRun(uint64_t index, Readahead **in) {
   // A readahead range is a stream where the plan reads it as one: an entry inside it goes to
   // the readahead when it is the range's first entry planned, or when the entry before or after
   // it in the plan lies in the same range further on in the file. A later lone read of the range
-  // (a chunk read again, between reads elsewhere) is no stream the kernel follows: advised.
-  // Measured (HDF5, 1 MiB chunks declared in random order with repeats, 2,079 reads of 128
-  // chunks): two neighbouring chunks read one after the other made a range, and every later read
-  // of either went to readahead as well, 484 of the reads read on demand, 0.83x the HDF5
-  // driver's former advice (0.95-1.0x with only the run's own reads left to readahead: 33).
+  // (a chunk read again, between reads elsewhere) is no stream the kernel follows: advised
+  // (docs/measurements.md, "Dense runs and readahead").
   const Extent &e = plan_.at(index);
   Readahead *range = ReadaheadOf(e);
   *in = range;

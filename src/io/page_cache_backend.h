@@ -10,11 +10,8 @@
 //             the pages and starts their reads) and completes the request with result = length:
 //             the prefetch has "landed" in the page cache, whose pages a later read waits for
 //             if their I/O is still running. From the advice thread, for every file: the
-//             engine's I/O thread only hands the request over. (Local files were advised in the
-//             I/O thread once, to save futex calls with 4 ranks on 2 cores; measured again with
-//             the page-cache kind's batches, declared HDF5 tiles of 128 KiB chunks read at 0.75x
-//             the driver's own advice that way and 0.94x through the thread, 8 KiB chunks 0.83x
-//             and 0.98x, while the ROMIO workloads moved within their noise.)
+//             engine's I/O thread only hands the request over (docs/measurements.md, "Advice
+//             from the advice thread").
 //   ReadDirectV, CurrentSize, Version: the buffered descriptor (Backend's own);
 //   Stage     nothing (advice is its own staging);
 //   Release   posix_fadvise(DONTNEED) of a range the plan no longer needs (Mowry's release), so

@@ -58,16 +58,9 @@ constexpr size_t kMaxIov = 1024;
 // (FileHandle::remote), of up to cache_max_request each; each span is one piece, gaps included
 // (their pages land in the page cache and count against the budget, and a later entry that
 // lies in one finds the piece and needs no advice of its own), and BuildRequests joins such
-// pieces only where they touch. The engine kind joins gaps up to infill_max only. Measured on the 2
-// ms test bed (4 ranks, 1 GiB), the collective layer's page-cache path: tiles 0.90-0.98x stock
-// ROMIO with a 64 KiB gap, 1.29-1.37x with 128 KiB, 1.08-1.37x with 256 KiB; fio there: a request
-// costs what 70-200 KiB of data does, on this machine's disk what 5-25 KiB does. Locally the
-// collective layer's own page-cache path joins 64 KiB, and so does this kind: on the disk,
-// pfio-mpibench's tiles (8 KiB of every 88 KiB row, 4 ranks) advised with 32 KiB joins took 36,900
-// device requests for 631 MiB a run, with 64 KiB 10,800 for 1,031 MiB, as that path does (9,500);
-// the rate stayed within the spread of runs on this host-cached disk (two alternated invocations of
-// 3 rounds: 987 and 1,020 MiB/s against 1,021 and 994), where a request costs little; on a device
-// where it costs more, fewer requests is the gain.
+// pieces only where they touch. The engine kind joins gaps up to infill_max only. The gaps are
+// what a request costs in data on each kind of storage (docs/measurements.md, "Advice spans of
+// the page-cache kind").
 constexpr uint64_t kCacheJoinGapLocal = 64 << 10;
 constexpr uint64_t kCacheJoinGapRemote = 128 << 10;
 constexpr uint64_t kCacheMaxRequest = 4 << 20;
