@@ -17,6 +17,7 @@ BEGIN, END = "<!-- pybench -->", "<!-- /pybench -->"
 WORKLOADS = {"tiles": "h5py, 256 random 512 KiB tiles", "strips": "h5py, 8 column strips",
              "columns": "h5py, 8 lone column strips (no sweep)",
              "block": "h5py, one call of 16 x 16 chunks",
+             "zstrips": "h5py, 8 column strips of gzip-compressed chunks",
              "time": "xarray, 128 time slices",
              "point": "xarray, one point's series over 128 times"}
 METHODS = ["sec2", "preload", "declared", "sec2-again"]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Python readers (h5py random tiles and column strips, xarray time slices) of a 1 GiB netCDF-4
-# file through Debian's HDF5 alone (sec2), through pfio with no code change (the preload
-# library), and through pfio with a declared plan (pfio.h5.declare), with sec2 again as the A/A;
+# Python readers (h5py tiles, column strips, a block, compressed strips; xarray time slices and a
+# point's series) of one netCDF-4 file (pybench.py --make) through Debian's HDF5 alone (sec2),
+# through pfio with no code change (the preload library), and through pfio with a declared plan
+# (pfio.h5.declare), with sec2 again as the A/A;
 # on this machine's disk and on the latency-bound test bed; page cache dropped before every run,
 # every value checked (bench/python/pybench.py). Then docs/benchmarks.md's section "Python
 # readers" and docs/pybench.png from docs/results/pybench/.
@@ -21,7 +22,7 @@ mkdir -p "$out"
 export PYTHONPATH=$PWD/python LIBPFIO_DIR=$PWD/build/hdf5-vfd
 bench=(/usr/bin/python3 bench/python/pybench.py --preload "$PWD/build/hdf5-vfd/libpfio_hdf5_preload.so"
   --rounds "$rounds" --json "$PWD/$out/runs.jsonl")
-[ -f "$data" ] && [ "$(stat -c %s "$data")" -gt 1073741824 ] || /usr/bin/python3 bench/python/pybench.py --file "$data" --make
+/usr/bin/python3 bench/python/pybench.py --file "$data" --make # made when missing or incomplete
 pfio_disk_and_testbed "$out" "$profile" "$data"
 cat >"$out/machine.json" <<JSON
 {$(pfio_machine_fields "$data"), "file_size": $(stat -c %s "$data"), "rounds": $rounds,

@@ -3,15 +3,18 @@
     pybench.py --file F --make                        make F (a 1 GiB netCDF-4 file)
     pybench.py --file F [--evict-too PATH] --target disk --rounds 3 --json out.jsonl
 
-F holds two variables, each element its own index in its variable (every value read is checked):
+F holds three variables, each element its own index in its variable (every value read is checked):
   grid    (8192, 8192) uint64 in (256, 256) chunks (512 KiB), 512 MiB
   series  (512, 256, 512) uint64 in (1, 256, 512) chunks (1 MiB), 512 MiB
+  zgrid   grid again, its chunks gzip-compressed (level 1, no shuffle)
+--make makes F when it is missing or lacks a variable, and leaves it otherwise.
 Workloads, 128 MiB each:
   tiles   h5py: 256 random tiles of grid, one chunk each (a new order every round)
   strips  h5py: 8 column strips of grid, 256 wide, all rows (32 chunks each, 4 MiB apart)
   columns h5py: 8 lone column strips as above, 4 strips apart (each call one column of chunks,
           no sweep: what a reader of single columns does)
   block   h5py: one call, grid[4096:8192, 2048:6144] (16 x 16 chunks)
+  zstrips h5py: strips of zgrid (compressed chunks: read ahead by pfio, decompressed by HDF5)
   time    xarray (netcdf4 engine): 128 time slices of series in order, one chunk each
   point   xarray (netcdf4 engine): one call, the time series of one (y, x) of series over 128
           times (HDF5 reads each time's 1 MiB chunk whole for its one value)
@@ -42,21 +45,38 @@ GRID = (8192, 8192, 256)  # rows, cols, chunk side
 SERIES = (512, 256, 512)  # t, y, x
 TILES, STRIPS, SLICES = 256, 8, 128
 METHODS = ["sec2", "preload", "declared", "sec2-again"]
-WORKLOADS = ["tiles", "strips", "columns", "block", "time", "point"]
+WORKLOADS = ["tiles", "strips", "columns", "block", "zstrips", "time", "point"]
+VARIABLES = ("grid", "series", "zgrid")
 COLUMN_GAP = 4  # columns: strips this many apart
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def complete(path):
+    """Whether `path` is a benchmark file with every variable."""
+    import netCDF4
+    try:
+        with netCDF4.Dataset(path, "r") as d:
+            return all(v in d.variables for v in VARIABLES)
+    except OSError:
+        return False
 
 
 def make(path):
     import netCDF4
     rows, cols, side = GRID
     t, y, x = SERIES
+    if complete(path):
+        return
     with netCDF4.Dataset(path, "w") as d:
         for name, n in (("r", rows), ("c", cols), ("t", t), ("y", y), ("x", x)):
             d.createDimension(name, n)
         grid = d.createVariable("grid", "u8", ("r", "c"), chunksizes=(side, side))
+        zgrid = d.createVariable("zgrid", "u8", ("r", "c"), chunksizes=(side, side), zlib=True,
+                                 complevel=1, shuffle=False)
         for r in range(0, rows, side):
-            grid[r:r + side, :] = np.arange(r * cols, (r + side) * cols, dtype="u8").reshape(side, cols)
+            rows_of = np.arange(r * cols, (r + side) * cols, dtype="u8").reshape(side, cols)
+            grid[r:r + side, :] = rows_of
+            zgrid[r:r + side, :] = rows_of
         series = d.createVariable("series", "u8", ("t", "y", "x"), chunksizes=(1, y, x))
         for k in range(0, t, 16):
             series[k:k + 16] = np.arange(k * y * x, (k + 16) * y * x, dtype="u8").reshape(16, y, x)
@@ -77,13 +97,13 @@ def worker(workload, method, path, seed):
     import h5py
     side, wrong, nbytes = GRID[2], 0, 0
     start = time.perf_counter()
-    if workload in ("tiles", "strips", "columns", "block"):
+    if workload in ("tiles", "strips", "columns", "block", "zstrips"):
         if method == "declared":
             import pfio.h5
             f = pfio.h5.open(path)
         else:
             f = h5py.File(path, "r")
-        grid = f["grid"]
+        grid = f["zgrid" if workload == "zstrips" else "grid"]
         if workload == "tiles":
             blocks = [(r, r + side, c, c + side) for r, c in tiles_of(seed)]
         elif workload == "block":
