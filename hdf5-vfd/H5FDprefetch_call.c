@@ -202,9 +202,14 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
         want = 0;
     }
     note_box(info, boxed && want, lo, hi);
+    /* On a local file system a call read as one stream (a point's series over consecutive
+     * chunks, rows of a contiguous dataset) is left to the kernel's readahead, which follows it
+     * by itself: a plan would add its cost and nothing else. Several streams (a block's rows of
+     * chunks) are planned: advised at once, the device reads them side by side. */
     if (!declared && want &&
         H5FD__prefetch_selection_extents(dset_id, file_space_id, "H5Dread", &list, &found) == 0 &&
-        list.count > 0 && (info->layout == H5D_CHUNKED || list.count >= 2)) {
+        list.count > 0 && (info->layout == H5D_CHUNKED || list.count >= 2) &&
+        !(file->page_cache_kind && H5FD__prefetch_one_stream(&list))) {
         uint64_t bytes = 0;
         pthread_mutex_lock(&file->plan_lock);
         if (file->predictor.via_pfio && file->ctx != NULL &&

@@ -306,6 +306,11 @@ void H5FD__prefetch_extents_sort_and_join(H5FD_prefetch_extents_t *list, size_t 
  * otherwise (H5FDprefetch_predict.c). */
 void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file);
 
+/* Whether `list`, in the order HDF5 reads it, is one stream: each extent at most DENSE_JOIN_GAP
+ * past the end of the one before, the gaps at most 1/16 of the whole (H5FDprefetch_extents.c).
+ * The kernel's readahead follows such a read by itself. */
+int H5FD__prefetch_one_stream(const H5FD_prefetch_extents_t *list);
+
 /* Hands the pending declared extents to pfio. flush_pending: 0, or -1 after pushing pfio's
  * error; hand_pending: PFIO_OK or pfio's status, pushing nothing (for code that holds
  * plan_lock outside HDF5's lock). */

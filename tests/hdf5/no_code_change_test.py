@@ -169,16 +169,21 @@ print('values checked')
         self.assertEqual(counters["raw_reads"], 3 + 2 + 6 + (column - 2) + 0 + 16 + 6)
 
         # A contiguous dataset: a column is a run from every row, each a plan extent, read as
-        # such (no sieve blocks); a compressed one: its chunks whole, decompressed by HDF5.
+        # such (no sieve blocks); a compressed one: its chunks whole, decompressed by HDF5; a
+        # call that reads one stream of chunks: no plan on a local file system.
         script = """
 import h5py, numpy as np
 expect = np.arange(%d * %d, dtype='u8').reshape(%d, %d)
 with h5py.File(%r, 'w') as f:  # created with sec2 (H5Fcreate is left to HDF5), read below
     f.create_dataset('y', data=expect)
     f.create_dataset('z', data=expect, chunks=(%d, %d), compression='gzip')
+    f.create_dataset('w', data=np.arange(1 << 20, dtype='u8').reshape(1024, 1024),
+                     chunks=(64, 1024))
 with h5py.File(%r, 'r') as f:
     assert (f['y'][:, 100:140] == expect[:, 100:140]).all()  # 80 KiB
     assert (f['z'][:, 0:%d] == expect[:, 0:%d]).all()  # a column of compressed chunks
+    # 16 chunks of 512 KiB one after another in the file: one stream, left to readahead
+    assert (f['w'][:, 0:512] == np.arange(1 << 20, dtype='u8').reshape(1024, 1024)[:, 0:512]).all()
 print('values checked')
 """ % (ROWS, COLS, ROWS, COLS, contig, CROWS, CCOLS, contig, 2 * CCOLS, 2 * CCOLS)
         stats = self.stats_path("per-call-contiguous")
@@ -187,11 +192,12 @@ print('values checked')
         # chunks at their stored sizes (gzip makes them smaller than their 16 KiB).
         column = 2 * (ROWS // CROWS)
         self.assertEqual(counters["call_plans"], 2)
+        self.assertEqual(counters["calls_unplanned"], 1)
         # (a row's two chunks lie side by side when written in order: one extent)
         self.assertIn(counters["call_plan_extents"] - ROWS, range(column // 2, column + 1))
         self.assertGreater(counters["call_plan_bytes"], ROWS * 40 * 8)
         self.assertLess(counters["call_plan_bytes"], ROWS * 40 * 8 + column * chunk)
-        self.assertEqual(counters["raw_reads"], ROWS + column)
+        self.assertEqual(counters["raw_reads"], ROWS + column + 16)
 
     def test_calls_that_move_by_one_shift_are_planned_ahead(self):
         # Issue 55, item 1 across calls: after three planned calls of one box shape, each moved
