@@ -1,5 +1,5 @@
 /* memory-hog: takes a share of the machine's memory, as another job on the node would, and
- * holds it. Used by scripts/run-memory-contention.sh to check that pfio gives memory back
+ * holds it. Used by scripts/bench.sh memory-contention to check that pfio gives memory back
  * before the kernel has to kill anyone.
  *
  * usage: memory-hog PERCENT SECONDS

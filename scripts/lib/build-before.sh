@@ -1,4 +1,4 @@
-# Sourced by the before/after scripts (run-before-after.sh, run-h5-before-after.sh).
+# Sourced by the before/after scripts (bench.sh before-after, bench.sh h5-before-after).
 # pfio_build_before REV: builds commit REV apart, in build-before/build from a git worktree in
 # build-before/src (release, no tests), kept and reused while the worktree is at REV; sets
 # before_sha and after_sha (HEAD, "+changes" when the tree differs from it).

@@ -1,5 +1,5 @@
 # Sourced by the pfio-h5bench scripts that run on this machine's disk and on the latency-bound
-# test bed side by side (run-h5bench-compute.sh, run-h5-cache-kind.sh).
+# test bed side by side (bench.sh h5bench-compute, bench.sh h5-cache-kind).
 # pfio_h5bench_targets OUT PROFILE ROWS ROUNDS ARGS...: makes (or checks) the ROWS x ROWS file
 # on the disk, runs `pfio-h5bench --file F --rows ROWS --rounds ROUNDS ARGS...` there and on the
 # test bed of PROFILE (disk alone where this machine cannot host it), each target's runs into

@@ -48,7 +48,7 @@ Status LookupBusDisk(const std::string &name, BusDiskParams *out) {
   p.name = name;
   const double MB = 1e6;
   // Published (Barve Table 2): rpm, sectors per track, surfaces, capacity. Fitted by
-  // scripts/fit_barve.py on the platform's own measured table, rows D = 2 and 4, and checked on
+  // scripts/research/fit_barve.py on the platform's own measured table, rows D = 2 and 4, and checked on
   // the rows it did not see (D = 3; Wren D = 7): the bus's sustained rate (at most its nominal
   // rate), a command's bus time, the average seek the host saw (published value in the comment),
   // the head rate (between Table 2's measured surface rate and the track geometry's rate) and the
