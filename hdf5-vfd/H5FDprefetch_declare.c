@@ -238,14 +238,17 @@ static int chunked_extents(dataset_info *info, hid_t space, extent_list *list)
     hsize_t last[H5S_MAX_RANK], box_start[H5S_MAX_RANK], box_end[H5S_MAX_RANK];
     hsize_t run_offset[H5S_MAX_RANK], run_lo = 0, run_hi = 0;
     const int runs = info->whole && !info->filtered; /* stored sizes all chunk_bytes */
-    int d, in_run = 0;
-    /* A selection that is one box (all, or a single hyperslab block) touches every chunk of its
-     * bounding box: no chunk needs asking. */
-    const H5S_sel_type type = H5Sget_select_type(space);
-    const int one_box = type == H5S_SEL_ALL ||
-                        (type == H5S_SEL_HYPERSLABS && H5Sget_select_hyper_nblocks(space) == 1);
-    if (H5Sget_select_bounds(space, lo, hi) < 0)
+    int d, in_run = 0, one_box;
+    /* A selection that is one box (every element of its bounding box: all, one hyperslab block,
+     * or blocks that tile it, as h5py's slices are one-element blocks) touches every chunk of
+     * its bounding box: no chunk needs asking. */
+    const hssize_t npoints = H5Sget_select_npoints(space);
+    hsize_t volume = 1;
+    if (npoints < 0 || H5Sget_select_bounds(space, lo, hi) < 0)
         return -1;
+    for (d = 0; d < rank; ++d)
+        volume *= hi[d] - lo[d] + 1;
+    one_box = volume == (hsize_t)npoints;
     for (d = 0; d < rank; ++d) {
         first[d] = lo[d] / info->cdims[d];
         last[d] = hi[d] / info->cdims[d];
