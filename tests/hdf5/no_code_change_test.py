@@ -85,7 +85,11 @@ class NoCodeChange(unittest.TestCase):
 
     def test_c_programs_of_both_hdf5_builds(self):
         for build in ("NCC_PLAIN_SERIAL", "NCC_PLAIN_OPENMPI"):
-            for pattern in ("rows", "columns", "tiles", "threads"):
+            # Two threads at once only through the serial build: Debian's Open MPI build of HDF5
+            # is not thread-safe (its libhdf5.settings: "Threadsafety: no"; it crashes so
+            # without pfio too).
+            threads = ("threads",) if build == "NCC_PLAIN_SERIAL" else ()
+            for pattern in ("rows", "columns", "tiles") + threads:
                 stats = self.stats_path("plain-%s-%s" % (build, pattern))
                 done = run([os.environ[build], self.h5, pattern], {"PFIO_STATS_PATH": stats})
                 self.assertIn("%d x %d values checked" % (ROWS, COLS), done.stdout)

@@ -5,8 +5,8 @@
  *
  *   plain_reader FILE create ROWS COLS CHUNK_ROWS CHUNK_COLS   (H5Fcreate: never through pfio)
  *   plain_reader FILE rows|columns|tiles|threads               (reads, exits 1 on a wrong value)
- * `threads`: two threads read every column of chunks at once, one forwards and one backwards
- * (Debian's HDF5 builds are thread-safe: one API call at a time).
+ * `threads`: two threads read every column of chunks at once, one forwards and one backwards;
+ * for a thread-safe HDF5 only (Debian's serial build; its Open MPI build is not).
  */
 #include <hdf5.h>
 #include <pthread.h>
