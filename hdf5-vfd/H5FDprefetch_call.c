@@ -310,12 +310,12 @@ static int foresee(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
     return ok;
 }
 
-/* After the call: what it left of its plan is dropped, and the next call foreseen where the calls
- * follow a pattern (`read_ok`: HDF5's read succeeded; after a failure nothing is called that
- * would clear HDF5's error stack). A plan HDF5 read less than half of (its chunk cache held the
- * chunks) passes the dataset's next calls on unplanned, twice as many each time it happens again
- * (at most 64): a reader that re-reads what HDF5 keeps is not made to fetch it again and again. */
-static void end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info, int read_ok)
+/* After the call: what it left of its plan is dropped. Calls no HDF5 function, so that a failed
+ * read's error stack stays as HDF5 left it. A plan HDF5 read less than half of (its chunk cache
+ * held the chunks) passes the dataset's next calls on unplanned, twice as many each time it
+ * happens again (at most 64): a reader that re-reads what HDF5 keeps is not made to fetch it again
+ * and again. 1 when the plan was read: the next call may be foreseen. */
+static int end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
 {
     int unread;
     pthread_mutex_lock(&file->plan_lock);
@@ -333,11 +333,10 @@ static void end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info, int r
         info->plans_backoff = doubled(info->plans_backoff);
         info->plans_skip = info->plans_backoff;
         info->shifts_in_row = 0;
-        return;
+        return 0;
     }
     info->plans_backoff = 0;
-    if (read_ok && !foresee(file, info))
-        H5Eclear2(H5E_DEFAULT); /* what looking ahead pushed is nobody's error */
+    return 1;
 }
 
 herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
@@ -360,10 +359,13 @@ herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space
         H5E_END_TRY;
     }
     ret = hdf5_read(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
-    if (file != NULL) {
+    /* After a failed read nothing that calls HDF5 runs: every HDF5 call (H5E_BEGIN_TRY's too)
+     * clears the error stack the program reads the failure from. */
+    if (file != NULL && end_call(file, info) && ret >= 0) {
         H5E_BEGIN_TRY
         {
-            end_call(file, info, ret >= 0);
+            if (!foresee(file, info))
+                H5Eclear2(H5E_DEFAULT); /* what looking ahead pushed is nobody's error */
         }
         H5E_END_TRY;
     }

@@ -407,10 +407,10 @@ int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, const c
         }
     } else if (npoints > 0 && info->layout == H5D_CHUNKED) {
         int found;
-        file->declaring = 1;
+        H5FD__prefetch_declaring = file;
         file->declaring_info = info;
         found = chunked_extents(info, space, list);
-        file->declaring = 0;
+        H5FD__prefetch_declaring = NULL;
         file->declaring_info = NULL;
         if (found < 0) {
             H5FD__prefetch_error(func, H5E_VFL, H5E_CANTGET,

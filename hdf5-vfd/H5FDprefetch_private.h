@@ -115,11 +115,10 @@ typedef struct H5FD_prefetch_t {
      * planning cost once per batch, not once per selection. */
     H5FD_prefetch_extents_t pending;
 
-    /* Set while H5FD_prefetch_declare looks up the chunks of a selection. The pages of the index
-     * nodes HDF5 reads meanwhile are noted in index_pages (the first index_pages_sorted of them
-     * sorted and joined), to be dropped from the page cache where they lie inside a dense
-     * declared run left to readahead (H5FDprefetch_extents.c). */
-    int declaring;
+    /* While a thread looks up the chunks of a selection (H5FD__prefetch_declaring is this file on
+     * that thread), the pages of the index nodes HDF5 reads for it are noted in index_pages (the
+     * first index_pages_sorted of them sorted and joined), to be dropped from the page cache
+     * where they lie inside a dense declared run left to readahead (H5FDprefetch_extents.c). */
     /* The children of the chunk index's internal nodes HDF5 read while nothing was declared
      * (H5FD__prefetch_btree_note_node), advised when a column sweep starts. */
     H5FD_prefetch_extents_t index_children;
@@ -149,6 +148,10 @@ typedef struct H5FD_prefetch_probe_t {
     size_t size;
 } H5FD_prefetch_probe_t;
 extern _Thread_local H5FD_prefetch_probe_t H5FD__prefetch_probe;
+/* The file whose chunks this thread is looking up (set by H5FDprefetch_declare.c, defined and read
+ * in H5FDprefetch_raw.c), or NULL: per thread,
+ * so that another thread's metadata reads are not taken for index nodes of the lookup. */
+extern _Thread_local const H5FD_prefetch_t *H5FD__prefetch_declaring;
 
 /* The driver's id while registered, else H5I_INVALID_HID; H5FDprefetch.c records it when it
  * registers the driver (H5FDprefetch_registered.c). */

@@ -11,6 +11,8 @@
 #include "H5FDprefetch.h"
 #include "H5FDprefetch_private.h"
 
+_Thread_local const H5FD_prefetch_t *H5FD__prefetch_declaring = NULL;
+
 /* Reads [addr, addr+size) from the descriptor; zeros past the end of the file. 0 or -1. */
 int H5FD__prefetch_read_direct(H5FD_prefetch_t *file, haddr_t addr, size_t size, unsigned char *buf,
                                const char *func)
@@ -64,7 +66,7 @@ int H5FD__prefetch_read_metadata(H5FD_prefetch_t *file, H5FD_mem_t type, haddr_t
                                  unsigned char *buf, const char *func)
 {
     ++file->stats.metadata_reads;
-    if (file->declaring)
+    if (H5FD__prefetch_declaring == file)
         return H5FD__prefetch_read_index(file, addr, size, buf, func);
     if (H5FD__prefetch_read_direct(file, addr, size, buf, func) < 0)
         return -1;

@@ -1,0 +1,138 @@
+// H5FD_prefetch_auto_read, the per-call plans the preload gives each H5Dread, called directly with
+// HDF5's own H5Dread: so that the sanitizer builds (which cannot preload into Debian's programs)
+// run it too. Built twice: against the Open MPI build of HDF5 and against the serial build, which
+// is thread-safe, where two threads also read through it at once.
+#include <thread>
+
+#include "hdf5/h5fd_test_util.h"
+
+namespace {
+
+using namespace h5fdtest;
+
+// Reads `s` of `dset` through H5FD_prefetch_auto_read and checks every value; the wrong ones.
+size_t AutoReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s) {
+  hid_t fspace = Select(dset, s);
+  hsize_t mdims[2] = {s.nr, s.nc};
+  hid_t mspace = H5Screate_simple(2, mdims, nullptr);
+  std::vector<uint64_t> buf(s.nr * s.nc, 0);
+  herr_t rc = H5FD_prefetch_auto_read(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT,
+                                      buf.data(), H5Dread);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  if (rc < 0) return buf.size();
+  size_t bad = 0;
+  for (hsize_t r = 0; r < s.nr; ++r)
+    for (hsize_t c = 0; c < s.nc; ++c)
+      bad += buf[r * s.nc + c] != Value(d.seed, s.r0 + r, s.c0 + c, d.cols);
+  return bad;
+}
+
+const DatasetSpec &Named(const char *name) {
+  for (const DatasetSpec &d : kDatasets)
+    if (std::strcmp(d.name, name) == 0) return d;
+  return kDatasets[0];
+}
+
+using AutoRead = H5FDPrefetchTest;
+
+TEST_F(AutoRead, EachColumnOfChunksIsItsOwnPlanAndCallsMovedByOneShiftArePlannedAhead) {
+  // 128 KiB chunks, a column of 4 per call (512 KiB): planned on a local file system. After the
+  // third column the calls move by one shift: the fourth is planned when the third returns.
+  const DatasetSpec &d = Named("c128k");
+  hid_t fapl = PrefetchFapl(true, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+  ASSERT_GE(dset, 0);
+  for (const Slab &s : Pattern("columns", d)) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  const uint64_t columns = d.cols / d.chunk_cols, per_column = d.rows / d.chunk_rows;
+  EXPECT_EQ(st.call_plans, columns);
+  EXPECT_EQ(st.calls_ahead_used, columns - 3);
+  EXPECT_EQ(st.calls_unplanned, 0u);
+  EXPECT_EQ(st.raw_reads, columns * per_column);
+  EXPECT_EQ(st.unplanned_reads, 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+TEST_F(AutoRead, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
+  const DatasetSpec &d = Named("c128k");
+  hid_t fapl = PrefetchFapl();
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+  for (const Slab &s : Pattern("tiles", d)) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.call_plans, 0u);
+  EXPECT_EQ(st.calls_unplanned, Pattern("tiles", d).size());
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+  // A file of HDF5's own sec2 driver: read as HDF5 reads it, twice (the second time the dataset
+  // is known to be foreign).
+  hid_t plain = Open(H5P_DEFAULT);
+  dset = H5Dopen2(plain, d.name, H5P_DEFAULT);
+  for (int i = 0; i < 2; ++i)
+    for (const Slab &s : Pattern("columns", d)) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+  H5Dclose(dset);
+  H5Fclose(plain);
+}
+
+TEST_F(AutoRead, AFailedReadKeepsHdf5sErrorAndTheFileReadsOn) {
+  const DatasetSpec &d = Named("c128k");
+  hid_t fapl = PrefetchFapl();
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+  Slab s = Pattern("columns", d)[0];
+  hid_t fspace = Select(dset, s);
+  hsize_t small[2] = {1, 1};  // a memory space of the wrong size: HDF5 refuses the read
+  hid_t mspace = H5Screate_simple(2, small, nullptr);
+  std::vector<uint64_t> buf(1);
+  herr_t rc = Quietly([&] {
+    return H5FD_prefetch_auto_read(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data(),
+                                   H5Dread);
+  });
+  EXPECT_LT(rc, 0);
+  const std::string ours = ErrorStack();
+  rc = Quietly(
+      [&] { return H5Dread(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data()); });
+  EXPECT_LT(rc, 0);
+  const std::string hdf5s = ErrorStack();  // HDF5's own error for the same read
+  EXPECT_FALSE(hdf5s.empty());
+  EXPECT_EQ(ours, hdf5s);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);  // the file reads on as before
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+#ifdef H5_HAVE_THREADSAFE
+TEST_F(AutoRead, TwoThreadsReadingAtOnceGetEveryValue) {
+  // One thread forwards over the columns, one backwards, several passes: planned calls, calls
+  // passed on because the other thread is planning, and raw reads of one thread while the other
+  // plans, all on one file.
+  const DatasetSpec &d = Named("c8k");
+  hid_t fapl = PrefetchFapl();
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+  std::vector<Slab> columns = Pattern("columns", d);
+  size_t bad[2] = {0, 0};
+  std::thread readers[2];
+  for (int t = 0; t < 2; ++t)
+    readers[t] = std::thread([&, t] {
+      for (int pass = 0; pass < 4; ++pass)
+        for (size_t k = 0; k < columns.size(); ++k)
+          bad[t] += AutoReadAndCheck(dset, d, columns[t ? columns.size() - 1 - k : k]);
+    });
+  for (std::thread &r : readers) r.join();
+  EXPECT_EQ(bad[0] + bad[1], 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+#endif
+
+}  // namespace
