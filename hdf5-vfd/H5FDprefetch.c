@@ -190,7 +190,14 @@ static H5FD_t *H5FD__prefetch_open(const char *name, unsigned flags, hid_t fapl_
                              "no memory for the file struct of %s", name);
         return NULL;
     }
-    pthread_mutex_init(&file->plan_lock, NULL);
+    {
+        /* recursive: the raw read path holds it and may start the context, which takes it */
+        pthread_mutexattr_t recursive;
+        pthread_mutexattr_init(&recursive);
+        pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+        pthread_mutex_init(&file->plan_lock, &recursive);
+        pthread_mutexattr_destroy(&recursive);
+    }
     config = (const H5FD_prefetch_config_t *)H5Pget_driver_info(fapl_id);
     if (config != NULL)
         memcpy(&file->config, config, sizeof file->config);

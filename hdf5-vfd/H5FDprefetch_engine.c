@@ -36,28 +36,47 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
 {
     const char *name = file->name;
     pfio_config *engine;
+    pfio_context *ctx = NULL;
     pfio_status status;
-    if (file->ctx != NULL)
+    int32_t id = -1;
+    uint64_t size = 0;
+    int page_cache_kind = 0, started;
+    /* Made outside plan_lock (pfio's calls may take a while, an error is pushed to HDF5), and set
+     * under it: a thread planning a call may start it while another thread's raw read looks. */
+    pthread_mutex_lock(&file->plan_lock);
+    started = file->ctx != NULL;
+    pthread_mutex_unlock(&file->plan_lock);
+    if (started)
         return 0;
     engine = H5FD__prefetch_engine_config(&file->config, func);
     if (engine == NULL)
         return -1;
-    status = pfio_context_create(engine, &file->ctx);
+    status = pfio_context_create(engine, &ctx);
     pfio_config_destroy(engine);
-    file->ctx_owner = current_process();
     if (status == PFIO_OK)
-        status = pfio_file_open_fd(file->ctx, file->fd, name, &file->pfio_file);
+        status = pfio_file_open_fd(ctx, file->fd, name, &id);
     if (status == PFIO_OK)
-        status = pfio_file_size(file->ctx, file->pfio_file, &file->pfio_size);
+        status = pfio_file_size(ctx, id, &size);
     if (status == PFIO_OK) /* the kind pfio gave the file (buffer = auto chooses it at open) */
-        status = pfio_file_buffer(file->ctx, file->pfio_file, &file->page_cache_kind);
+        status = pfio_file_buffer(ctx, id, &page_cache_kind);
     if (status != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_VFL, H5E_CANTOPENFILE, "pfio could not open %s: %s", name,
                              pfio_last_error());
-        pfio_context_destroy(file->ctx);
-        file->ctx = NULL;
+        pfio_context_destroy(ctx);
         return -1;
     }
+    pthread_mutex_lock(&file->plan_lock);
+    if (file->ctx == NULL) {
+        file->ctx = ctx;
+        file->ctx_owner = current_process();
+        file->pfio_file = id;
+        file->pfio_size = size;
+        file->page_cache_kind = page_cache_kind;
+        ctx = NULL;
+    }
+    pthread_mutex_unlock(&file->plan_lock);
+    if (ctx != NULL) /* another thread started one meanwhile */
+        pfio_context_destroy(ctx);
     return 0;
 }
 

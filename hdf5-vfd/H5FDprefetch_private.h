@@ -107,7 +107,8 @@ typedef struct H5FD_prefetch_t {
      * declaring, outside HDF5's lock, and the raw reads HDF5 makes in another thread: pending,
      * call_plan and ahead_*, the predictor. Held by the raw read path for its whole read, and by
      * a planner only around work that calls no HDF5 function (pushing an error takes HDF5's
-     * lock: a planner holding this one while a raw read holds HDF5's would deadlock). */
+     * lock: a planner holding this one while a raw read holds HDF5's would deadlock). Recursive:
+     * the raw read path may start the file's pfio context, which takes it too. */
     pthread_mutex_t plan_lock;
 
     /* Declared extents not yet handed to pfio: they go in one pfio_plan_append at the next raw
