@@ -83,49 +83,43 @@ void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint
  * order are advised whatever their union: readahead follows a descriptor's reads in order only.
  * Why two extents and 4 MiB: docs/hdf5-driver.md, "How each read is served".
  */
-/* The run of plan->items from *i on (each starting at most DENSE_JOIN_GAP after the one before
- * it ends): [*start, *end), *i moved past it. 1 when it is dense by the rule above. */
-static int dense_run_at(const extent_list *plan, size_t *i, uint64_t *start, uint64_t *end)
+/* The run of plan->items from *i on, each extent starting at most DENSE_JOIN_GAP after the one
+ * before it ends: [*start, *end) with *gaps bytes between its extents, *i moved past it. */
+static void run_at(const extent_list *plan, size_t *i, uint64_t *start, uint64_t *end,
+                   uint64_t *gaps)
 {
-    const size_t first = *i;
-    uint64_t gaps = 0;
+    *gaps = 0;
     *start = plan->items[*i].offset;
     *end = *start + plan->items[*i].length;
     for (++*i; *i < plan->count && plan->items[*i].offset >= *end &&
                plan->items[*i].offset <= *end + DENSE_JOIN_GAP;
          ++*i) {
-        gaps += plan->items[*i].offset - *end;
+        *gaps += plan->items[*i].offset - *end;
         *end = plan->items[*i].offset + plan->items[*i].length;
     }
-    return *i - first >= 2 && *end - *start >= DENSE_RUN && 16 * gaps <= *end - *start;
 }
 
 int H5FD__prefetch_one_stream(const H5FD_prefetch_extents_t *list)
 {
-    uint64_t start, end, gaps = 0;
+    uint64_t start, end, gaps;
+    size_t i = 0;
     if (list->count == 0)
         return 0;
-    start = list->items[0].offset;
-    end = start + list->items[0].length;
-    for (size_t i = 1; i < list->count; ++i) {
-        const pfio_extent *e = &list->items[i];
-        if (e->offset < end || e->offset > end + DENSE_JOIN_GAP)
-            return 0;
-        gaps += e->offset - end;
-        end = e->offset + e->length;
-    }
-    return 16 * gaps <= end - start;
+    run_at(list, &i, &start, &end, &gaps);
+    return i == list->count && 16 * gaps <= end - start;
 }
 
 static void leave_dense_runs(H5FD_prefetch_t *file)
 {
     extent_list runs = {0};
     const extent_list *plan = &file->pending;
-    uint64_t start, end;
+    uint64_t start, end, gaps;
     if (!file->page_cache_kind)
         return;
     for (size_t i = 0; i < plan->count;) {
-        if (dense_run_at(plan, &i, &start, &end)) {
+        const size_t first = i;
+        run_at(plan, &i, &start, &end, &gaps);
+        if (i - first >= 2 && end - start >= DENSE_RUN && 16 * gaps <= end - start) {
             H5FD__prefetch_extents_push(&runs, file->pfio_file, start, end - start);
             H5FD__prefetch_drop_index_pages(file, start, end);
         }

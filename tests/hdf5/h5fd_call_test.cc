@@ -10,22 +10,13 @@ namespace {
 
 using namespace h5fdtest;
 
-// Reads `s` of `dset` through H5FD_prefetch_auto_read and checks every value; the wrong ones.
+// H5Dread through H5FD_prefetch_auto_read, as the preload makes it.
+herr_t AutoRead(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl, void *buf) {
+  return H5FD_prefetch_auto_read(dset, mtype, mspace, fspace, dxpl, buf, H5Dread);
+}
+
 size_t AutoReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s) {
-  hid_t fspace = Select(dset, s);
-  hsize_t mdims[2] = {s.nr, s.nc};
-  hid_t mspace = H5Screate_simple(2, mdims, nullptr);
-  std::vector<uint64_t> buf(s.nr * s.nc, 0);
-  herr_t rc = H5FD_prefetch_auto_read(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT,
-                                      buf.data(), H5Dread);
-  H5Sclose(mspace);
-  H5Sclose(fspace);
-  if (rc < 0) return buf.size();
-  size_t bad = 0;
-  for (hsize_t r = 0; r < s.nr; ++r)
-    for (hsize_t c = 0; c < s.nc; ++c)
-      bad += buf[r * s.nc + c] != Value(d.seed, s.r0 + r, s.c0 + c, d.cols);
-  return bad;
+  return ReadAndCheck(dset, d, s, AutoRead);
 }
 
 const DatasetSpec &Named(const char *name) {
@@ -34,9 +25,9 @@ const DatasetSpec &Named(const char *name) {
   return kDatasets[0];
 }
 
-using AutoRead = H5FDPrefetchTest;
+using AutoReadTest = H5FDPrefetchTest;
 
-TEST_F(AutoRead, EachColumnOfChunksIsItsOwnPlanAndCallsMovedByOneShiftArePlannedAhead) {
+TEST_F(AutoReadTest, EachColumnOfChunksIsItsOwnPlanAndCallsMovedByOneShiftArePlannedAhead) {
   // 128 KiB chunks, a column of 4 per call (512 KiB): planned on a local file system. After the
   // third column the calls move by one shift: the fourth is planned when the third returns.
   const DatasetSpec &d = Named("c128k");
@@ -57,7 +48,7 @@ TEST_F(AutoRead, EachColumnOfChunksIsItsOwnPlanAndCallsMovedByOneShiftArePlanned
   H5Pclose(fapl);
 }
 
-TEST_F(AutoRead, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
+TEST_F(AutoReadTest, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
   const DatasetSpec &d = Named("c128k");
   hid_t fapl = PrefetchFapl();
   hid_t file = Open(fapl);
@@ -79,7 +70,7 @@ TEST_F(AutoRead, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
   H5Fclose(plain);
 }
 
-TEST_F(AutoRead, AFailedReadKeepsHdf5sErrorAndTheFileReadsOn) {
+TEST_F(AutoReadTest, AFailedReadKeepsHdf5sErrorAndTheFileReadsOn) {
   const DatasetSpec &d = Named("c128k");
   hid_t fapl = PrefetchFapl();
   hid_t file = Open(fapl);
@@ -89,10 +80,8 @@ TEST_F(AutoRead, AFailedReadKeepsHdf5sErrorAndTheFileReadsOn) {
   hsize_t small[2] = {1, 1};  // a memory space of the wrong size: HDF5 refuses the read
   hid_t mspace = H5Screate_simple(2, small, nullptr);
   std::vector<uint64_t> buf(1);
-  herr_t rc = Quietly([&] {
-    return H5FD_prefetch_auto_read(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data(),
-                                   H5Dread);
-  });
+  herr_t rc = Quietly(
+      [&] { return AutoRead(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data()); });
   EXPECT_LT(rc, 0);
   const std::string ours = ErrorStack();
   rc = Quietly(
@@ -110,7 +99,7 @@ TEST_F(AutoRead, AFailedReadKeepsHdf5sErrorAndTheFileReadsOn) {
 }
 
 #ifdef H5_HAVE_THREADSAFE
-TEST_F(AutoRead, TwoThreadsReadingAtOnceGetEveryValue) {
+TEST_F(AutoReadTest, TwoThreadsReadingAtOnceGetEveryValue) {
   // One thread forwards over the columns, one backwards, several passes: planned calls, calls
   // passed on because the other thread is planning, and raw reads of one thread while the other
   // plans, all on one file.

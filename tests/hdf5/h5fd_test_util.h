@@ -128,13 +128,17 @@ inline hid_t Select(hid_t dset, const Slab &s) {
   return space;
 }
 
-// Reads `s` of `dset` and checks every value; returns the number of wrong values.
-inline size_t ReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s) {
+// HDF5's H5Dread, or a call with its signature that reads the same way.
+using DatasetRead = herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
+
+// Reads `s` of `dset` with `read` and checks every value; returns the number of wrong values.
+inline size_t ReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s,
+                           DatasetRead read = H5Dread) {
   hid_t fspace = Select(dset, s);
   hsize_t mdims[2] = {s.nr, s.nc};
   hid_t mspace = H5Screate_simple(2, mdims, nullptr);
   std::vector<uint64_t> buf(s.nr * s.nc, 0);
-  herr_t rc = H5Dread(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data());
+  herr_t rc = read(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data());
   H5Sclose(mspace);
   H5Sclose(fspace);
   if (rc < 0) return buf.size();
