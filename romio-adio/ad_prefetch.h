@@ -36,6 +36,7 @@ typedef struct ADIOI_PREFETCH_File {
     pfio_config *config;   /* engine settings from the PFIO_* environment and the hints */
     MPI_Info open_info;    /* the hints as given at open (MPI_INFO_NULL when none) */
     pfio_context *ctx;     /* NULL: every read takes the stock path (see `why_stock`) */
+    int start_pending;     /* ctx starts at the file's first read (ADIOI_PREFETCH_Start) */
     int32_t file;          /* pfio's id of the file, valid when ctx != NULL */
     uint64_t size;         /* file size pfio saw when it opened the file */
     int broken;            /* a refresh failed: stock reads until close */
@@ -100,6 +101,11 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller);
  * looks whether the file changed on disk (MPI_File_sync is refused there) and drops what was
  * prefetched if so. */
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd);
+/* Starts pfio's handle on the file (its context, the file opened a second time, read-only) if
+ * it is pending: at the first read, collective read or declared plan, so that an open the
+ * program never reads through costs no context (docs/romio-driver.md, "What an open costs").
+ * A refusal leaves reads on the stock path, with the reason in why_stock. */
+void ADIOI_PREFETCH_Start(ADIO_File fd, ADIOI_PREFETCH_File *pf);
 /* An MPI_ERR_IO error code carrying pfio's last message. */
 int ADIOI_PREFETCH_Error(const char *caller, int line, pfio_status status);
 /* Forgets what the independent reads predicted from (the file changed, or the view did). */

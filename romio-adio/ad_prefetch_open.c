@@ -26,34 +26,16 @@ static void free_state(ADIO_File fd)
     fd->fs_ptr = NULL;
 }
 
-/* pfio's own handle on the file; a refusal leaves reads on the stock path, with the reason. */
-static void start_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+/* Whether reads may use pfio at all; its context waits for the first read. */
+static void allow_prefetching(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    pfio_status s;
     if (pf->internal)
         return;
     if ((fd->access_mode & ADIO_WRONLY) != 0) {
         snprintf(pf->why_stock, sizeof pf->why_stock, "opened write-only");
         return;
     }
-    /* The file's buffer kind is the setting buffer (hints prefetch_buffer, prefetch_coll_path,
-     * prefetch_read_path): the driver's default, cache, unless PFIO_* or a hint names one. The
-     * collective layer and independent reads go through the engine in either kind. */
-    s = pfio_context_create(pf->config, &pf->ctx);
-    if (s == PFIO_OK)
-        s = pfio_file_open_fd(pf->ctx, fd->fd_sys, fd->filename, &pf->file);
-    if (s == PFIO_OK)
-        s = pfio_file_size(pf->ctx, pf->file, &pf->size);
-    if (s == PFIO_OK)
-        s = pfio_file_buffer(pf->ctx, pf->file, &pf->page_cache);
-    if (s != PFIO_OK) {
-        snprintf(pf->why_stock, sizeof pf->why_stock, "%s", pfio_last_error());
-        if (pf->rank == 0)
-            fprintf(stderr, "pfio: file %s: prefetching is off, reads use the stock path: %s\n",
-                    fd->filename, pf->why_stock);
-        pfio_context_destroy(pf->ctx);
-        pf->ctx = NULL;
-    }
+    pf->start_pending = 1;
 }
 
 void ADIOI_PREFETCH_Open(ADIO_File fd, int *error_code)
@@ -76,7 +58,7 @@ void ADIOI_PREFETCH_Open(ADIO_File fd, int *error_code)
     ADIOI_UFS_Open(fd, error_code);
     if (*error_code != MPI_SUCCESS)
         return; /* as above; a failed ADIO_Open frees fd without Close (a small leak) */
-    start_prefetching(fd, pf);
+    allow_prefetching(fd, pf);
     ADIOI_PREFETCH_Print_hints(fd);
 }
 

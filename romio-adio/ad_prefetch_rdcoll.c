@@ -36,6 +36,7 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "hint romio_cb_read=disable");
         return 0;
     }
+    ADIOI_PREFETCH_Start(fd, pf);
     if (pf->ctx == NULL) {
         snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d has no pfio context (%.100s)",
                  pf->rank, pf->why_stock);
@@ -238,6 +239,7 @@ void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const ch
     int ncalls = 0, rc, *counts = NULL;
     int64_t *offsets = NULL, *lengths = NULL;
     uint64_t cap = 0;
+    ADIOI_PREFETCH_Start(fd, pf);
     if (pf->ctx == NULL || pfio_memory_cap(pf->ctx, &cap) != PFIO_OK || cap == 0)
         cap = UINT64_MAX;
     if (!read_declared(value, cap / 2, &ncalls, &counts, &offsets, &lengths, err, sizeof err) &&

@@ -41,6 +41,32 @@ static int check_read_only(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     return 0;
 }
 
+void ADIOI_PREFETCH_Start(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    pfio_status s;
+    if (!pf->start_pending)
+        return;
+    pf->start_pending = 0;
+    /* The file's buffer kind is the setting buffer (hints prefetch_buffer, prefetch_coll_path,
+     * prefetch_read_path): the driver's default, cache, unless PFIO_* or a hint names one. The
+     * collective layer and independent reads go through the engine in either kind. */
+    s = pfio_context_create(pf->config, &pf->ctx);
+    if (s == PFIO_OK)
+        s = pfio_file_open_fd(pf->ctx, fd->fd_sys, fd->filename, &pf->file);
+    if (s == PFIO_OK)
+        s = pfio_file_size(pf->ctx, pf->file, &pf->size);
+    if (s == PFIO_OK)
+        s = pfio_file_buffer(pf->ctx, pf->file, &pf->page_cache);
+    if (s != PFIO_OK) {
+        snprintf(pf->why_stock, sizeof pf->why_stock, "%s", pfio_last_error());
+        if (pf->rank == 0)
+            fprintf(stderr, "pfio: file %s: prefetching is off, reads use the stock path: %s\n",
+                    fd->filename, pf->why_stock);
+        pfio_context_destroy(pf->ctx);
+        pf->ctx = NULL;
+    }
+}
+
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
@@ -48,6 +74,8 @@ ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd)
         return pf; /* ROMIO's data sieving inside a read that was let through: its reads too */
     if (pf != NULL && pf->stepping_aside)
         return NULL; /* a collective call handed to ROMIO (counted there): its reads too */
+    if (pf != NULL && pf->ctx == NULL && pf->bypass == 0 && !fd->atomicity)
+        ADIOI_PREFETCH_Start(fd, pf);
     if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity ||
         !check_read_only(fd, pf)) {
         if (pf != NULL)

@@ -51,6 +51,21 @@ TEST(MemoryGovernor, SampleIfDueSamplesAtMostEveryTenMilliseconds) {
   EXPECT_TRUE(g.SampleIfDue(1.02));
 }
 
+TEST(MemoryGovernor, AGovernorStartedFromASampleSamplesAgainOnlyAfterAPeriod) {
+  double now = 50.0;
+  MemorySample first;
+  first.total = 2000 * kMiB;
+  first.headroom = 1000 * kMiB;
+  MemoryGovernor g(
+      100 * kMiB, 4 * kMiB, true, std::make_unique<test::ScriptedSignals>(std::set<int>{}), nullptr,
+      /*share_node=*/true, [&now] { return now; }, &first);
+  bool sampled = true;
+  g.SampleIfDue(now + MemoryGovernor::kSampleEvery / 2, 0, 0, UINT64_MAX, &sampled);
+  EXPECT_FALSE(sampled) << "a new context's first read sampled again";
+  g.SampleIfDue(now + 2 * MemoryGovernor::kSampleEvery, 0, 0, UINT64_MAX, &sampled);
+  EXPECT_TRUE(sampled);
+}
+
 TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
   std::unique_ptr<BufferPool> pool;
   ASSERT_TRUE(BufferPool::Create(16 * kMiB, &pool).ok());

@@ -222,6 +222,40 @@ TEST(ProcMemorySignals, TheKernelsFilesAreKeptOncePerProcessForEverySampler) {
   EXPECT_EQ(DescriptorsOn("/proc/meminfo"), 1) << "a new sampler opened the file again";
 }
 
+TEST(ProcMemorySignals, ASamplerReadsNothingUntilItsFirstSample) {
+  Machine m;
+  m.CgroupV2("max", 1000);
+  std::filesystem::remove(m.src.psi);
+  ProcMemorySignals s = m.Signals();  // a file missing when read is tried again a second later
+  Write(m.src.psi, Psi(1000));
+  EXPECT_FALSE(s.Sample().contention);  // the first sample: where growth is measured from
+  Write(m.src.psi, Psi(1000 + 50000));
+  EXPECT_TRUE(s.Sample().contention) << "the sampler read psi before its first sample";
+}
+
+TEST(RecentSample, OneSampleServesTheContextsOfAPeriod) {
+  struct Counting : MemorySignals {
+    int samples = 0;
+    MemorySample Sample() override {
+      MemorySample s;
+      s.total = 100 * kGiB;
+      s.headroom = static_cast<uint64_t>(++samples) * kGiB;
+      s.contention = true;
+      s.reason = "a first sample's growth means nothing to another sampler";
+      return s;
+    }
+  } signals;
+  const MemorySample a = RecentSample(&signals, 61, 10.0);  // reserves no other test uses
+  const MemorySample b = RecentSample(&signals, 61, 10.0);
+  EXPECT_EQ(signals.samples, 1);
+  EXPECT_EQ(b.headroom, a.headroom);
+  EXPECT_FALSE(b.contention);
+  EXPECT_TRUE(b.reason.empty());
+  EXPECT_EQ(RecentSample(&signals, 62, 10.0).headroom, 2 * kGiB);  // another reserve
+  EXPECT_EQ(RecentSample(&signals, 62, -1.0).headroom, 3 * kGiB);  // older than asked
+  EXPECT_EQ(signals.samples, 3);
+}
+
 TEST(AimdHeadroom, GrowthStopsAtTheHeadroomAndHardSignalsCutAgain) {
   double now = 0;
   AimdController aimd(10 * kGiB, 64 * 1024 * 1024, true, [&] { return now; });

@@ -62,11 +62,12 @@ static int prefetch_wanted(const char *filename, struct opal_info_t *info)
 PUBLISH = '''
 #include "opal/util/info_subscriber.h"
 
-/* While prefetch_publish_hints subscribes, the hints it just read from ROMIO: the subscriber's
- * callback runs once per key there, and reading ROMIO's info anew for each made an open cost
- * keys x info size string compares (1.4 ms of an open on 1 rank). Per thread: opens may run in
- * several threads at once. */
-static _Thread_local MPI_Info prefetch_publishing = MPI_INFO_NULL;
+/* While prefetch_publish_hints subscribes, the hint it is publishing: the subscriber's callback
+ * runs once per key there and answers with that value, so an open looks nothing up in ROMIO's
+ * info per key (docs/benchmarks.md, "The cost of an open"). Per thread: opens may run in several
+ * threads at once. */
+static _Thread_local const char *prefetch_publishing_key = NULL;
+static _Thread_local const char *prefetch_publishing_value = NULL;
 
 static char *prefetch_hint_in_force(opal_infosubscriber_t *obj, char *key, char *value)
 {
@@ -75,9 +76,8 @@ static char *prefetch_hint_in_force(opal_infosubscriber_t *obj, char *key, char 
     mca_io_prefetch_data_t *data = (mca_io_prefetch_data_t *) fh->f_io_selected_data;
     MPI_Info info;
     int flag = 0;
-    if (MPI_INFO_NULL != prefetch_publishing) {
-        MPI_Info_get(prefetch_publishing, key, MPI_MAX_INFO_VAL, in_force, &flag);
-        return flag ? in_force : value;
+    if (NULL != prefetch_publishing_key && 0 == strcmp(key, prefetch_publishing_key)) {
+        return (char *) prefetch_publishing_value;
     }
     if (NULL == data || NULL == data->romio_fh ||
         MPI_SUCCESS != ROMIO_PREFIX(MPI_File_get_info)(data->romio_fh, &info)) {
@@ -88,10 +88,6 @@ static char *prefetch_hint_in_force(opal_infosubscriber_t *obj, char *key, char 
     return flag ? in_force : value;
 }
 
-/* Open MPI 4.1's MPI_File_set_info only informs subscribers: a declared plan
- * (pfio_mpi_file_plan, key "prefetch_plan") is handed to ROMIO's set_info from here, and the
- * driver's verdict is copied to key "prefetch_plan_result" (set_info cannot return an error
- * through this path). */
 static char *prefetch_declare_plan(opal_infosubscriber_t *obj, char *key, char *value)
 {
     static char verdict[MPI_MAX_INFO_VAL + 1];
@@ -116,30 +112,63 @@ static char *prefetch_declare_plan(opal_infosubscriber_t *obj, char *key, char *
     return value;
 }
 
+/* Whether `info` holds `key`. */
+static int prefetch_listed(opal_info_t *info, const char *key)
+{
+    opal_info_entry_t *e;
+    OPAL_LIST_FOREACH(e, &info->super, opal_info_entry_t) {
+        if (0 == strcmp(e->ie_key, key)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every hint ROMIO has in force, subscribed with that value. Each subscription looks its key up
+ * in the file's info four times, so each is made over an info of its own (the two entries it
+ * writes), moved after it to the info being built: an open costs no keys x info string
+ * compares (docs/benchmarks.md, "The cost of an open"). Of the application's hints at open
+ * (Open MPI recorded them, with its values), those ROMIO has keep the value in force. */
 static void prefetch_publish_hints(ompi_file_t *fh, MPI_File romio_fh)
 {
-    char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-    char saved[MPI_MAX_INFO_KEY + sizeof OPAL_INFO_SAVE_PREFIX + 1];
     MPI_Info info;
-    int n = 0, i, flag;
-    if (MPI_SUCCESS != ROMIO_PREFIX(MPI_File_get_info)(romio_fh, &info)) {
+    opal_info_t *opened = fh->super.s_info, *built = OBJ_NEW(opal_info_t), *one;
+    opal_info_entry_t *hint, *e, *next;
+    if (NULL == built) {
         return;
     }
-    MPI_Info_get_nkeys(info, &n);
-    prefetch_publishing = info;
-    for (i = 0; i < n; ++i) {
-        flag = 0;
-        MPI_Info_get_nthkey(info, i, key);
-        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-        if (!flag) {
-            continue;
-        }
-        opal_infosubscribe_subscribe(&fh->super, key, value, prefetch_hint_in_force);
-        snprintf(saved, sizeof saved, "%s%s", OPAL_INFO_SAVE_PREFIX, key);
-        opal_info_set(fh->super.s_info, saved, value);
+    if (MPI_SUCCESS != ROMIO_PREFIX(MPI_File_get_info)(romio_fh, &info)) {
+        OBJ_RELEASE(built);
+        return;
     }
-    prefetch_publishing = MPI_INFO_NULL;
+    OPAL_LIST_FOREACH(hint, &info->super.super, opal_info_entry_t) {
+        one = OBJ_NEW(opal_info_t);
+        if (NULL == one) {
+            break;
+        }
+        fh->super.s_info = one;
+        prefetch_publishing_key = hint->ie_key;
+        prefetch_publishing_value = hint->ie_value;
+        opal_infosubscribe_subscribe(&fh->super, hint->ie_key, hint->ie_value,
+                                     prefetch_hint_in_force);
+        while (NULL != (e = (opal_info_entry_t *) opal_list_remove_first(&one->super))) {
+            opal_list_append(&built->super, &e->super);
+        }
+        OBJ_RELEASE(one);
+    }
+    prefetch_publishing_key = NULL;
+    prefetch_publishing_value = NULL;
     MPI_Info_free(&info);
+    if (NULL != opened) {
+        OPAL_LIST_FOREACH_SAFE(e, next, &opened->super, opal_info_entry_t) {
+            if (!prefetch_listed(built, e->ie_key)) {
+                opal_list_remove_item(&opened->super, &e->super);
+                opal_list_append(&built->super, &e->super);
+            }
+        }
+        OBJ_RELEASE(opened);
+    }
+    fh->super.s_info = built;
     opal_infosubscribe_subscribe(&fh->super, "prefetch_plan", "none", prefetch_declare_plan);
 }
 '''

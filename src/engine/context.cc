@@ -64,9 +64,10 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
     node = std::make_unique<NodeRegistry>();
     if (limit == 0) {
       // MemoryTheRankMayUse from a sample (the same reserve and cgroup rule) that the governor
-      // then starts from, without reading the files twice (docs/benchmarks.md, "The cost of
-      // an open"); a given budget needs no sample here, its first is taken at the first read
-      first = signals->Sample();
+      // then starts from; one sample serves the contexts a process creates within a sampling
+      // period (docs/benchmarks.md, "The cost of an open"); a given budget needs no sample
+      // here, its first is taken at the first read
+      first = RecentSample(signals.get(), config.reserve_percent, MemoryGovernor::kSampleEvery);
       limit = first.total > 0 ? first.headroom : 0;
     }
   } else if (limit == 0) {

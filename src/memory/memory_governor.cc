@@ -19,6 +19,7 @@ MemoryGovernor::MemoryGovernor(uint64_t limit, uint64_t floor, bool aimd,
   // An auto budget starts at its share of what the node can give the processes present.
   const MemorySample s = first != nullptr ? *first : signals_->Sample();
   headroom_ = s.headroom;
+  last_sample_ = aimd_.Now();  // a first read within kSampleEvery needs no sample of its own
   const NodeView v = node_->Update(aimd_.budget(), 0, 0, false);
   if (v.processes > 1 && headroom_ != UINT64_MAX) {
     fair_share_ = (headroom_ + v.held_by_all) / v.processes;

@@ -198,14 +198,7 @@ ProcMemorySignals::ProcMemorySignals(MemorySignalSources sources, uint32_t reser
                                      Clock clock)
     : src_(std::move(sources)),
       reserve_percent_(reserve_percent),
-      clock_(clock ? std::move(clock) : Clock(SteadySeconds)) {
-  last_psi_total_ = PsiSomeTotalIn(Text(src_.psi));
-  if (!src_.cgroup_v2_dir.empty())
-    last_v2_events_ =
-        KeyedSumIn(Text(src_.cgroup_v2_dir + "/memory.events"), {"high", "max", "oom", "oom_kill"});
-  if (!src_.cgroup_v1_dir.empty())
-    last_v1_oom_kills_ = KeyedValueIn(Text(src_.cgroup_v1_dir + "/memory.oom_control"), "oom_kill");
-}
+      clock_(clock ? std::move(clock) : Clock(SteadySeconds)) {}
 
 ProcMemorySignals::~ProcMemorySignals() = default;
 
@@ -252,7 +245,7 @@ void ProcMemorySignals::SampleCgroup(MemorySample *s) {
   if (!src_.cgroup_v2_dir.empty()) {
     const uint64_t events =
         KeyedSumIn(Text(src_.cgroup_v2_dir + "/memory.events"), {"high", "max", "oom", "oom_kill"});
-    if (events > last_v2_events_) {
+    if (sampled_ && events > last_v2_events_) {
       s->contention = s->hard = true;
       s->reason = Format("cgroup memory.events: %llu new high/max/oom events",
                          (unsigned long long)(events - last_v2_events_));
@@ -262,7 +255,7 @@ void ProcMemorySignals::SampleCgroup(MemorySample *s) {
   if (!src_.cgroup_v1_dir.empty()) {
     const std::string oom = Text(src_.cgroup_v1_dir + "/memory.oom_control");
     const uint64_t kills = KeyedValueIn(oom, "oom_kill");
-    if (KeyedValueIn(oom, "under_oom") > 0 || kills > last_v1_oom_kills_) {
+    if (KeyedValueIn(oom, "under_oom") > 0 || (sampled_ && kills > last_v1_oom_kills_)) {
       s->contention = s->hard = true;
       s->reason = Format("cgroup v1 memory.oom_control: under_oom, or %llu new OOM kills",
                          (unsigned long long)(kills - std::min(kills, last_v1_oom_kills_)));
@@ -283,6 +276,29 @@ void ProcMemorySignals::SampleCgroup(MemorySample *s) {
   }
 }
 
+MemorySample RecentSample(MemorySignals *signals, uint32_t reserve_percent, double max_age) {
+  struct Recent {
+    std::mutex mu;
+    pid_t owner = 0;
+    uint32_t reserve_percent = 0;
+    double at = 0;
+    MemorySample sample;
+  };
+  static auto *recent = new Recent;  // outlives exit: contexts may be created until then
+  const double now = SteadySeconds();
+  std::lock_guard<std::mutex> lock(recent->mu);
+  if (recent->owner != getpid() || recent->reserve_percent != reserve_percent ||
+      now - recent->at > max_age) {
+    recent->sample = signals->Sample();
+    recent->sample.contention = recent->sample.hard = false;
+    recent->sample.reason.clear();
+    recent->owner = getpid();
+    recent->reserve_percent = reserve_percent;
+    recent->at = now;
+  }
+  return recent->sample;
+}
+
 uint64_t ResidentBytesIn(const std::string &statm) {
   unsigned long long size = 0, resident = 0;
   const int got = std::sscanf(statm.c_str(), "%llu %llu", &size, &resident);
@@ -297,7 +313,7 @@ MemorySample ProcMemorySignals::Sample() {
   MemorySample s;
   const double now = clock_();
   const uint64_t psi = PsiSomeTotalIn(Text(src_.psi));
-  if (psi > last_psi_total_ + kPsiStallUs) {
+  if (sampled_ && psi > last_psi_total_ + kPsiStallUs) {
     s.contention = true;
     s.reason =
         Format("psi: memory stall grew %llu us", (unsigned long long)(psi - last_psi_total_));
@@ -334,6 +350,7 @@ MemorySample ProcMemorySignals::Sample() {
     last_time_ = now;
   }
   SampleCgroup(&s);
+  sampled_ = true;
   return s;
 }
 

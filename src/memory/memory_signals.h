@@ -78,12 +78,21 @@ class ProcMemorySignals : public MemorySignals {
   MemorySignalSources src_;
   uint32_t reserve_percent_;
   Clock clock_;
+  // The counters' growth is measured from the first sample on: a context that starts from a
+  // recent sample of another (RecentSample) reads nothing at creation.
+  bool sampled_ = false;
   uint64_t last_psi_total_ = 0;
   uint64_t last_v2_events_ = 0;
   uint64_t last_v1_oom_kills_ = 0;
   uint64_t last_available_ = 0;
   double last_time_ = -1;
 };
+
+// A sample of the machine's memory for `reserve_percent`, taken by `signals` now or by any
+// thread of this process at most `max_age` seconds ago (its contention flags cleared: a sample
+// given to another sampler's first use): what a burst of contexts, one per file opened, starts
+// from (docs/benchmarks.md, "The cost of an open"). Thread-safe; a forked child samples anew.
+MemorySample RecentSample(MemorySignals *signals, uint32_t reserve_percent, double max_age);
 
 // This process's resident memory in bytes (/proc/self/statm; 0 when unreadable).
 uint64_t ProcessResidentBytes();

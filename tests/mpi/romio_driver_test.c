@@ -13,7 +13,9 @@
  * Each check prints "ok NAME" or "FAIL NAME: what"; the exit status is the number of failures
  * (on any rank), so ctest fails when one check does.
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -461,6 +463,61 @@ static void test_size_changes(void)
     report(test, before);
 }
 
+/* How many of this process's descriptors are open on `path`. */
+static int descriptors_on(const char *path)
+{
+    char fds[320], target[PATH_MAX], real[PATH_MAX];
+    struct dirent *e;
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL || realpath(path, real) == NULL) {
+        if (d != NULL)
+            closedir(d);
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL) {
+        ssize_t len;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(fds, sizeof fds, "/proc/self/fd/%s", e->d_name);
+        len = readlink(fds, target, sizeof target - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        n += strcmp(target, real) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* pfio's context and its own read-only descriptor start at a file's first read: an open the
+ * program never reads through (a write, a look at the size) costs none of it. */
+static void test_context_at_first_read(void)
+{
+    const char *test = "context at the first read: an open never read opens nothing of pfio's";
+    int before = failures, after_open, after_read;
+    char path[1024];
+    unsigned char buf[8192];
+    MPI_File fh;
+    MPI_Offset size = 0;
+    MPI_Status st;
+    path_of(path, sizeof path, "first-read.dat");
+    make_file(path, 1 << 20, SEED);
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    MPI_File_get_size(fh, &size);
+    after_open = descriptors_on(path);
+    MPI_File_read_at(fh, 8192LL * rank, buf, sizeof buf, MPI_BYTE, &st);
+    check_range(test, buf, 8192LL * rank, sizeof buf, SEED);
+    after_read = descriptors_on(path);
+    if (size != 1 << 20 || after_open != 1 || after_read < 2)
+        fail(test,
+             "size %lld, descriptors on %s: %d after open, %d after the first read: expected "
+             "%d, 1 (ROMIO's) and at least 2 (pfio's own from the first read on)",
+             (long long)size, path, after_open, after_read, 1 << 20);
+    MPI_File_close(&fh);
+    report(test, before);
+}
+
 /* ---- hints and stats: romio_driver_hints.c ---------------------------------------------- */
 
 void test_hints(void);
@@ -487,6 +544,7 @@ int main(int argc, char **argv)
     test_read_after_write();
     test_create_write_read();
     test_size_changes();
+    test_context_at_first_read();
     test_hints();
     test_stats();
     return finish();
