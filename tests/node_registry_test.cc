@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -111,6 +112,31 @@ TEST(NodeRegistry, AFullRegistryIsInertAndSaysWhy) {
   NodeRegistry again(path);
   EXPECT_TRUE(again.active()) << again.why();
   EXPECT_EQ(again.Update(0, 0, 0, false).processes, NodeRegistry::kSlots);
+}
+
+TEST(NodeRegistry, AProcessOpensTheFileOnceForAllItsRegistries) {
+  test::ScratchDir dir;
+  const std::string path = dir.path() + "/registry";
+  auto descriptors = [&path] {
+    const std::filesystem::path real = std::filesystem::canonical(path);
+    int n = 0;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+      std::error_code ec;
+      n += std::filesystem::read_symlink(entry.path(), ec) == real;
+    }
+    return n;
+  };
+  auto first = std::make_unique<NodeRegistry>(path);
+  NodeRegistry second(path);  // a second context of the process: a slot of its own
+  ASSERT_TRUE(first->active() && second.active()) << first->why() << second.why();
+  EXPECT_EQ(descriptors(), 1);
+  EXPECT_EQ(second.Update(0, 0, 0, false).processes, 2u);
+  first.reset();  // frees its slot only
+  EXPECT_EQ(second.Update(0, 0, 0, false).processes, 1u);
+  Child other(path, 10 * kMiB);  // another process sees this one's slot, and its own
+  EXPECT_EQ(second.Update(0, 0, 0, false).processes, 2u);
+  other.Finish('q');
+  EXPECT_EQ(descriptors(), 1);
 }
 
 TEST(NodeRegistry, AnUnusablePathIsInert) {

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "common/per_process.h"
@@ -60,33 +62,66 @@ struct NodeRegistry::Table {
   Slot slot[kSlots];
 };
 
+// A registry file as this process has it open and mapped. `mu` orders the process's own
+// registries (a flock belongs to the open file description, which they share); flock orders
+// the processes.
+struct NodeRegistry::Mapped {
+  std::mutex mu;
+  pid_t owner = 0;
+  int fd = -1;
+  Table *table = nullptr;
+};
+
+NodeRegistry::Mapped *NodeRegistry::MappedAt(const std::string &path, std::string *why) {
+  static auto *guard = new std::mutex;  // outlive exit: registries may close until then
+  static auto *all = new std::map<std::string, Mapped *>;
+  std::lock_guard<std::mutex> lock(*guard);
+  Mapped *&m = (*all)[path];
+  const pid_t me = getpid();
+  if (m != nullptr && m->owner == me && m->table != nullptr) return m;
+  // In a forked child the parent's mapping stays for the registries made before the fork.
+  if (m == nullptr || m->owner != me) m = new Mapped;
+  m->owner = me;
+  m->fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (m->fd < 0) {
+    *why = Format("node registry %s: open failed: %s", path.c_str(), std::strerror(errno));
+    return nullptr;
+  }
+  while (flock(m->fd, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  struct stat st;
+  void *p = MAP_FAILED;
+  if (fstat(m->fd, &st) == 0 && static_cast<size_t>(st.st_size) < sizeof(Table) &&
+      ftruncate(m->fd, sizeof(Table)) != 0) {
+    *why = Format("node registry %s: cannot size it: %s", path.c_str(), std::strerror(errno));
+  } else {
+    p = mmap(nullptr, sizeof(Table), PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+    if (p == MAP_FAILED)
+      *why = Format("node registry %s: mmap failed: %s", path.c_str(), std::strerror(errno));
+  }
+  if (p != MAP_FAILED) {
+    m->table = static_cast<Table *>(p);
+    if (m->table->magic != kMagic) {  // new (zero-filled) or foreign: start clean
+      std::memset(m->table, 0, sizeof(Table));
+      m->table->magic = kMagic;
+      m->table->slots = kSlots;
+    }
+  }
+  flock(m->fd, LOCK_UN);
+  if (m->table == nullptr) {  // tried again by the next registry
+    close(m->fd);
+    m->fd = -1;
+    return nullptr;
+  }
+  return m;
+}
+
 NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
   if (path_.empty()) path_ = "/dev/shm/pfio-node-" + std::to_string(getuid());
-  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd_ < 0) {
-    why_ = Format("node registry %s: open failed: %s", path_.c_str(), std::strerror(errno));
-    return;
-  }
+  mapped_ = MappedAt(path_, &why_);
+  if (mapped_ == nullptr) return;
+  table_ = mapped_->table;
   Lock();
-  struct stat st;
-  if (fstat(fd_, &st) == 0 && static_cast<size_t>(st.st_size) < sizeof(Table) &&
-      ftruncate(fd_, sizeof(Table)) != 0) {
-    why_ = Format("node registry %s: cannot size it: %s", path_.c_str(), std::strerror(errno));
-    Unlock();
-    return;
-  }
-  void *p = mmap(nullptr, sizeof(Table), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-  if (p == MAP_FAILED) {
-    why_ = Format("node registry %s: mmap failed: %s", path_.c_str(), std::strerror(errno));
-    Unlock();
-    return;
-  }
-  table_ = static_cast<Table *>(p);
-  if (table_->magic != kMagic) {  // new (zero-filled) or foreign: start clean
-    std::memset(table_, 0, sizeof(Table));
-    table_->magic = kMagic;
-    table_->slots = kSlots;
-  }
   const pid_t me = getpid();
   static PerProcess<uint64_t> *my_start = new PerProcess<uint64_t>;  // outlives exit
   const uint64_t start = my_start->Get([me] { return StartTime(me); });
@@ -105,24 +140,23 @@ NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
 }
 
 NodeRegistry::~NodeRegistry() {
-  if (table_ != nullptr) {
-    if (slot_ >= 0) {
-      Lock();
-      table_->slot[slot_] = Slot{};
-      Unlock();
-    }
-    munmap(table_, sizeof(Table));
+  // a registry destroyed in a forked child frees nothing of the parent's mapping's slot
+  if (slot_ >= 0 && mapped_->owner == getpid()) {
+    Lock();
+    table_->slot[slot_] = Slot{};
+    Unlock();
   }
-  if (fd_ >= 0) close(fd_);
 }
 
 void NodeRegistry::Lock() const {
-  while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+  mapped_->mu.lock();
+  while (flock(mapped_->fd, LOCK_EX) != 0 && errno == EINTR) {
   }
 }
 
 void NodeRegistry::Unlock() const {
-  flock(fd_, LOCK_UN);
+  flock(mapped_->fd, LOCK_UN);
+  mapped_->mu.unlock();
 }
 
 NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, uint64_t resident,

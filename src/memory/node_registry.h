@@ -9,7 +9,9 @@
 // others), and grows no further than it then.
 //
 // Robust to processes that die: updates take flock(2), which the kernel drops with the process;
-// a slot whose process is gone (kill(pid, 0) fails, or its start time changed) is reused.
+// a slot whose process is gone (kill(pid, 0) fails, or its start time changed) is reused. The
+// file is opened and mapped once per process (again in a forked child) for all its registries,
+// each of which takes only a slot (docs/benchmarks.md, "The cost of an open").
 // Without a usable shared file (no /dev/shm, a full registry) every call reports "alone".
 #pragma once
 
@@ -65,11 +67,13 @@ class NodeRegistry : public NodeShare {
  private:
   struct Slot;
   struct Table;
+  struct Mapped;
+  static Mapped *MappedAt(const std::string &path, std::string *why);
   void Lock() const;
   void Unlock() const;
 
   std::string path_, why_;
-  int fd_ = -1;
+  Mapped *mapped_ = nullptr;  // the process's mapping of path_, never freed
   Table *table_ = nullptr;
   int slot_ = -1;
 };
