@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
 #include "common/per_process.h"
 #include "common/status.h"
@@ -80,6 +81,8 @@ NodeRegistry::Mapped *NodeRegistry::MappedAt(const std::string &path, std::strin
   const pid_t me = getpid();
   if (m != nullptr && m->owner == me && m->table != nullptr) return m;
   // In a forked child the parent's mapping stays for the registries made before the fork.
+  static auto *parents = new std::vector<Mapped *>;
+  if (m != nullptr && m->owner != me) parents->push_back(m);
   if (m == nullptr || m->owner != me) m = new Mapped;
   m->owner = me;
   m->fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
