@@ -8,10 +8,8 @@
 
 /* How far a prediction reaches ahead of the reader: twice the reads the run has had so far for
  * pfio, as many for the page cache (as the kernel's readahead ramps up), at least
- * LOOKAHEAD_MIN_EXTENTS, at most the bytes and extents below. So a run that ends wastes at most
- * about as much as (pfio: twice what) it used. */
-#define LOOKAHEAD_BYTES ((uint64_t)64 << 20)
-#define LOOKAHEAD_EXTENTS 4096
+ * LOOKAHEAD_MIN_EXTENTS, at most PFIO_LOOKAHEAD_BYTES and _EXTENTS. So a run that ends wastes at
+ * most about as much as (pfio: twice what) it used. */
 #define LOOKAHEAD_MIN_EXTENTS 8
 #define PAGE_CACHE_EXTENTS 256
 #define ADVISE_MAX_READ ((size_t)4 << 20)
@@ -39,9 +37,7 @@ void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
     if (p->run == NULL) {
         pfio_stride_options o;
         memset(&o, 0, sizeof o);
-        o.lookahead_bytes = LOOKAHEAD_BYTES;
-        o.min_extents = LOOKAHEAD_MIN_EXTENTS;
-        o.max_extents = LOOKAHEAD_EXTENTS;
+        o.min_extents = LOOKAHEAD_MIN_EXTENTS; /* bytes and extents: PFIO_LOOKAHEAD_* */
         o.misses_off = MISSES_OFF;
         o.off_first = OFF_FIRST;
         o.off_longest = OFF_LONGEST;
@@ -111,7 +107,7 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     /* pfio needs depth to keep the device busy; the kernel's readahead does not (and a run's
      * end wastes what was advised past it), so page-cache predictions ramp up half as fast. */
     want = pfio_stride_want(p->run, size, p->via_pfio ? 2 : 1,
-                            p->via_pfio ? LOOKAHEAD_EXTENTS : PAGE_CACHE_EXTENTS);
+                            p->via_pfio ? PFIO_LOOKAHEAD_EXTENTS : PAGE_CACHE_EXTENTS);
     if (want > 0 && !p->via_pfio) {
         /* Memory control: what a page-cache prediction holds advised ahead (its span: stride x
          * extents) stays within the advice window, at most half the pfio budget now. Asked only

@@ -23,9 +23,8 @@
 #include "ad_prefetch.h"
 #include "adioi.h"
 
-/* How far predictions reach: bytes, extents and whole requests ahead of the reader. */
-#define LOOKAHEAD_BYTES ((ADIO_Offset)64 << 20)
-#define LOOKAHEAD_EXTENTS 4096
+/* How far predictions reach: PFIO_LOOKAHEAD_BYTES and _EXTENTS (pfio/pfio_predict.h), and at most
+ * this many whole requests ahead of the reader. */
 #define LOOKAHEAD_CALLS 8
 #define SIEVE_DENSITY 16
 /* The look-ahead of a run grows with its length: this many extents per read of the run. */
@@ -135,7 +134,7 @@ static int clip(const ADIOI_PREFETCH_File *pf, pfio_extent *e, ADIO_Offset offse
 static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
 {
     uint64_t want =
-        pfio_stride_want(pf->stride, (uint64_t)length, LOOKAHEAD_RAMP, LOOKAHEAD_EXTENTS);
+        pfio_stride_want(pf->stride, (uint64_t)length, LOOKAHEAD_RAMP, PFIO_LOOKAHEAD_EXTENTS);
     uint64_t n = 0;
     ADIO_Offset next = pfio_stride_next(pf->stride, (uint64_t)offset);
     ADIO_Offset step = pfio_stride_step(pf->stride);
@@ -175,7 +174,7 @@ static void observe_extent(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Off
 static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int n, uint64_t bytes)
 {
     ADIO_Offset shift = pfio_calls_shift(pf->calls);
-    int want = (int)(LOOKAHEAD_BYTES / (ADIO_Offset)(bytes ? bytes : 1)), k, i;
+    int want = (int)(PFIO_LOOKAHEAD_BYTES / (bytes ? bytes : 1)), k, i;
     pfio_extent *plan = malloc((size_t)n * sizeof *plan);
     if (want < 1)
         want = 1;

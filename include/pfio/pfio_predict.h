@@ -44,12 +44,18 @@
 extern "C" {
 #endif
 
+/* The one look-ahead bound of every front end's predictions: at most this many bytes, and this
+ * many extents, planned ahead of the reader (pfio_stride's defaults; the ROMIO driver's calls
+ * predicted ahead and the HDF5 driver's runs keep to the same). */
+#define PFIO_LOOKAHEAD_BYTES ((uint64_t)64 << 20)
+#define PFIO_LOOKAHEAD_EXTENTS 4096
+
 typedef struct pfio_stride pfio_stride;
 
 typedef struct pfio_stride_options {
-  uint64_t lookahead_bytes; /* at most this many bytes planned ahead; 0: 64 MiB */
+  uint64_t lookahead_bytes; /* at most this many bytes planned ahead; 0: PFIO_LOOKAHEAD_BYTES */
   uint64_t min_extents;     /* a run's first plan at least this; 0: 8 */
-  uint64_t max_extents;     /* at most this many planned ahead; 0: 4096 */
+  uint64_t max_extents;     /* at most this many planned ahead; 0: PFIO_LOOKAHEAD_EXTENTS */
   uint32_t misses_off;      /* misses in a row that switch prediction off; 0: never */
   uint64_t off_first;       /* reads of the first switch-off; 0: 64 */
   uint64_t off_longest;     /* the longest switch-off; 0: 1 Mi reads */

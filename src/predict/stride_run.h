@@ -19,16 +19,18 @@
 
 #include <cstdint>
 
+#include "pfio/pfio_predict.h"
+
 namespace pfio::predict {
 
 struct StrideOptions {
-  uint64_t lookahead_bytes = 64ull << 20;  // at most this many bytes planned ahead
-  uint64_t min_extents = 8;                // Want() is at least this (a run's first plan)
-  uint64_t max_extents = 4096;             // and at most this
-  uint32_t misses_off = 0;                 // misses in a row that switch prediction off; 0: never
-  uint64_t off_first = 64;                 // reads of the first switch-off
-  uint64_t off_longest = 1ull << 20;       // the longest switch-off
-  int64_t near_shift = 0;                  // a new phase within this many bytes; 0: never
+  uint64_t lookahead_bytes = PFIO_LOOKAHEAD_BYTES;  // at most this many bytes planned ahead
+  uint64_t min_extents = 8;                         // Want() is at least this (a run's first plan)
+  uint64_t max_extents = PFIO_LOOKAHEAD_EXTENTS;    // and at most this
+  uint32_t misses_off = 0;            // misses in a row that switch prediction off; 0: never
+  uint64_t off_first = 64;            // reads of the first switch-off
+  uint64_t off_longest = 1ull << 20;  // the longest switch-off
+  int64_t near_shift = 0;             // a new phase within this many bytes; 0: never
 };
 
 struct StrideEvent {
