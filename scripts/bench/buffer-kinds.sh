@@ -5,7 +5,7 @@
 # byte checked) with stock ROMIO twice (romio, romio-again: the A/A), pfio (the default: the
 # collective layer's and the driver's page-cache paths), pfio-engine (the engine's reorder
 # buffer, O_DIRECT) and pfio-engine-cache (the same engine paths with buffer = cache). Then
-# docs/benchmarks.md's section "Buffer kinds" from docs/results/buffer-kinds/.
+# docs/engine-benchmarks.md's section "Buffer kinds" from docs/results/buffer-kinds/.
 # usage: bash scripts/bench.sh buffer-kinds   (env: SIZE=1G ROUNDS=3 RANKS=4 PROFILE=pfs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,4 +35,4 @@ for target in "${pfio_targets[@]}"; do
     --keep --methods romio,pfio,pfio-engine,pfio-engine-cache,romio-again \
     --json "$PWD/$out/runs-$target.jsonl" | tee "$out/$target-np$ranks.log"
 done
-/usr/bin/python3 scripts/render/render_buffer_kinds.py "$out" docs/benchmarks.md
+/usr/bin/python3 scripts/render/render_buffer_kinds.py "$out" docs/engine-benchmarks.md

@@ -6,7 +6,7 @@
 # filled by O_DIRECT reads), pfio-cache (buffer = cache: the page cache advised ahead, pfio_read
 # copying out of it) and fadvise (buffered pread with POSIX_FADV_WILLNEED on the next window: a
 # reader nobody here wrote the idea of), REPEAT times interleaved and rotated; every run starts
-# with the file evicted from the page cache and checks every byte. Then docs/benchmarks.md's
+# with the file evicted from the page cache and checks every byte. Then docs/engine-benchmarks.md's
 # section "The buffer kind's rule" from docs/results/buffer-rule/.
 # usage: bash scripts/bench.sh buffer-rule   (env: SIZE=1G BLOCKS="4K 128K" BUDGET=256M REPEAT=3
 #                                           WORKLOADS="gather dense strided seq" PROFILE=pfs)
@@ -43,4 +43,4 @@ for target in "${pfio_targets[@]}"; do
     done
   done
 done
-/usr/bin/python3 scripts/render/render_buffer_rule.py "$out" docs/benchmarks.md
+/usr/bin/python3 scripts/render/render_buffer_rule.py "$out" docs/engine-benchmarks.md

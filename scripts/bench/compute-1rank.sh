@@ -10,7 +10,7 @@
 # pfio-mpibench --compute auto (per call, stock ROMIO's read time per call) for ior-hard, btio,
 # tiles and random with ROMIO, pfio (page cache), pfio-declared (every call declared after the
 # open) and pfio-engine, every byte verified and every run cache-
-# evicted, then docs/benchmarks.md's section "Computation between reads, one rank" from the JSON
+# evicted, then docs/engine-benchmarks.md's section "Computation between reads, one rank" from the JSON
 # in docs/results/compute-1rank/ (scripts/render/render_compute.py).
 # usage: bash scripts/bench.sh compute-1rank   (env: SIZE=1G ROUNDS=2 PROFILE=pfs)
 set -euo pipefail

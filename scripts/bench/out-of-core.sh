@@ -3,7 +3,7 @@
 # keep it in the page cache, read with every method that matters (naive, fadvise, raw-qd32,
 # pfio-pipelined) in one invocation. The file is made once and kept (PFIO_BENCH_DIR, default
 # build/); SIZE defaults to RAM + 8 GiB rounded up to whole GiB; WORKLOADS to "gather".
-# Writes docs/results/out-of-core-<workload>.json and re-renders docs/benchmarks.md.
+# Writes docs/results/out-of-core-<workload>.json and re-renders docs/engine-benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh

@@ -3,7 +3,7 @@
 # (libaio, O_DIRECT, depth 32, 4 KiB uniform random blocks of the gather workload, every byte
 # checked) and fio (libaio, O_DIRECT, depth 32, 4 KiB uniform random reads, repeats allowed) on
 # the same file, alternated RUNS times, because this shared VM's disk moves by 20 % between runs.
-# Writes docs/results/yardstick/*.json and re-renders docs/benchmarks.md.
+# Writes docs/results/yardstick/*.json and re-renders docs/engine-benchmarks.md.
 #   scripts/bench.sh yardstick            (RUNS=5, SIZE=1G; PFIO_BENCH_DIR for the data file)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

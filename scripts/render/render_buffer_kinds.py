@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's section "Buffer kinds" from docs/results/buffer-kinds/
+"""docs/engine-benchmarks.md's section "Buffer kinds" from docs/results/buffer-kinds/
 (scripts/bench.sh buffer-kinds): per target and workload the median MiB/s of stock ROMIO, pfio's
 default, the engine with its reorder buffer (pfio-engine) and the engine with
 the page-cache kind (pfio-engine-cache), the kind's ratios, and the A/A of the invocation.

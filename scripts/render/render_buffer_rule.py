@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's section "The buffer kind's rule" from docs/results/buffer-rule/
+"""docs/engine-benchmarks.md's section "The buffer kind's rule" from docs/results/buffer-rule/
 (scripts/bench.sh buffer-rule): per target, workload and block size the median MiB/s of
 pfio-pipelined (buffer = engine), pfio-cache (buffer = cache) and fadvise, the ratio
 cache / engine of each repeat (each repeat's pair ran next to each other), and the kind that

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's section "Computation between reads, one rank" from
+"""docs/engine-benchmarks.md's section "Computation between reads, one rank" from
 docs/results/compute-1rank/ (scripts/bench.sh compute-1rank): per target, workload and method the
 median seconds of the read alone, the busy loop alone, both together, the time inside the read
 calls, the overlap, how much longer the busy loop took beside the reads (its stretch), and the
@@ -13,7 +13,7 @@ from render_common import replace_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESULTS = os.path.join(ROOT, "docs", "results", "compute-1rank")
-DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+DOC = os.path.join(ROOT, "docs", "engine-benchmarks.md")
 BEGIN, END = "<!-- compute-1rank -->", "<!-- /compute-1rank -->"
 
 

@@ -1,4 +1,4 @@
-"""docs/benchmarks.md's single-rank engine sections: pfio-bench runs, their targets, infill,
+"""docs/engine-benchmarks.md's single-rank engine sections: pfio-bench runs, their targets, infill,
 layouts, Engine 2's CPU per read and the yardstick against fio."""
 
 import glob

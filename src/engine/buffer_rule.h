@@ -3,7 +3,7 @@
 // (pfio's reorder buffer, filled by O_DIRECT reads, requests joined over gaps up to infill_max:
 // by default 8 KiB locally and 128 KiB on remote storage, config.h)
 // or cache (the kernel's page cache, advised ahead with POSIX_FADV_WILLNEED, gaps joined up to
-// 64 KiB locally and 128 KiB on remote storage). The rule is what docs/benchmarks.md measured
+// 64 KiB locally and 128 KiB on remote storage). The rule is what docs/engine-benchmarks.md measured
 // ("The buffer kind's rule" and "Buffer kinds"), in this order:
 //   1. a backend without a page cache (the simulator) -> engine;
 //   2. a file whose file system refuses O_DIRECT -> cache (the reorder buffer would be filled

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""The documents' examples run as written: every ```python block of docs/python.md, in order, each
-its own process in one scratch directory (a block may use the files an earlier one made), with the
-environment docs/python.md gives for a build tree (PYTHONPATH=python,
-LIBPFIO_DIR=build/hdf5-vfd:build/src). Run by ctest with DOCS_SOURCE_DIR and DOCS_BUILD_DIR (not
-PFIO_*: pfio takes those as its settings and refuses names it does not know)."""
+"""The documents run as written: the links of README.md and docs/*.md lead to files and headings
+that exist, and every ```python block of docs/python.md runs, in order, each its own process in
+one scratch directory (a block may use the files an earlier one made), with the environment
+docs/python.md gives for a build tree (PYTHONPATH=python, LIBPFIO_DIR=build/hdf5-vfd:build/src).
+Run by ctest with DOCS_SOURCE_DIR and DOCS_BUILD_DIR (not PFIO_*: pfio takes those as its
+settings and refuses names it does not know)."""
 import os
 import re
 import subprocess
@@ -15,13 +16,46 @@ SOURCE = os.environ.get("DOCS_SOURCE_DIR", os.path.join(os.path.dirname(__file__
 BUILD = os.environ.get("DOCS_BUILD_DIR", os.path.join(SOURCE, "build"))
 
 
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def blocks(doc, language):
     """The fenced blocks of `language` in `doc`, in order."""
-    text = open(os.path.join(SOURCE, "docs", doc)).read()
+    text = read(os.path.join(SOURCE, "docs", doc))
     return re.findall(r"^```%s\n(.*?)^```$" % language, text, re.M | re.S)
 
 
+def slug(heading):
+    """The anchor GitHub gives a heading: lower case, punctuation but - and _ dropped, spaces -."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
 class Snippets(unittest.TestCase):
+    def test_links(self):
+        """Every relative link of README.md and docs/*.md names a file of the repository, and its
+        #anchor a heading of that file."""
+        docs = sorted(os.listdir(os.path.join(SOURCE, "docs")))
+        pages = ["README.md"] + ["docs/" + n for n in docs if n.endswith(".md")]
+        broken = []
+        for page in pages:
+            text = read(os.path.join(SOURCE, page))
+            for target in re.findall(r"\]\(([^)\s]+)\)", text):
+                if re.match(r"[a-z]+:", target):
+                    continue  # http:, https:, mailto:
+                path, _, anchor = target.partition("#")
+                where = os.path.normpath(os.path.join(os.path.dirname(os.path.join(SOURCE, page)),
+                                                      path)) if path else os.path.join(SOURCE, page)
+                if not os.path.exists(where):
+                    broken.append("%s: %s (no such file)" % (page, target))
+                elif anchor and where.endswith(".md"):
+                    headings = re.findall(r"^#+ (.*)$", read(where), re.M)
+                    if anchor not in {slug(h) for h in headings}:
+                        broken.append("%s: %s (no such heading)" % (page, target))
+        self.assertEqual(broken, [], "links that lead nowhere:\n" + "\n".join(broken))
+
     def test_python_md(self):
         found = blocks("python.md", "python")
         self.assertGreaterEqual(len(found), 3, "docs/python.md: expected its three examples")
