@@ -6,7 +6,7 @@
 # and buffer = cache (`prefetch-cache-kind`, `declared-cache-kind`: every planned byte through the engine in
 # its page-cache kind), sec2 as the yardstick, in one invocation per target (methods alternating
 # per round, every run its own process, the file evicted before it, every value checked). Then
-# docs/benchmarks.md's section "HDF5 through the engine's page-cache kind" from
+# docs/engine-benchmarks.md's section "HDF5 through the engine's page-cache kind" from
 # docs/results/h5-cache-kind/ (scripts/render/render_h5_cache_kind.py).
 # usage: bash scripts/bench.sh h5-cache-kind  (env: ROWS=4096 ROUNDS=3 INVOCATIONS=2 PROFILE=pfs
 #        DATASETS=c8k,c128k,contig PATTERNS=tiles,columns,rows)

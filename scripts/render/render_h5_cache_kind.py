@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's section "HDF5 through the engine's page-cache kind" from
+"""docs/engine-benchmarks.md's section "HDF5 through the engine's page-cache kind" from
 docs/results/h5-cache-kind/ (scripts/bench.sh h5-cache-kind): per target, dataset and pattern the
 median rate of sec2, of the HDF5 driver's own page-cache path (undeclared and declared) and of
 the same reads through the engine's page-cache buffer kind, and the engine's kind over the
@@ -12,7 +12,7 @@ from render_common import replace_section
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RESULTS = os.path.join(ROOT, "docs", "results", "h5-cache-kind")
-DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+DOC = os.path.join(ROOT, "docs", "engine-benchmarks.md")
 BEGIN, END = "<!-- h5-cache-kind -->", "<!-- /h5-cache-kind -->"
 PAIRS = [("prefetch", "prefetch-cache-kind"), ("prefetch-declared", "declared-cache-kind")]
 
