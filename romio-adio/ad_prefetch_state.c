@@ -1,7 +1,8 @@
 /* Whether a file reads through pfio at this moment (ADIOI_PREFETCH_Active: not broken, not
- * bypassed, not atomic, not changed on disk under a read-only open), what is forgotten when it
- * changed (the independent reads' history), and pfio's errors as MPI's. At the bottom of the
- * driver: the read, collective-read, hint and open parts call it; it calls none of them. */
+ * bypassed, not atomic, not changed on disk under a read-only open), pfio's handle on the file
+ * started at its first read (ADIOI_PREFETCH_Start), what is forgotten when it changed (the
+ * independent reads' history), and pfio's errors as MPI's. At the bottom of the driver: the
+ * read, collective-read, hint and open parts call it; it calls none of them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
