@@ -1,10 +1,11 @@
 // AioBackend: libaio reads with O_DIRECT into the reorder buffer's aligned memory (the default).
 // Its libaio context is made at the first read it submits, not when it is created: a process
-// that made one pays 30-50 ms at exit (the kernel's io_destroy of it waits for RCU grace
-// periods), and a context of the page-cache buffer kind, or one that only advises, never
-// submits a read here. If io_setup fails then, that read fails with io_setup's error (it is read
-// directly instead; the error is printed once) and the next read tries again. What it shares with
-// the io_uring backend (O_DIRECT opens, the page-cache fallback, one eventfd) is in DirectBackend.
+// that made one pays for it at exit (the kernel's io_destroy of it waits for RCU grace periods;
+// docs/measurements.md, "Others"), and a context of the page-cache buffer kind, or one that only
+// advises, never submits a read here. If io_setup fails then, that read fails with io_setup's error
+// (it is read directly instead; the error is printed once) and the next read tries again. What it
+// shares with the io_uring backend (O_DIRECT opens, the page-cache fallback, one eventfd) is in
+// DirectBackend.
 #pragma once
 
 #include <libaio.h>

@@ -1,7 +1,7 @@
 // AioContextPool: libaio contexts kept for reuse within the process, because destroying one is
-// slow: io_destroy waits for the kernel's RCU grace periods, 36-68 ms per call measured on this
-// project's VM, which every pfio context (so every MPI_File_close and H5Fclose through pfio)
-// would otherwise pay.
+// slow: io_destroy waits for the kernel's RCU grace periods (docs/measurements.md, "Others"),
+// which every pfio context (so every MPI_File_close and H5Fclose through pfio) would otherwise
+// pay.
 //
 // Contract. Take(depth) returns a context with room for `depth` reads in flight: an idle one
 // made by this process with exactly that depth, else a new one (io_setup's error as a negative

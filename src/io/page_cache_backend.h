@@ -28,8 +28,8 @@
 // Advice is a hint: a refused advice is counted and still completes, because the bytes are
 // always read from the file afterwards, never from anything the advice returned.
 // Why a thread: the kernel does a WILLNEED's work in the calling thread, allocating the pages and
-// submitting their reads before it returns (40-110 ms for an 88 MiB range on this project's VM),
-// time in which the caller would not read what is cached already.
+// submitting their reads before it returns, time in which the caller would not read what is
+// cached already (docs/measurements.md, "Advice from the advice thread").
 // completion_fd() is readable when either the wrapped backend or this one has completions (an
 // epoll set of both; one signal per batch of advice); Reap returns both. Submit and Reap from one
 // thread, as for every backend; Release and OpenCached under the caller's lock.

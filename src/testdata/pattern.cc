@@ -37,7 +37,7 @@ namespace {
 // compute PatternWord's splitmix64 written out again (a vector cannot be passed to PatternWord
 // outside AVX-512 code: clang refuses, GCC warns). Were the two to differ, every block would
 // fall through to the word-by-word check below: slower (pfio-bench's verify_us_per_read shows
-// it, 0.19 us per 4 KiB block now), never a wrong verdict.
+// it; docs/measurements.md, "Others"), never a wrong verdict.
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PFIO_PATTERN_WIDE 1
 using Lanes = uint64_t __attribute__((vector_size(64)));
