@@ -88,6 +88,10 @@ static char *prefetch_hint_in_force(opal_infosubscriber_t *obj, char *key, char 
     return flag ? in_force : value;
 }
 
+/* Open MPI 4.1's MPI_File_set_info only informs subscribers: a declared plan
+ * (pfio_mpi_file_plan, key "prefetch_plan") is handed to ROMIO's set_info from here, and the
+ * driver's verdict is copied to key "prefetch_plan_result" (set_info cannot return an error
+ * through this path). */
 static char *prefetch_declare_plan(opal_infosubscriber_t *obj, char *key, char *value)
 {
     static char verdict[MPI_MAX_INFO_VAL + 1];

@@ -123,7 +123,6 @@ NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
   if (path_.empty()) path_ = "/dev/shm/pfio-node-" + std::to_string(getuid());
   mapped_ = MappedAt(path_, &why_);
   if (mapped_ == nullptr) return;
-  table_ = mapped_->table;
   Lock();
   const pid_t me = getpid();
   static PerProcess<uint64_t> *my_start = new PerProcess<uint64_t>;  // outlives exit
@@ -132,7 +131,7 @@ NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
   // of /proc per slot, and Update clears such slots anyway).
   for (int pass = 0; pass < 2 && slot_ < 0; ++pass) {
     for (uint32_t i = 0; i < kSlots && slot_ < 0; ++i) {
-      Slot &s = table_->slot[i];
+      Slot &s = mapped_->table->slot[i];
       if (s.pid != 0 && (pass == 0 || Alive(s.pid, s.start_time))) continue;
       s = Slot{me, 0, start, 0, 0, 0};
       slot_ = static_cast<int>(i);
@@ -146,7 +145,7 @@ NodeRegistry::~NodeRegistry() {
   // a registry destroyed in a forked child frees nothing of the parent's mapping's slot
   if (slot_ >= 0 && mapped_->owner == getpid()) {
     Lock();
-    table_->slot[slot_] = Slot{};
+    mapped_->table->slot[slot_] = Slot{};
     Unlock();
   }
 }
@@ -175,13 +174,13 @@ NodeView NodeRegistry::Update(uint64_t budget, uint64_t held, uint64_t resident,
   const int64_t now = static_cast<int64_t>(time(nullptr));
   const bool full = last_full_check.exchange(now, std::memory_order_relaxed) != now;
   Lock();
-  Slot &mine = table_->slot[slot_];
+  Slot &mine = mapped_->table->slot[slot_];
   mine.budget = budget;
   mine.held = held;
   mine.resident = resident;
   mine.short_of_memory = short_of_memory ? 1 : 0;
   for (uint32_t i = 0; i < kSlots; ++i) {
-    Slot &s = table_->slot[i];
+    Slot &s = mapped_->table->slot[i];
     if (static_cast<int>(i) == slot_ || s.pid == 0) continue;
     const bool gone =
         (kill(s.pid, 0) != 0 && errno == ESRCH) || (full && StartTime(s.pid) != s.start_time);

@@ -73,8 +73,7 @@ class NodeRegistry : public NodeShare {
   void Unlock() const;
 
   std::string path_, why_;
-  Mapped *mapped_ = nullptr;  // the process's mapping of path_, never freed
-  Table *table_ = nullptr;
+  Mapped *mapped_ = nullptr;  // the process's mapping of path_, never freed; null: inert
   int slot_ = -1;
 };
 
