@@ -44,6 +44,7 @@ typedef struct ADIOI_PREFETCH_File {
     int sieving;           /* inside ROMIO's data sieving for an independent read */
     int page_cache;        /* the file's buffer kind is the page cache (pfio_file_buffer) */
     int rank;              /* in fd->comm */
+    int ranks;             /* fd->comm's size */
     int opening;           /* inside OpenColl, whose create step opens and closes once */
     int internal;          /* ROMIO's own shared-file-pointer file: stock reads, no stats */
     char mismatch[320];    /* a hint that differs between ranks ("" when none) */

@@ -388,6 +388,7 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     pf->open_info = MPI_INFO_NULL; /* not 0 in every MPI */
     fd->fs_ptr = pf;
     MPI_Comm_rank(fd->comm, &pf->rank);
+    MPI_Comm_size(fd->comm, &pf->ranks);
     /* ROMIO's shared file pointer lives in a file of its own, read and written under a lock by
      * every rank: only the stock path sees the other ranks' updates. */
     pf->internal =

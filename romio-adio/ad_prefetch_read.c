@@ -130,21 +130,36 @@ static int clip(const ADIOI_PREFETCH_File *pf, pfio_extent *e, ADIO_Offset offse
     return 1;
 }
 
+/* The bytes of a run's every stride that are planned: the extent read, or on the page-cache kind
+ * the whole stride (the extent and the gap after it) when the extents lie at most as many apart
+ * as the file has ranks. The ranks together likely read the gaps (ior-hard's interleaved blocks:
+ * each rank's every `ranks`-th), so the kernel reads the span once in large requests, as its
+ * readahead does for stock ROMIO, where advice of each rank's extents made one request each
+ * (docs/romio-driver.md, "What goes through pfio"). */
+static ADIO_Offset planned_length(const ADIOI_PREFETCH_File *pf, ADIO_Offset length,
+                                  ADIO_Offset step)
+{
+    if (pf->page_cache && pf->ranks > 0 && step > length && step / pf->ranks <= length)
+        return step;
+    return length;
+}
+
 /* Appends the run's next extents until its look-ahead (64 MiB, 8 to 4096 extents) is full. */
 static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
 {
+    ADIO_Offset step = pfio_stride_step(pf->stride);
+    ADIO_Offset planned = planned_length(pf, length, step);
     uint64_t want =
-        pfio_stride_want(pf->stride, (uint64_t)length, LOOKAHEAD_RAMP, PFIO_LOOKAHEAD_EXTENTS);
+        pfio_stride_want(pf->stride, (uint64_t)planned, LOOKAHEAD_RAMP, PFIO_LOOKAHEAD_EXTENTS);
     uint64_t n = 0;
     ADIO_Offset next = pfio_stride_next(pf->stride, (uint64_t)offset);
-    ADIO_Offset step = pfio_stride_step(pf->stride);
     pfio_extent *plan;
     if (want == 0)
         return;
     plan = malloc((size_t)want * sizeof *plan);
     if (plan == NULL)
         return; /* no prediction: reads still work, directly */
-    while (n < want && clip(pf, &plan[n], next, length)) {
+    while (n < want && clip(pf, &plan[n], next, planned)) {
         ++n;
         next += step;
     }

@@ -522,6 +522,7 @@ static void test_context_at_first_read(void)
 
 void test_hints(void);
 void test_stats(void);
+void test_interleaved_blocks(void);
 
 int main(int argc, char **argv)
 {
@@ -547,5 +548,6 @@ int main(int argc, char **argv)
     test_context_at_first_read();
     test_hints();
     test_stats();
+    test_interleaved_blocks();
     return finish();
 }
