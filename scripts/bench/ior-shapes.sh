@@ -23,10 +23,9 @@ rm -rf "$out"
 mkdir -p "$out"
 "${pfio_mpirun[@]}" -np 1 "$bin" --file "$data" --size "$size" --prepare
 pfio_disk_and_testbed "$out" "$profile" "$data"
+source scripts/lib/machine-json.sh
 cat >"$out/machine.json" <<JSON
-{"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
- "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
- "kernel": "$(uname -r)", "file_size": "$size", "rounds": $rounds,
+{$(pfio_machine_fields "$data"), "file_size": "$size", "rounds": $rounds,
  "openmpi": "$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null)",
  "mpich": "$(dpkg-query -W -f='${Version}' libmpich-dev 2>/dev/null)",
  "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
