@@ -136,7 +136,7 @@ static const char kSummarySignature[] = "{\n  \"pfio\": \"job summary\"";
 /* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    enum { kFields = 31, kMax = 4 };
+    enum { kFields = 32, kMax = 4 };
     unsigned long long mine[kFields] = {0}, sum[kFields];
     /* per rank, the job's most: reorder buffer peak, that plus the memory charged to the budget
      * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
@@ -191,6 +191,7 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         mine[27] = cs.stepped_aside;
         mine[28] = cs.judge_decisions;
         mine[29] = cs.judge_chose_stock;
+        mine[31] = cs.alone_calls;
         most[2] = cs.exchange_peak;
     }
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
@@ -221,14 +222,15 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                 "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu, "
                 "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu, "
                 "\"stepped_aside\": %llu, \"judge_decisions\": %llu, "
-                "\"judge_chose_stock\": %llu}\n}\n",
+                "\"judge_chose_stock\": %llu, \"alone_calls\": %llu}\n}\n",
                 kSummarySignature, fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4],
                 sum[5], sum[6], sum[7], sum[8], sum[9], sum[10], sum[30], sum[22], sum[23], sum[26],
                 most_all[0], most_all[1], ~most_all[3], sum[11] / (unsigned)nprocs,
                 sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
                 sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs,
                 sum[19], sum[20], sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25],
-                sum[27] / (unsigned)nprocs, sum[28] / (unsigned)nprocs, sum[29] / (unsigned)nprocs);
+                sum[27] / (unsigned)nprocs, sum[28] / (unsigned)nprocs, sum[29] / (unsigned)nprocs,
+                sum[31] / (unsigned)nprocs);
         if (fclose(f) != 0 || text == NULL)
             fprintf(stderr, "pfio: file %s: job summary %s not written: %s\n", fd->filename,
                     pf->stats_path, strerror(errno));

@@ -316,6 +316,31 @@ static uint64_t request_bytes(int count, MPI_Datatype datatype)
     return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
 }
 
+/* A collective call this rank reads alone (pfio_coll_begin's 2: every rank reads its own
+ * request, no exchange): an independent read through the driver's own path, which predicts and
+ * plans this rank's reads, as ROMIO's two-phase reads with romio_cb_read = disable. The call
+ * still waits for every rank to enter it, as ROMIO's collective reads do: MPI_File_read_ordered
+ * takes each rank's offset from the shared file pointer before this call, and a rank that left
+ * at once could move the pointer (the next MPI_File_seek_shared) before a later rank took its
+ * offset (tests/mpi/matrix_test.c, read_ordered, saw wrong bytes so). */
+static void read_alone(ADIO_File fd, void *buf, int count, MPI_Datatype datatype, int file_ptr_type,
+                       ADIO_Offset offset, ADIO_Status *status, int *error_code)
+{
+    int buftype_is_contig = 0, filetype_is_contig = 0;
+    MPI_Barrier(fd->comm);
+    ADIOI_Datatype_iscontig(datatype, &buftype_is_contig);
+    ADIOI_Datatype_iscontig(fd->filetype, &filetype_is_contig);
+    if (buftype_is_contig && filetype_is_contig) {
+        if (file_ptr_type == ADIO_EXPLICIT_OFFSET)
+            ADIO_ReadContig(fd, buf, count, datatype, ADIO_EXPLICIT_OFFSET,
+                            fd->disp + (ADIO_Offset)fd->etype_size * offset, status, error_code);
+        else
+            ADIO_ReadContig(fd, buf, count, datatype, ADIO_INDIVIDUAL, 0, status, error_code);
+    } else {
+        ADIO_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+    }
+}
+
 void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                     int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                     int *error_code)
@@ -344,6 +369,13 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
         rc = pfio_coll_begin(pf->coll, &stock);
         if (rc != PFIO_OK) {
             coll_failed(fd, pf, error_code);
+            return;
+        }
+        if (stock == 2) {
+            read_alone(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+            if (*error_code == MPI_SUCCESS)
+                pfio_coll_end(pf->coll, request_bytes(count, datatype),
+                              ADIOI_PREFETCH_Now_ns() - started);
             return;
         }
         if (stock) { /* pfio does not pay for this file's calls now: ROMIO's two-phase, and

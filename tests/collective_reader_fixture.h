@@ -106,6 +106,19 @@ inline void ReadAndCheck(Rank &rank, const FileRanges &extents, uint64_t *hits =
   if (hits) *hits = rank.reader->stats().predicted_hits;
 }
 
+// What a front end does with a call routed kAlone: the rank reads its own extents through its
+// own pfio context, no other rank involved; every byte checked.
+inline void ReadAlone(Rank &rank, const FileRanges &extents) {
+  for (const FileRange &e : extents) {
+    std::vector<uint8_t> buf(e.length + 1);
+    uint64_t nread = 0;
+    ASSERT_EQ(pfio_read(rank.ctx, rank.file, buf.data(), e.offset, e.length, &nread), PFIO_OK)
+        << pfio_last_error();
+    ASSERT_EQ(nread, e.length);
+    ASSERT_TRUE(test::HoldsPattern(buf.data(), e.offset, e.length, kSeed));
+  }
+}
+
 inline FileRanges Interleaved(int rank, int ranks, uint64_t call, uint64_t per_call) {
   FileRanges out;
   for (uint64_t i = 0; i < per_call; ++i)

@@ -73,6 +73,7 @@ typedef struct {
   /* pfio's driver stepping aside (its job summary): calls (collective) or reads (independent)
    * it gave to ROMIO's path, of how many; -1 when unknown (not pfio, or PFIO_STATS set) */
   long long to_romio, judged;
+  long long alone; /* collective calls pfio's layer had each rank read alone, -1: none known */
 } Run;
 
 /* The workloads, in the order tables list them; NWORKLOADS of them. */

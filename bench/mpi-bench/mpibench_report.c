@@ -165,8 +165,11 @@ void report_run(const Options *o, const Run *run, int done, int total, FILE *jso
            total, run->round, run->workload, run->method, run->compute_ms, run->seconds,
            run->busy_s);
   else {
-    char aside[96] = "";
-    if (run->to_romio >= 0 && run->judged > 0)
+    char aside[128] = "";
+    if (run->to_romio >= 0 && run->judged > 0 && run->alone > 0)
+      snprintf(aside, sizeof aside, "  ROMIO's path: %lld of %lld calls, read alone: %lld",
+               run->to_romio, run->judged, run->alone);
+    else if (run->to_romio >= 0 && run->judged > 0)
       snprintf(aside, sizeof aside, "  ROMIO's path: %lld of %lld %s", run->to_romio, run->judged,
                o->independent ? "reads" : "calls");
     printf(
@@ -186,14 +189,15 @@ void report_run(const Options *o, const Run *run, int done, int total, FILE *jso
             "\"peak_rss_max_mib\": %.1f, \"compute_ms\": %.3f, \"busy_s\": %.6f, "
             "\"file_size\": %llu, \"budget\": \"%s\", \"mpi\": \"%s\", "
             "\"calls\": \"%s\", \"block\": %lld, \"per_call\": %d, \"cache\": \"%s\", "
-            "\"verified\": %s, \"to_romio\": %lld, \"judged\": %lld, \"access\": \"%s\"}\n",
+            "\"verified\": %s, \"to_romio\": %lld, \"judged\": %lld, \"alone\": %lld, "
+            "\"access\": \"%s\"}\n",
             run->workload, run->method, run->round, nprocs, run->bytes, run->seconds, run->in_calls,
             run->open_s, run->view_s, run->close_s, run->cpu, run->node_busy,
             run->bytes ? mib : 0.0, run->rss_max_kib / 1024.0, run->compute_ms, run->busy_s,
             o->size, o->budget ? o->budget : "auto", version,
             o->independent ? "independent" : "collective", o->block, o->per_call,
             o->hot ? "hot" : "cold", run->bytes ? "true" : "false", run->to_romio, run->judged,
-            o->offsets ? "offsets" : "view");
+            run->alone, o->offsets ? "offsets" : "view");
 }
 
 /* The computation per call for a workload in round r: --compute's value, or with auto the stock

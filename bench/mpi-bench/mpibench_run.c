@@ -67,7 +67,7 @@ static long long json_number(const char *from, const char *key) {
  * summary and this rank's own stats file removed. */
 static void read_stepping_aside(const Workload *w, Run *out) {
   char mine[600];
-  out->to_romio = out->judged = -1;
+  out->to_romio = out->judged = out->alone = -1;
   if (summary_path[0] == '\0') return;
   snprintf(mine, sizeof mine, "%.*s.rank%d.json", (int)(strlen(summary_path) - 5), summary_path,
            rank);
@@ -88,6 +88,7 @@ static void read_stepping_aside(const Workload *w, Run *out) {
     const char *coll = strstr(text, "\"collective\": {");
     out->to_romio = json_number(coll, "\"stepped_aside\": ");
     out->judged = json_number(coll, "\"calls\": ");
+    out->alone = json_number(coll, "\"alone_calls\": ");
   }
 }
 
@@ -307,7 +308,7 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   phase[2] += MPI_Wtime() - t;
   secs = MPI_Wtime() - t0;
   /* opens: no summary (writing it is part of a close, which that workload measures) */
-  out->to_romio = out->judged = -1;
+  out->to_romio = out->judged = out->alone = -1;
   if (strncmp(method, "pfio", 4) == 0 && !w->reopen) read_stepping_aside(w, out);
   cpu = cpu_seconds() - cpu0;
   rss = peak_rss_kib();

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """docs/benchmarks.md's "IOR's calls" table (scripts/bench.sh ior-shapes): per device, MPI, ranks
-and calls, the median MiB/s of stock ROMIO, pfio's driver and stock ROMIO again (the A/A), and how
-many calls pfio's driver gave to ROMIO's path.
+and calls, the median MiB/s of stock ROMIO, pfio's driver and stock ROMIO again (the A/A), how
+many calls pfio's driver gave to ROMIO's path and how many collective calls it read alone.
 
 usage: render_ior_shapes.py RESULTS_DIR DOCS_DIR"""
 import json
@@ -37,6 +37,9 @@ def rows(folder):
         to_romio = statistics.median(r["to_romio"] for r in pfio)
         judged = statistics.median(r["judged"] for r in pfio)
         unit = "calls" if calls == "collective" else "reads"
+        alone = statistics.median(r.get("alone", -1) for r in pfio)
+        if alone > 0:
+            unit += f", {alone:,.0f} read alone"
         device = WHERE.get(where, f"test bed `{where}`")
         if mpi == "mpich":
             device = "MPICH, " + device
@@ -66,7 +69,7 @@ def main():
     if os.path.exists(fio):
         body += ["The test bed at the start (fio): " + " ".join(open(fio).read().split()), ""]
     body += ["| device | ranks | calls | romio | pfio | romio-again | pfio / romio | A/A | "
-             "pfio's driver gave ROMIO |",
+             "pfio's driver gave ROMIO (read alone: collective calls each rank read by itself) |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     body += rows(folder)
     body += page_reporting_note(m)

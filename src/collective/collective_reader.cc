@@ -122,12 +122,16 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   std::vector<std::vector<uint8_t>> messages;
   uint64_t file_size = 0;
   const Outcome exchanged = ExchangePlans(mine, want_stock, &plans, &messages, &file_size, error);
-  if (exchanged != Outcome::kRead) return exchanged;
+  if (exchanged != Outcome::kRead) {
+    NoteShipping(true);  // the same outcome on every rank
+    return exchanged;
+  }
   ObserveCall(messages, plans);
   // 2. Aggregators plan this call's shares and the predicted calls'
-  // (collective_reader_lookahead.cc).
+  // (collective_reader_lookahead.cc); not in a check after calls read alone, whose ranks'
+  // independent reads planned their own.
   CallSchedule schedule(plans, aggregation_, round_, options_.own_units, options_.own_extent);
-  if (my_aggregator_ >= 0)
+  if (my_aggregator_ >= 0 && !checking_)
     PlanAhead(schedule, plans, static_cast<size_t>(my_aggregator_), file_size);
   // 3. Rounds: read, ship, copy out (collective_reader_rounds.cc).
   std::string read_error;
@@ -138,6 +142,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   // not, every rank's bytes are its own reads and its own error is the whole verdict, without a
   // collective (a large part of a one-block call: docs/measurements.md, "Others").
   const bool shipped = stats_.exchange_steps != steps_before;
+  NoteShipping(shipped);
   if (!advise_after_.empty()) {  // the next call's dense runs (PlanAhead)
     if (pfio_advise_now(ctx_, advise_after_.data(), advise_after_.size()) == PFIO_OK) {
       for (const pfio_extent &e : advise_after_) stats_.bytes_advised += e.length;
@@ -159,9 +164,24 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   return Outcome::kRead;
 }
 
-CollectiveReader::Outcome CollectiveReader::BeginCall(bool *stock, std::string *error) {
+void CollectiveReader::NoteShipping(bool shipped) {
+  if (shipped || !declared_.empty() || !options_.record_path.empty() ||
+      !options_.replay_path.empty()) {
+    own_calls_ = 0;
+    alone_run_ = kFirstAlone;
+    alone_left_ = 0;
+    checking_ = false;
+    return;
+  }
+  if (checking_) alone_run_ = std::min(2 * alone_run_, kLongestAlone);
+  checking_ = false;
+  if (own_calls_ < kOwnCallsBeforeAlone) ++own_calls_;
+  if (own_calls_ >= kOwnCallsBeforeAlone) alone_left_ = alone_run_;
+}
+
+CollectiveReader::Outcome CollectiveReader::BeginCall(Route *route, std::string *error) {
   using Path = predict::PathJudge::Path;
-  *stock = false;
+  *route = Route::kLayer;
   if (!broken_.empty()) return Outcome::kRead;  // Read says why
   if (judge_.ExchangeDue()) {
     // Every rank's measures, combined in rank order on every rank, so every rank chooses alike:
@@ -199,8 +219,14 @@ CollectiveReader::Outcome CollectiveReader::BeginCall(bool *stock, std::string *
   if (begun_ == Path::kStock) {
     ++stats_.calls;
     ++stats_.stock_calls;
+    NoteShipping(true);  // pfio's calls, when they come back, exchange again first
+    *route = Route::kStock;
+  } else if (alone_left_ > 0) {
+    ++stats_.calls;
+    ++stats_.alone_calls;
+    checking_ = --alone_left_ == 0;
+    *route = Route::kAlone;
   }
-  *stock = begun_ == Path::kStock;
   return Outcome::kRead;
 }
 
@@ -320,7 +346,8 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
   stats_.declared_calls += calls.size();
   declared_extents_ = extents;
   declared_.insert(declared_.end(), calls.begin(), calls.end());
-  judge_.Reset();  // pfio's path is tried anew on the declared calls
+  judge_.Reset();      // pfio's path is tried anew on the declared calls
+  NoteShipping(true);  // which Read takes one by one: none is read alone
   return "";
 }
 

@@ -85,6 +85,7 @@ struct ReaderStats {
   uint64_t exchange_steps = 0;       // exchanges (a round goes in several when one rank would
                                      // receive more than a round)
   uint64_t exchange_peak = 0;        // most bytes of send and receive buffer held at once
+  uint64_t alone_calls = 0;          // calls BeginCall routed kAlone (each rank read its own)
 };
 
 class CollectiveReader {
@@ -110,12 +111,25 @@ class CollectiveReader {
   Outcome Read(const pfio_read_piece *pieces, size_t count, bool want_stock, uint64_t *nread,
                std::string *error);
 
-  // Stepping aside, for front ends that have a stock path (predict/path_judge.h): collective,
-  // before each call. *stock = true: this call goes to the front end's stock path (Read is not
-  // called for it); false: to Read. Every rank gets the same answer: at a decision every rank's
-  // measured times are summed (one Allgather). kError only when the transport fails. Front ends
-  // that never call BeginCall have every call read by Read.
-  Outcome BeginCall(bool *stock, std::string *error);
+  // Where BeginCall sends a call: Read (pfio's layer), the front end's stock path, or this
+  // rank's request read alone, as an independent read through pfio (the front end's own path;
+  // no exchange and no other rank takes part, as with ROMIO's romio_cb_read = disable).
+  enum class Route { kLayer, kStock, kAlone };
+  // Collective, before each call, for front ends that have a stock path and an independent one.
+  // Stepping aside (predict/path_judge.h): a call the judge gives the stock path goes kStock.
+  // Reading alone: once kOwnCallsBeforeAlone calls in a row went through Read with every rank's
+  // bytes read by that rank itself (nothing shipped, no declared or recorded calls), the next
+  // calls the judge gives pfio go kAlone, kFirstAlone of them, then one goes to Read again to
+  // check; each check that still ships nothing doubles the next run, up to kLongestAlone. The
+  // exchange buys nothing for such calls, and a pattern that changes costs at most a run before
+  // a check sees it; bytes are right either way (every rank reads its own request). Every rank
+  // gets the same route: the judge decides on every rank's times summed (one Allgather at a
+  // decision), the runs on what every rank's Read saw alike. kError only when the transport
+  // fails. Front ends that never call BeginCall have every call read by Read.
+  static constexpr uint32_t kOwnCallsBeforeAlone = 2;
+  static constexpr uint64_t kFirstAlone = 8;
+  static constexpr uint64_t kLongestAlone = 256;
+  Outcome BeginCall(Route *route, std::string *error);
   // The call begun took `ns` nanoseconds for `bytes` of this rank's request on the path begun,
   // timed alike for both paths by the front end.
   void EndCall(uint64_t bytes, uint64_t ns);
@@ -192,6 +206,14 @@ class CollectiveReader {
   predict::ShiftedCalls<FileRange> predictor_{1};
   predict::PathJudge judge_;
   predict::PathJudge::Path begun_ = predict::PathJudge::Path::kPfio;  // BeginCall's answer
+  // Reading alone (BeginCall): Read's calls in a row that shipped nothing, the kAlone calls
+  // left in this run, the next run's length, and whether the next Read checks a run's end.
+  uint32_t own_calls_ = 0;
+  uint64_t alone_left_ = 0;
+  uint64_t alone_run_ = kFirstAlone;
+  bool checking_ = false;
+  // After a Read that exchanged plans: whether its calls can be read alone (every rank alike).
+  void NoteShipping(bool shipped);
   std::deque<CallPlans> declared_;  // future calls, front = the next one
   uint64_t declared_extents_ = 0;   // every rank's extents declared so far (held until closed)
   // Cache path: the next call's dense extents past what the kernel's readahead reaches, advised

@@ -86,9 +86,10 @@ extern "C" pfio_status pfio_coll_begin(pfio_coll *coll, int *stock) {
   *stock = 0;
   try {
     std::string why;
-    bool to_stock = false;
-    if (coll->reader->BeginCall(&to_stock, &why) != Outcome::kRead) return Fail(PFIO_EIO, why);
-    *stock = to_stock ? 1 : 0;
+    using Route = pfio::collective::CollectiveReader::Route;
+    Route route = Route::kLayer;
+    if (coll->reader->BeginCall(&route, &why) != Outcome::kRead) return Fail(PFIO_EIO, why);
+    *stock = route == Route::kStock ? 1 : route == Route::kAlone ? 2 : 0;
     return PFIO_OK;
   } catch (const std::bad_alloc &) {
     return Fail(PFIO_ENOMEM, "collective read: out of memory for the paths' decision");
@@ -177,7 +178,8 @@ extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stat
                            s.bytes_advised,
                            j.stock_calls,
                            j.decisions,
-                           j.stock_chosen};
+                           j.stock_chosen,
+                           s.alone_calls};
 }
 
 extern "C" void pfio_coll_destroy(pfio_coll *coll) {

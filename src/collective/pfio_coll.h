@@ -58,6 +58,7 @@ typedef struct pfio_coll_stats {
   uint64_t stepped_aside;       /* calls pfio_coll_begin gave to the stock path */
   uint64_t judge_decisions;     /* decisions between the paths, and those that chose stock */
   uint64_t judge_chose_stock;
+  uint64_t alone_calls; /* calls pfio_coll_begin gave each rank to read alone */
 } pfio_coll_stats;
 
 /* PFIO_OK and *out, or PFIO_EINVAL naming the bad option or why the replay is refused (another
@@ -66,11 +67,15 @@ pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
                              const pfio_coll_options *options, pfio_coll **out);
 pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
                            int want_stock, uint64_t *nread, int *stock);
-/* Stepping aside where pfio does not pay: collective, before each collective call. *stock = 1:
- * this call goes to the front end's stock path (no pfio_coll_read for it); 0: to pfio_coll_read.
- * The same answer on every rank, from the times pfio_coll_end reported on every rank: the path
- * measured faster per byte serves stretches of calls, the other is tried again between them
- * (docs/romio-driver.md, "Stepping aside"). PFIO_EIO when the transport fails. */
+/* Stepping aside where pfio does not pay, and reading alone where the exchange buys nothing:
+ * collective, before each collective call. *stock = 1: this call goes to the front end's stock
+ * path (no pfio_coll_read for it); 2: each rank reads its own request as an independent read
+ * through pfio (the front end's own path; no pfio_coll_read); 0: to pfio_coll_read. The same
+ * answer on every rank: the path measured faster per byte (from the times pfio_coll_end
+ * reported on every rank) serves stretches of calls, the other is tried again between them; calls
+ * whose ranks each read only their own bytes go alone between checks
+ * (collective/collective_reader.h; docs/romio-driver.md, "Stepping aside"). PFIO_EIO when the
+ * transport fails. */
 pfio_status pfio_coll_begin(pfio_coll *coll, int *stock);
 /* The call begun took `ns` nanoseconds for `bytes` of this rank's request, timed alike on both
  * paths by the front end. */

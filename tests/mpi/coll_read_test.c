@@ -5,6 +5,8 @@
  *   random        a permutation of blocks dealt to ranks and calls (hindexed views)
  *   overlap       odd-sized requests that overlap between ranks, into a strided memory type
  *   breaks        a pattern that breaks after 4 calls: right bytes, counted mispredictions
+ *   alone         IOR's calls (one 64 KiB block per rank per call at explicit offsets): read
+ *                 alone, every rank its own block with no exchange, between checks; right bytes
  *   eof           requests across the end of the file: the bytes up to it, counted right (also
  *                 across the end of a file grown since open, through ROMIO's two-phase)
  *   cb_nodes=1, prefetch_collective=disable, striping hints: the same bytes
@@ -74,8 +76,9 @@ static void test_interleaved(void)
     make_file(path, (uint64_t)BLOCK * PER_CALL * nprocs * 6 + 333, SEED);
     MPI_Info_create(&info);
     MPI_Info_set(info, "prefetch_stats", stats);
-    MPI_Info_set(info, "striping_unit", "65536"); /* many aggregators per call */
-    MPI_Info_set(info, "prefetch_budget", "8M");  /* rounds sized to it, not to cb_buffer_size */
+    MPI_Info_set(info, "striping_unit", "65536");   /* many aggregators per call */
+    MPI_Info_set(info, "prefetch_budget", "8M");    /* rounds sized to it, not to cb_buffer_size */
+    MPI_Info_set(info, "prefetch_step_aside", "0"); /* every call through the layer */
     read_interleaved(test, path, info, 6);
     expect_summary(test, stats, "calls", 6);
     expect_summary(test, stats, "stock_calls", 0);
@@ -421,6 +424,54 @@ static void test_record_replay(void)
     report(test, before);
 }
 
+/* IOR's calls: one 64 KiB block per rank per MPI_File_read_at_all, every rank's read by itself,
+ * so after two calls through the layer the calls go alone (counted), with the view and
+ * individual pointer untouched, and every byte is right; read_ordered at the end takes its
+ * offsets from the shared file pointer across calls read alone. */
+static void test_alone(void)
+{
+    const char *test = "collective: calls that ship nothing read alone";
+    const int size = 64 << 10, calls = 64;
+    int before = failures, k;
+    char path[1024], stats[1024];
+    unsigned char *buf = malloc((size_t)size);
+    MPI_File fh;
+    MPI_Info info;
+    MPI_Status st;
+    MPI_Offset pos = -1;
+    path_of(path, sizeof path, "alone.dat");
+    path_of(stats, sizeof stats, "alone.json");
+    make_file(path, (uint64_t)size * calls * nprocs, SEED);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "prefetch_stats", stats);
+    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    for (k = 0; k < calls && failures == before; ++k) {
+        long long at = (long long)size * (k * nprocs + rank);
+        memset(buf, SENTINEL, (size_t)size);
+        if (MPI_File_read_at_all(fh, at, buf, size, MPI_BYTE, &st) != MPI_SUCCESS) {
+            fail(test, "MPI_File_read_at_all call %d failed", k);
+            break;
+        }
+        check_count(test, &st, MPI_BYTE, size);
+        check_range(test, buf, at, (size_t)size, SEED);
+    }
+    MPI_File_get_position(fh, &pos);
+    if (pos != 0)
+        fail(test, "the individual file pointer moved to %lld, expected 0", (long long)pos);
+    for (k = 0; k < 16 && failures == before; ++k) {
+        MPI_File_read_ordered(fh, buf, size, MPI_BYTE, &st);
+        check_count(test, &st, MPI_BYTE, size);
+        check_range(test, buf, (long long)size * (k * nprocs + rank), (size_t)size, SEED);
+    }
+    MPI_File_close(&fh);
+    MPI_Info_free(&info);
+    free(buf);
+    if (rank == 0 && summary_value(stats, "alone_calls") < 8)
+        fail(test, "%lld collective calls read alone, expected at least a run of 8",
+             summary_value(stats, "alone_calls"));
+    report(test, before);
+}
+
 static void test_breaks(void)
 {
     const char *test = "collective: a pattern that breaks costs mispredictions, never bytes";
@@ -435,6 +486,7 @@ static void test_breaks(void)
     make_file(path, (uint64_t)BLOCK * PER_CALL * nprocs * 10, SEED);
     MPI_Info_create(&info);
     MPI_Info_set(info, "prefetch_stats", stats);
+    MPI_Info_set(info, "prefetch_step_aside", "0"); /* every call through the layer */
     must_open(test, path, MPI_MODE_RDONLY, info, &fh);
     for (k = 0; k < 8; ++k) {
         for (i = 0; i < PER_CALL; ++i)
@@ -545,6 +597,7 @@ int main(int argc, char **argv)
     test_random();
     test_overlap();
     test_breaks();
+    test_alone();
     test_eof();
     test_declared();
     test_record_replay();
