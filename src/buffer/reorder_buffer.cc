@@ -204,10 +204,13 @@ uint64_t ReorderBuffer::Destroy(Piece *p) {
     p->ranges->Erase(p->offset);
   else
     p->index->Erase(p->offset / kPage, p->length / kPage);
-  // Read from, advised, and not kept for the kernel to reclaim. A piece dropped unread (a
+  // Read from, and not kept for the kernel to reclaim: advised, or read by the caller before
+  // its advice went out (a queued piece is destroyed only once its request was pruned, so no
+  // advice brings its pages back after the release; kept, they outlived the file's close:
+  // PageCacheKind.WithReleasePagesThePlanReadLeaveTheCache under TSan). A piece dropped unread (a
   // prediction that broke, a plan replaced) is kept: its pages, and the gaps advised with it,
   // may be what this process read before or what another reader of the file needs next.
-  Uncharge(p, p->state != Piece::State::kQueued && p->served && release_served_);
+  Uncharge(p, p->served && release_served_);
   for (char *page : p->pages) pool_->FreePage(page);
   --count_;
   // Kept for the next Create, as new (its page list keeps any heap storage it grew); no more

@@ -122,7 +122,9 @@ class CollectiveReader {
   // calls the judge gives pfio go kAlone, kFirstAlone of them, then one goes to Read again to
   // check; each check that still ships nothing doubles the next run, up to kLongestAlone. The
   // exchange buys nothing for such calls, and a pattern that changes costs at most a run before
-  // a check sees it; bytes are right either way (every rank reads its own request). Every rank
+  // a check sees it; bytes are right either way (every rank reads its own request). Whether
+  // reading alone pays is judged against Read on those calls, as the stock path is against
+  // pfio's (a second PathJudge, the same schedule: trials of Read between stretches). Every rank
   // gets the same route: the judge decides on every rank's times summed (one Allgather at a
   // decision), the runs on what every rank's Read saw alike. kError only when the transport
   // fails. Front ends that never call BeginCall have every call read by Read.
@@ -212,6 +214,14 @@ class CollectiveReader {
   uint64_t alone_left_ = 0;
   uint64_t alone_run_ = kFirstAlone;
   bool checking_ = false;
+  // Whether reading alone pays against the layer (its kPfio: alone, kStock: the layer), on the
+  // calls that could go alone; the route it gave the call begun, when it was asked.
+  predict::PathJudge alone_judge_;
+  predict::PathJudge::Path alone_begun_ = predict::PathJudge::Path::kPfio;
+  bool alone_judged_ = false;
+  // When `judge` is due: every rank's tally gathered and judged alike on every rank; "" or the
+  // transport's failure.
+  std::string JudgeTogether(predict::PathJudge *judge);
   // After a Read that exchanged plans: whether its calls can be read alone (every rank alike).
   void NoteShipping(bool shipped);
   std::deque<CallPlans> declared_;  // future calls, front = the next one

@@ -80,8 +80,9 @@ for access in view offsets; do
     for w in ior-hard random; do
       grep -q "\"workload\": \"$w\", \"method\": \"pfio\".*\"calls\": \"$calls\", \"block\": 65536, \"per_call\": 1, \"cache\": \"cold\", \"verified\": true" \
         "$one.jsonl" || { cat "$one.jsonl"; echo "FAIL: no $w run of one 64 KiB block per call ($calls, $access)"; exit 1; }
-      # the driver's stepping aside, from its job summary: how many of how many went to ROMIO
-      grep -Eq "\"workload\": \"$w\", \"method\": \"pfio\".*\"to_romio\": [0-9]+, \"judged\": [1-9][0-9]*, \"access\": \"$access\"" \
+      # the driver's stepping aside, from its job summary: how many of how many went to ROMIO,
+      # and how many collective calls it read alone (-1 for independent reads)
+      grep -Eq "\"workload\": \"$w\", \"method\": \"pfio\".*\"to_romio\": [0-9]+, \"judged\": [1-9][0-9]*, \"alone\": -?[0-9]+, \"access\": \"$access\"" \
         "$one.jsonl" || { cat "$one.jsonl"; echo "FAIL: no stepping-aside count or access in the $w pfio run ($calls, $access)"; exit 1; }
     done
   done
