@@ -4,6 +4,7 @@ and calls, the median MiB/s of stock ROMIO, pfio's driver and stock ROMIO again 
 many calls pfio's driver gave to ROMIO's path and how many collective calls it read alone.
 
 usage: render_ior_shapes.py RESULTS_DIR DOCS_DIR"""
+import glob
 import json
 import os
 import statistics
@@ -57,7 +58,7 @@ def main():
     results, docs = sys.argv[1], sys.argv[2]
     folder = os.path.join(results, "ior-shapes")
     m = json.load(open(os.path.join(folder, "machine.json")))
-    fio = os.path.join(folder, f"fio-pfs.txt")
+    fio = sorted(glob.glob(os.path.join(folder, "fio-*.txt")))  # the test bed's, when it ran
     body = [BEGIN, "",
             f"`scripts/bench.sh ior-shapes` ({m['date']}, {m['commit']}; {m['cpu']}, "
             f"{m['cores']} cores, {m['mem_gib']} GiB; Open MPI {m['openmpi']}, MPICH "
@@ -66,8 +67,8 @@ def main():
             "byte checked; page cache hot (read when the file was made) or evicted before every "
             "run (disk, test bed); each row an invocation of its own. Bold: below 0.97× and "
             "below the A/A.", ""]
-    if os.path.exists(fio):
-        body += ["The test bed at the start (fio): " + " ".join(open(fio).read().split()), ""]
+    for path in fio:
+        body += ["The test bed at the start (fio): " + " ".join(open(path).read().split()), ""]
     body += ["| device | ranks | calls | romio | pfio | romio-again | pfio / romio | A/A | "
              "pfio's driver gave ROMIO (read alone: collective calls each rank read by itself) |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]

@@ -123,7 +123,7 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   uint64_t file_size = 0;
   const Outcome exchanged = ExchangePlans(mine, want_stock, &plans, &messages, &file_size, error);
   if (exchanged != Outcome::kRead) {
-    NoteShipping(true);  // the same outcome on every rank
+    StopReadingAlone();  // the same outcome on every rank
     return exchanged;
   }
   ObserveCall(messages, plans);
@@ -164,13 +164,17 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   return Outcome::kRead;
 }
 
+void CollectiveReader::StopReadingAlone() {
+  own_calls_ = 0;
+  alone_run_ = kFirstAlone;
+  alone_left_ = 0;
+  checking_ = false;
+}
+
 void CollectiveReader::NoteShipping(bool shipped) {
   if (shipped || !declared_.empty() || !options_.record_path.empty() ||
       !options_.replay_path.empty()) {
-    own_calls_ = 0;
-    alone_run_ = kFirstAlone;
-    alone_left_ = 0;
-    checking_ = false;
+    StopReadingAlone();
     return;
   }
   if (checking_) alone_run_ = std::min(2 * alone_run_, kLongestAlone);
@@ -225,7 +229,7 @@ CollectiveReader::Outcome CollectiveReader::BeginCall(Route *route, std::string 
   if (begun_ == Path::kStock) {
     ++stats_.calls;
     ++stats_.stock_calls;
-    NoteShipping(true);  // pfio's calls, when they come back, exchange again first
+    StopReadingAlone();  // pfio's calls, when they come back, exchange again first
     *route = Route::kStock;
     return Outcome::kRead;
   }
@@ -364,7 +368,7 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
   declared_extents_ = extents;
   declared_.insert(declared_.end(), calls.begin(), calls.end());
   judge_.Reset();      // pfio's path is tried anew on the declared calls
-  NoteShipping(true);  // which Read takes one by one: none is read alone
+  StopReadingAlone();  // which Read takes one by one: none is read alone
   return "";
 }
 

@@ -224,6 +224,8 @@ class CollectiveReader {
   std::string JudgeTogether(predict::PathJudge *judge);
   // After a Read that exchanged plans: whether its calls can be read alone (every rank alike).
   void NoteShipping(bool shipped);
+  // No call goes alone before two more calls through Read ship nothing (every rank alike).
+  void StopReadingAlone();
   std::deque<CallPlans> declared_;  // future calls, front = the next one
   uint64_t declared_extents_ = 0;   // every rank's extents declared so far (held until closed)
   // Cache path: the next call's dense extents past what the kernel's readahead reaches, advised
