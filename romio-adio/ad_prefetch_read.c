@@ -98,19 +98,102 @@ static void read_stock(ADIO_File fd, ADIOI_PREFETCH_File *pf, int strided, void 
         judged_done(pf, (uint64_t)count * (uint64_t)type_size, started);
 }
 
+/* The places of the user's memory that a request's bytes past the end of the file would land
+ * in, saved before ROMIO reads it: its strided and two-phase reads fill them with stale bytes
+ * (tests/mpi/reliability_test.c, iread-eof and coll-eof), where pfio's path leaves them as they
+ * were. */
+typedef struct {
+    pfio_read_piece *pieces; /* the request's parts past the end: memory, file offset, length */
+    int n;
+    char *saved;
+    int failed; /* no memory to save them in */
+} Past_end;
+
+static void save_past_end(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                          int file_ptr_type, ADIO_Offset offset, ADIO_Offset fp_ind, uint64_t eof,
+                          Past_end *past)
+{
+    pfio_extent *extents = NULL;
+    int npieces = 0, nextents = 0, i, ok;
+    uint64_t total = 0, bytes = 0;
+    ADIO_Offset kept = fd->fp_ind;
+    memset(past, 0, sizeof *past);
+    fd->fp_ind = fp_ind; /* the view is walked from the pointer before the read, and put back */
+    ok = ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &past->pieces,
+                                    &npieces, &extents, &nextents, &total);
+    fd->fp_ind = kept;
+    free(extents);
+    if (!ok) {
+        past->failed = 1;
+        return;
+    }
+    for (i = 0; i < npieces; ++i) {
+        pfio_read_piece q = past->pieces[i];
+        if (q.offset + q.length <= eof)
+            continue;
+        if (q.offset < eof) {
+            q.buf = (char *)q.buf + (eof - q.offset);
+            q.length -= eof - q.offset;
+            q.offset = eof;
+        }
+        past->pieces[past->n++] = q;
+        bytes += q.length;
+    }
+    if (past->n > 0 && (past->saved = malloc(bytes)) == NULL)
+        past->failed = 1;
+    for (i = 0, bytes = 0; past->saved != NULL && i < past->n; bytes += past->pieces[i++].length)
+        memcpy(past->saved + bytes, past->pieces[i].buf, past->pieces[i].length);
+}
+
+/* Puts back what lies past `eof` (the file's end after the read: what it grew by was read). */
+static void restore_past_end(Past_end *past, uint64_t eof)
+{
+    uint64_t at = 0;
+    int i;
+    for (i = 0; past->saved != NULL && i < past->n; at += past->pieces[i++].length) {
+        const pfio_read_piece *q = &past->pieces[i];
+        uint64_t skip = eof > q->offset ? eof - q->offset : 0;
+        if (skip < q->length)
+            memcpy((char *)q->buf + skip, past->saved + at + skip, q->length - skip);
+    }
+    free(past->pieces);
+    free(past->saved);
+}
+
 void ADIOI_PREFETCH_Read_stock(ADIOI_PREFETCH_Blocking_read read, ADIO_File fd, void *buf,
                                int count, MPI_Datatype datatype, int file_ptr_type,
                                ADIO_Offset offset, ADIO_Offset fp_ind, ADIO_Status *status,
                                int *error_code)
 {
-    struct stat sb;
-    int crosses = 0;
-    uint64_t bytes;
+    struct stat before, after;
+    int crosses = 0, known = 0;
+    uint64_t bytes = 0;
+    Past_end past;
+    memset(&past, 0, sizeof past);
+    if (fd->fd_sys >= 0 && fstat(fd->fd_sys, &before) == 0) {
+        known = 1;
+        bytes = ADIOI_PREFETCH_View_bytes_before(fd, count, datatype, file_ptr_type, offset, fp_ind,
+                                                 (uint64_t)before.st_size, &crosses);
+        if (crosses)
+            save_past_end(fd, buf, count, datatype, file_ptr_type, offset, fp_ind,
+                          (uint64_t)before.st_size, &past);
+    }
     read(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    if (*error_code != MPI_SUCCESS || fd->fd_sys < 0 || fstat(fd->fd_sys, &sb) != 0)
+    if (!known || fstat(fd->fd_sys, &after) != 0) {
+        free(past.pieces);
+        free(past.saved);
         return;
-    bytes = ADIOI_PREFETCH_View_bytes_before(fd, count, datatype, file_ptr_type, offset, fp_ind,
-                                             (uint64_t)sb.st_size, &crosses);
+    }
+    restore_past_end(&past, (uint64_t)after.st_size);
+    if (*error_code == MPI_SUCCESS && past.failed)
+        *error_code =
+            MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, "ADIOI_PREFETCH_Read_stock",
+                                 __LINE__, MPI_ERR_NO_MEM, "**nomem", 0);
+    if (*error_code != MPI_SUCCESS)
+        return;
+    if (after.st_size != before.st_size) /* it changed during the read: counted to its end now */
+        bytes = ADIOI_PREFETCH_View_bytes_before(fd, count, datatype, file_ptr_type, offset, fp_ind,
+                                                 (uint64_t)after.st_size, &crosses);
     if (crosses)
         ADIOI_PREFETCH_Set_status(status, datatype, bytes);
 }

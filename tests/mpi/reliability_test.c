@@ -6,6 +6,10 @@
  *                times tell) and younger (a look that close to a change never vouches)
  *   iread-eof    MPI_File_iread_at / MPI_File_iread past EOF into a noncontiguous memory type:
  *                the bytes up to EOF, holes untouched, the count right (MPICH aborted in MPI_Wait)
+ *   coll-eof     (round 5) MPI_File_read_at_all past EOF into a noncontiguous memory type, 60
+ *                calls: the calls the driver gives ROMIO's two-phase (stepping aside, from the
+ *                25th on) filled the places past EOF with stale bytes (1,000 a call); every
+ *                call: the bytes up to EOF, the places past it and the holes untouched
  *   plan-info    the info key prefetch_plan with values an application might put there (abc,
  *                0x10, -1, a stack address) at open and in set_info: no crash, refused with a
  *                message; get_info never returns an address; a declaration still works
@@ -183,6 +187,39 @@ static void test_iread_eof(void)
     if (got != 0)
         fail(test, "iread_at past EOF: MPI_Get_elements = %d, expected 0", got);
     check_holey(test, buf, 20000, 0, blocks);
+    MPI_File_close(&fh);
+    MPI_Type_free(&holey);
+    free(buf);
+    report(test, before);
+}
+
+static void test_coll_eof(void)
+{
+    const char *test = "coll-eof: collective reads past EOF into a noncontiguous memory type";
+    int before = failures, call, got = -1;
+    char path[1024];
+    const int blocks = 1000, calls = 60;
+    unsigned char *buf = malloc((size_t)blocks * 5);
+    MPI_Datatype holey;
+    MPI_File fh;
+    MPI_Status st;
+    path_of(path, sizeof path, "coll-eof.dat");
+    make_file(path, 10000, SEED);
+    MPI_Type_vector(blocks, 3, 5, MPI_BYTE, &holey);
+    MPI_Type_commit(&holey);
+    must_open(test, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    for (call = 0; call < calls && failures == before; ++call) {
+        const long long at = 8000 + 100LL * rank;
+        memset(buf, SENTINEL, (size_t)blocks * 5);
+        if (MPI_File_read_at_all(fh, at, buf, 1, holey, &st) != MPI_SUCCESS) {
+            fail(test, "call %d: MPI_File_read_at_all failed", call);
+            break;
+        }
+        MPI_Get_elements(&st, MPI_BYTE, &got);
+        if (got != 2000 - 100 * rank)
+            fail(test, "call %d: MPI_Get_elements = %d, expected %d", call, got, 2000 - 100 * rank);
+        check_holey(test, buf, at, 2000 - 100 * rank, blocks);
+    }
     MPI_File_close(&fh);
     MPI_Type_free(&holey);
     free(buf);
@@ -756,6 +793,8 @@ int main(int argc, char **argv)
         test_stale();
     if (wanted("iread-eof"))
         test_iread_eof();
+    if (wanted("coll-eof"))
+        test_coll_eof();
     if (wanted("plan-info"))
         test_plan_info();
     if (wanted("record"))
