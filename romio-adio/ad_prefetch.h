@@ -133,12 +133,16 @@ void ADIOI_PREFETCH_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatyp
 /* The bytes a read status counts (0 when it cannot say): what a nonblocking read completes
  * with. */
 MPI_Offset ADIOI_PREFETCH_Status_bytes(ADIO_Status *status);
+/* At close: the independent reads' judge carries on to the process's next file of this buffer
+ * kind (pfio_judge_keep). */
+void ADIOI_PREFETCH_Keep_judge(const ADIOI_PREFETCH_File *pf);
 /* The byte count a read status reports (where this ROMIO can set one). */
 void ADIOI_PREFETCH_Set_status(ADIO_Status *status, MPI_Datatype datatype, uint64_t bytes);
 /* A read done by ROMIO's own code (`read`: ADIOI_GEN_ReadStrided or
  * ADIOI_GEN_ReadStridedColl), with its status set to the bytes before the end of the file: ROMIO
- * counts the whole request there, pfio's path what it read. fp_ind: the individual file pointer
- * before the call. */
+ * counts the whole request there, pfio's path what it read; and the user's memory for bytes past
+ * the end left as it was (ROMIO fills it with stale bytes; an error when there is no memory to
+ * keep it in). fp_ind: the individual file pointer before the call. */
 typedef void (*ADIOI_PREFETCH_Blocking_read)(ADIO_File, void *, int, MPI_Datatype, int, ADIO_Offset,
                                              ADIO_Status *, int *);
 void ADIOI_PREFETCH_Read_stock(ADIOI_PREFETCH_Blocking_read read, ADIO_File fd, void *buf,

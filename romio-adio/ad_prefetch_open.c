@@ -254,6 +254,7 @@ void ADIOI_PREFETCH_Close(ADIO_File fd, int *error_code)
     }
     if (pf != NULL) {
         write_summary(fd, pf);
+        ADIOI_PREFETCH_Keep_judge(pf);
         if (pf->coll != NULL && pfio_coll_record_error(pf->coll)[0])
             fprintf(stderr, "pfio: file %s: hint prefetch_record: %s\n", fd->filename,
                     pfio_coll_record_error(pf->coll));

@@ -57,6 +57,9 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     o.file_name = fd->filename;
     o.record_path = pf->record_path[0] ? pf->record_path : NULL;
     o.replay_path = pf->replay_path[0] ? pf->replay_path : NULL;
+    /* Files these ranks read one after another are judged as one run of calls; not with a
+     * deferred open, whose ranks do not all reach the close that keeps the judge. */
+    o.carry_judge = !fd->hints->deferred_open;
     if (pfio_coll_create(fd->comm, pf->ctx, pf->file, &o, &pf->coll) != PFIO_OK) {
         snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d: %.140s", pf->rank,
                  pfio_last_error());
@@ -65,11 +68,20 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     return 1;
 }
 
-/* At the first collective read or declaration: every rank on, or every rank off. Collective. */
+/* At the first collective read or declaration: every rank on, or every rank off; and what the
+ * ranks carried from their last file the same on every rank, or forgotten on every rank (see
+ * pfio_coll_carried). One reduction. Collective. */
 void ADIOI_PREFETCH_Coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    int mine = coll_local_setup(fd, pf), all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, fd->comm);
+    int all;
+    unsigned long long mine[3], most[3];
+    mine[0] = !coll_local_setup(fd, pf);
+    mine[1] = pf->coll != NULL ? pfio_coll_carried(pf->coll) : 0;
+    mine[2] = ~mine[1];
+    MPI_Allreduce(mine, most, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, fd->comm);
+    all = most[0] == 0;
+    if (all && most[1] != ~most[2])
+        pfio_coll_forget_carried(pf->coll);
     if (!all && pf->coll != NULL) {
         pfio_coll_destroy(pf->coll);
         pf->coll = NULL;

@@ -50,6 +50,19 @@ static void clear_predictions(ADIOI_PREFETCH_File *pf, int stride_planned)
     pf->planned_calls = 0;
 }
 
+/* The process's files of one buffer kind share their independent reads' judge, one file after
+ * another (pfio_judge_take): a program reading many short files alike is judged on all of them. */
+static const char *judge_key(const ADIOI_PREFETCH_File *pf)
+{
+    return pf->page_cache ? "independent/cache" : "independent/engine";
+}
+
+void ADIOI_PREFETCH_Keep_judge(const ADIOI_PREFETCH_File *pf)
+{
+    if (pf->judge != NULL)
+        pfio_judge_keep(pf->judge, judge_key(pf));
+}
+
 /* Stepping aside for independent reads (docs/romio-driver.md, "Stepping aside"): 1 when the
  * judge gives this application read to ROMIO's own path. Switching there drops what pfio
  * predicted, which no read through pfio would consume. */
@@ -58,7 +71,7 @@ static int judged_stock(ADIOI_PREFETCH_File *pf)
     int stock;
     if (!pf->step_aside || pf->sieving)
         return 0;
-    if (pf->judge == NULL && pfio_judge_create(&pf->judge) != PFIO_OK) {
+    if (pf->judge == NULL && pfio_judge_take(judge_key(pf), &pf->judge) != PFIO_OK) {
         pf->judge = NULL; /* no judge: pfio serves every read */
         return 0;
     }

@@ -417,6 +417,69 @@ TEST_P(CollectiveReaderPathTest, AnAggregatorsReadErrorReachesEveryRank) {
   for (auto &t : threads) t.join();
 }
 
+// Many short files read alike, one after another (20 one-block calls each, 3 ranks): with a
+// judge key the judges and reading alone carry on from file to file. Where the stock path costs
+// half of pfio's, over 90 % of later files' calls go to it (judged anew, a file's 20 calls never
+// get past the first 24 on pfio); where alone costs half of Read's, most later files' first calls
+// already go alone (without the carry every file's first two go through Read). Every rank routes
+// every call alike, and every rank carries the same (CarriedHash); a reader that forgets what it
+// carried starts from pfio's layer.
+TEST_F(CollectiveReaderTest, AJudgeKeyCarriesTheJudgesAndReadingAloneToTheNextFile) {
+  constexpr uint64_t kFiles = 30, kCallsPerFile = 20;
+  using R = CollectiveReader::Route;
+  struct Costs {
+    uint64_t stock, layer, alone;  // ns per byte
+    std::string key;
+  };
+  for (const Costs &c : {Costs{1, 2, 4, "stock wins"}, Costs{16, 2, 1, "alone wins"}}) {
+    test::InProcessGroup group(3);
+    std::vector<std::vector<R>> routes(3);
+    std::vector<std::vector<uint64_t>> carried(3);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 3; ++r)
+      threads.emplace_back([&, r] {
+        ReaderOptions o;
+        o.judge_key = "test/" + c.key + "/rank " + std::to_string(r);  // threads share a process
+        for (uint64_t f = 0; f < kFiles; ++f) {
+          Rank rank(&group, r, path_, o);
+          carried[r].push_back(rank.reader->CarriedHash());
+          if (f + 1 == kFiles) rank.reader->ForgetCarried();
+          for (uint64_t call = 0; call < kCallsPerFile; ++call) {
+            R route = R::kStock;
+            std::string error;
+            ASSERT_EQ(rank.reader->BeginCall(&route, &error), CollectiveReader::Outcome::kRead)
+                << error;
+            routes[r].push_back(route);
+            const FileRanges mine = Interleaved(r, 3, call, 1);
+            if (route == R::kLayer) ReadAndCheck(rank, mine);
+            if (route == R::kAlone) ReadAlone(rank, mine);
+            const uint64_t bytes = mine.front().length;
+            const uint64_t cost = route == R::kStock   ? c.stock
+                                  : route == R::kLayer ? c.layer
+                                                       : c.alone;
+            rank.reader->EndCall(bytes, bytes * cost);
+          }
+        }
+      });
+    for (auto &t : threads) t.join();
+    EXPECT_EQ(routes[0], routes[1]) << c.key;
+    EXPECT_EQ(routes[0], routes[2]) << c.key;
+    EXPECT_EQ(carried[0], carried[1]) << c.key;
+    EXPECT_EQ(carried[0], carried[2]) << c.key;
+    const std::vector<R> &route = routes[0];
+    const auto later = route.begin() + 10 * kCallsPerFile, last = route.end() - kCallsPerFile;
+    if (c.key == "stock wins") {
+      EXPECT_GT(std::count(later, last, R::kStock), 9 * (last - later) / 10) << c.key;
+    } else {
+      int first_alone = 0;  // the others: trials of Read by the alone judge
+      for (auto first = later; first < last; first += kCallsPerFile)
+        first_alone += *first == R::kAlone;
+      EXPECT_GE(first_alone, 14) << "of 19 files' first calls";
+    }
+    EXPECT_EQ(*last, R::kLayer) << "forgotten: the last file starts from pfio's layer";
+  }
+}
+
 // Every rank's blocks of call k of a random permutation (the same shuffle on every rank).
 }  // namespace
 }  // namespace pfio::collective

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "predict/judge_memory.h"
 
 namespace pfio::predict {
 namespace {
@@ -158,6 +161,59 @@ TEST(PathJudge, ResetTriesPfioAgainFirst) {
   RunCalls(
       &judge, PathJudge::kTrialCalls, [](Path, uint64_t) { return 1.0; }, &paths);
   EXPECT_EQ(Count(paths, Path::kPfio), PathJudge::kTrialCalls);
+}
+
+// Files read one after another, 22 calls each (a small file's one-block calls at 4 ranks),
+// stock 4x cheaper: carried from file to file (JudgeMemory) the judge serves nearly every call
+// on the stock path after the first files; judged anew in every file (as before carrying), each
+// file's 22 calls never get past the first calls, all on pfio.
+TEST(PathJudge, ACarriedJudgeJudgesShortFilesOnAllTheirCalls) {
+  constexpr uint64_t kFiles = 200, kCallsPerFile = 22;
+  const auto cost = [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 4.0; };
+  const std::string key = "test/short files";
+  std::vector<Path> carried, anew;
+  for (uint64_t f = 0; f < kFiles; ++f) {
+    PathJudge judge = JudgeMemory::Take(key);
+    RunCalls(&judge, kCallsPerFile, cost, &carried);
+    EXPECT_EQ(judge.counts().pfio_calls + judge.counts().stock_calls, kCallsPerFile)
+        << "each file counts its own calls";
+    JudgeMemory::Keep(key, judge);
+    PathJudge fresh;
+    RunCalls(&fresh, kCallsPerFile, cost, &anew);
+  }
+  EXPECT_EQ(Count(anew, Path::kStock), 0u);
+  EXPECT_GT(Count(carried, Path::kStock, 10 * kCallsPerFile),
+            9 * (kFiles - 10) * kCallsPerFile / 10)
+      << "after 10 files, over 90 % of the calls on the faster stock path";
+}
+
+// A stretch carried into another file lasts at most max(kFirstStretch, stretch / 4) more calls
+// there, so a file read otherwise soon has its trial: pfio 4x cheaper in the new file gets the
+// calls back within that bound plus a trial (the stretch carried was kLongestStretch).
+TEST(PathJudge, AStretchCarriedToAnotherFileIsShortened) {
+  PathJudge judge;
+  RunCalls(&judge, 20000, [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 4.0; });
+  ASSERT_EQ(judge.current(), Path::kStock);
+  judge.NewFile();
+  EXPECT_EQ(judge.counts().stock_calls, 0u) << "counts start again";
+  std::vector<Path> paths;
+  RunCalls(
+      &judge, 8000, [](Path p, uint64_t) { return p == Path::kStock ? 4.0 : 1.0; }, &paths);
+  const uint64_t bound = PathJudge::kLongestStretch / 4 + 2 * PathJudge::kTrialCalls;
+  EXPECT_LE(Count(paths, Path::kStock), bound + 100);
+  EXPECT_LT(Count(paths, Path::kStock, bound + 200), (8000 - bound - 200) / 50)
+      << "then pfio keeps the calls but for short trials of stock";
+}
+
+TEST(JudgeMemory, AKeyNotKeptGivesAFreshJudgeAndANoteOfZero) {
+  uint64_t note = 7;
+  PathJudge judge = JudgeMemory::Take("test/never kept", &note);
+  EXPECT_EQ(note, 0u);
+  EXPECT_EQ(judge.Next(), Path::kPfio);
+  EXPECT_EQ(judge.counts().pfio_calls, 1u);
+  JudgeMemory::Keep("test/kept", judge, 42);
+  EXPECT_EQ(JudgeMemory::Take("test/kept", &note).ScheduleHash(), judge.ScheduleHash());
+  EXPECT_EQ(note, 42u);
 }
 
 }  // namespace

@@ -33,9 +33,14 @@ TEST(PredictApi, BadArgumentsAreNamed) {
   EXPECT_EQ(pfio_sweep_create(nullptr), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
   pfio_sweep_destroy(nullptr);
+  pfio_judge *judge_out = nullptr;
   EXPECT_EQ(pfio_judge_create(nullptr), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
   pfio_judge_destroy(nullptr);
+  EXPECT_EQ(pfio_judge_take(nullptr, &judge_out), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("key = NULL"), std::string::npos);
+  EXPECT_EQ(pfio_judge_take("k", nullptr), PFIO_EINVAL);
+  pfio_judge_keep(nullptr, "k");  // nothing to keep: ignored
 }
 
 TEST(PredictApi, AStridedRunIsPlannedAndABreakDropsIt) {
@@ -135,6 +140,33 @@ TEST(PredictApi, AJudgeGivesMostReadsToTheCheaperStockPath) {
   pfio_judge_reset(judge);
   EXPECT_EQ(pfio_judge_next(judge), 0) << "after a reset pfio is tried first";
   pfio_judge_destroy(judge);
+}
+
+// Short files read one after another (20 reads each), the stock path 4x cheaper: a judge taken
+// and kept under one key serves most reads of the later files on the stock path; judged anew,
+// none (each file's reads never get past the first 24 on pfio).
+TEST(PredictApi, AJudgeKeptUnderAKeyJudgesTheNextFileOnFromThere) {
+  uint64_t later_stock = 0, anew_stock = 0;
+  for (int file = 0; file < 40; ++file) {
+    pfio_judge *carried = nullptr, *fresh = nullptr;
+    ASSERT_EQ(pfio_judge_take("test/predict api short files", &carried), PFIO_OK);
+    ASSERT_EQ(pfio_judge_create(&fresh), PFIO_OK);
+    for (int k = 0; k < 20; ++k) {
+      for (pfio_judge *j : {carried, fresh}) {
+        const int stock = pfio_judge_next(j);
+        pfio_judge_record(j, stock, 47008, stock ? 47008 : 4 * 47008);
+        if (file >= 10) (j == carried ? later_stock : anew_stock) += stock;
+      }
+    }
+    uint64_t stock_calls = 0;
+    pfio_judge_counts(carried, &stock_calls, nullptr, nullptr);
+    EXPECT_LE(stock_calls, 20u) << "a file counts its own reads";
+    pfio_judge_keep(carried, "test/predict api short files");
+    pfio_judge_destroy(carried);
+    pfio_judge_destroy(fresh);
+  }
+  EXPECT_EQ(anew_stock, 0u);
+  EXPECT_GT(later_stock, 30u * 20 * 9 / 10);
 }
 
 }  // namespace

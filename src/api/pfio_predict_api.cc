@@ -6,6 +6,7 @@
 #include "api/api_errors.h"
 #include "pfio/pfio_predict.h"
 #include "predict/column_sweep.h"
+#include "predict/judge_memory.h"
 #include "predict/path_judge.h"
 #include "predict/shifted_calls.h"
 #include "predict/stride_run.h"
@@ -217,6 +218,25 @@ pfio_status pfio_judge_create(pfio_judge **out) {
     *out = new pfio_judge();
     return PFIO_OK;
   });
+}
+
+pfio_status pfio_judge_take(const char *key, pfio_judge **out) {
+  if (out == nullptr) return pfio::api::NullArgument("pfio_judge_take", "out");
+  if (key == nullptr) return pfio::api::NullArgument("pfio_judge_take", "key");
+  *out = nullptr;
+  return pfio::api::Guarded("pfio_judge_take", [&] {
+    *out = new pfio_judge{pfio::predict::JudgeMemory::Take(key)};
+    return PFIO_OK;
+  });
+}
+
+void pfio_judge_keep(const pfio_judge *judge, const char *key) {
+  if (judge == nullptr || key == nullptr) return;
+  try {
+    pfio::predict::JudgeMemory::Keep(key, judge->judge);
+  } catch (const std::bad_alloc &) {
+    // not kept: the next file is judged from its first calls
+  }
 }
 
 int pfio_judge_next(pfio_judge *judge) {

@@ -6,6 +6,7 @@
 
 #include "collective/call_schedule.h"
 #include "collective/plan_codec.h"
+#include "predict/judge_memory.h"
 
 namespace pfio::collective {
 namespace {
@@ -79,6 +80,7 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
                                  &reader->record_);
     if (!why.empty()) return why;
   }
+  reader->TakeCarried();
   *out = std::move(reader);
   return "";
 }
@@ -96,6 +98,43 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
   int page_cache = 0;
   page_cache_ = pfio_file_buffer(ctx_, file_, &page_cache) == PFIO_OK && page_cache;
+}
+
+void CollectiveReader::TakeCarried() {
+  const std::string &key = options_.judge_key;
+  if (key.empty()) return;
+  judge_ = predict::JudgeMemory::Take(key + "/path");
+  uint64_t alone_run = 0;
+  alone_judge_ = predict::JudgeMemory::Take(key + "/alone", &alone_run);
+  // The last file's calls were read alone: so are this file's first kFirstAlone, then a check
+  // through Read (a file read otherwise ships there and stops it). Not with declared calls.
+  if (alone_run > 0 && declared_.empty() && options_.record_path.empty()) {
+    own_calls_ = kOwnCallsBeforeAlone;
+    alone_run_ = std::min(alone_run, kLongestAlone);
+    alone_left_ = kFirstAlone;
+  }
+}
+
+uint64_t CollectiveReader::CarriedHash() const {
+  uint64_t h = judge_.ScheduleHash();
+  for (const uint64_t v :
+       {alone_judge_.ScheduleHash(), static_cast<uint64_t>(own_calls_), alone_left_, alone_run_})
+    h = (h ^ v) * 1099511628211ull;
+  return h;
+}
+
+void CollectiveReader::ForgetCarried() {
+  judge_ = predict::PathJudge();
+  alone_judge_ = predict::PathJudge();
+  StopReadingAlone();
+}
+
+CollectiveReader::~CollectiveReader() {
+  const std::string &key = options_.judge_key;
+  if (key.empty() || !broken_.empty()) return;
+  predict::JudgeMemory::Keep(key + "/path", judge_);
+  const bool alone = own_calls_ >= kOwnCallsBeforeAlone && declared_.empty();
+  predict::JudgeMemory::Keep(key + "/alone", alone_judge_, alone ? alone_run_ : 0);
 }
 
 CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {

@@ -60,6 +60,10 @@ struct ReaderOptions {
   std::string file_name;    // the file as opened (record and replay check it)
   std::string record_path;  // rank 0 writes every call's plans here (plan_record.h)
   std::string replay_path;  // calls declared from a record of an earlier run
+  // Non-empty: the path judge is the one the last reader with this key left, and this reader
+  // leaves its own there when it is destroyed unbroken (predict/judge_memory.h). Every rank must
+  // give the same key; the C face's names the communicator's ranks and the buffer kind.
+  std::string judge_key;
 };
 
 struct ReaderStats {
@@ -152,10 +156,24 @@ class CollectiveReader {
   const Aggregation &aggregation() const { return aggregation_; }
   int my_aggregator() const { return my_aggregator_; }
 
+  // What was carried from the last reader with options.judge_key (a hash, equal on every rank
+  // that carried the same), and forgetting it: collective front ends compare the hashes across
+  // ranks before the first call and forget on every rank when they differ, so that no two ranks
+  // route a call differently (ranks that opened and closed such files in different orders).
+  uint64_t CarriedHash() const;
+  void ForgetCarried();
+
+  ~CollectiveReader();
+  CollectiveReader(const CollectiveReader &) = delete;
+  CollectiveReader &operator=(const CollectiveReader &) = delete;
+
  private:
   CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
                    const ReaderOptions &options, Aggregation aggregation);
   Outcome Fail(std::string why, std::string *error);
+  // With options_.judge_key: the judges, and whether calls go alone, as the last reader with the
+  // key left them (predict/judge_memory.h).
+  void TakeCarried();
   // `plans`: every rank's extents of this call (their dense runs are left to the kernel's
   // readahead).
   void PlanAhead(const CallSchedule &now, const std::vector<FileRanges> &plans, size_t me,

@@ -19,6 +19,26 @@ struct pfio_coll {
 
 namespace {
 
+// The ranks of comm as MPI_COMM_WORLD numbers them, hashed (FNV-1a), with their count and the
+// buffer kind: the same on every rank of comm, different for another set of ranks.
+std::string JudgeKey(MPI_Comm comm, pfio_context *ctx, int32_t file) {
+  int size = 0, page_cache = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Group group, world;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<size_t>(size)), in_world(static_cast<size_t>(size));
+  for (int i = 0; i < size; ++i) ranks[static_cast<size_t>(i)] = i;
+  MPI_Group_translate_ranks(group, size, ranks.data(), world, in_world.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  uint64_t hash = 1469598103934665603ull;
+  for (int r : in_world) hash = (hash ^ static_cast<uint32_t>(r)) * 1099511628211ull;
+  if (pfio_file_buffer(ctx, file, &page_cache) != PFIO_OK) page_cache = 0;
+  return "collective/" + std::to_string(size) + "/" + std::to_string(hash) +
+         (page_cache ? "/cache" : "/engine");
+}
+
 pfio_status Fail(pfio_status status, const std::string &message) {
   return pfio_front_end_fail(status, message.c_str());
 }
@@ -43,6 +63,7 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
     if (options->file_name) o.file_name = options->file_name;
     if (options->record_path) o.record_path = options->record_path;
     if (options->replay_path) o.replay_path = options->replay_path;
+    if (options->carry_judge) o.judge_key = JudgeKey(comm, ctx, file);
     auto coll = std::make_unique<pfio_coll>();
     coll->transport = std::make_unique<pfio::collective::MpiTransport>(
         comm, options->timeout_ms, options->bound_name ? options->bound_name : "timeout_ms");
@@ -56,6 +77,14 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
   } catch (const std::exception &e) {
     return Fail(PFIO_EIO, std::string("collective reader: ") + e.what());
   }
+}
+
+extern "C" uint64_t pfio_coll_carried(const pfio_coll *coll) {
+  return coll->reader->CarriedHash();
+}
+
+extern "C" void pfio_coll_forget_carried(pfio_coll *coll) {
+  coll->reader->ForgetCarried();
 }
 
 extern "C" pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,

@@ -38,6 +38,8 @@ typedef struct pfio_coll_options {
   const char *file_name;    /* the file as opened (record and replay name it) */
   const char *record_path;  /* NULL, or rank 0 records every call's plans there */
   const char *replay_path;  /* NULL, or the calls of a record are declared at creation */
+  int carry_judge; /* 1: the path judge carries on from the last file these ranks read with the
+                    * same buffer kind (every rank of comm must give the same value) */
 } pfio_coll_options;
 
 typedef struct pfio_coll_stats {
@@ -65,6 +67,11 @@ typedef struct pfio_coll_stats {
  * file, size or rank count), PFIO_ENOMEM. Not collective. */
 pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
                              const pfio_coll_options *options, pfio_coll **out);
+/* With carry_judge: a hash of what this rank carried from the last file; the front end compares
+ * it across ranks before the first call and, where it differs, calls pfio_coll_forget_carried on
+ * every rank (CollectiveReader::CarriedHash). */
+uint64_t pfio_coll_carried(const pfio_coll *coll);
+void pfio_coll_forget_carried(pfio_coll *coll);
 pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
                            int want_stock, uint64_t *nread, int *stock);
 /* Stepping aside where pfio does not pay, and reading alone where the exchange buys nothing:

@@ -121,6 +121,19 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
   Begin(Phase::kStretch, winner, length);
 }
 
+uint64_t PathJudge::ScheduleHash() const {
+  uint64_t h = 1469598103934665603ull;
+  for (const uint64_t v : {static_cast<uint64_t>(phase_), static_cast<uint64_t>(path_), left_,
+                           since_switch_, stretch_, static_cast<uint64_t>(last_winner_)})
+    h = (h ^ v) * 1099511628211ull;
+  return h;
+}
+
+void PathJudge::NewFile() {
+  counts_ = {};
+  if (phase_ == Phase::kStretch) left_ = std::min(left_, std::max(kFirstStretch, stretch_ / 4));
+}
+
 void PathJudge::Reset() {
   stretch_ = 0;
   last_winner_ = Path::kPfio;

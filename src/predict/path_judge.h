@@ -21,8 +21,11 @@
 // predictor learns the pattern again; kSkipStock: the kernel's readahead starts). Whenever
 // ExchangeDue(), the caller passes Judge the tallies (tally(), or the sums of every rank's in a
 // collective layer) before the next Next(). Reset() (the pattern changed: a declared plan) starts
-// again from pfio. Deterministic: the same sequence of Next and Judge inputs gives the same paths,
-// so ranks that judge on the same sums choose alike. Not thread-safe.
+// again from pfio. NewFile() carries a judge on to another file read the same way
+// (predict/judge_memory.h): its counts start again, and a stretch under way lasts at most
+// max(kFirstStretch, stretch / 4) more calls, so that a file read otherwise soon has its trial.
+// Deterministic: the same sequence of Next and Judge inputs gives the same paths, so ranks that
+// judge on the same sums choose alike. Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -74,6 +77,10 @@ class PathJudge {
   // the same way on every rank).
   void Judge(const Tally &all);
   void Reset();
+  void NewFile();
+  // A hash of the schedule (phase, path, calls left, stretch): equal on ranks that judged alike.
+  // Not of the measures, which are each rank's own.
+  uint64_t ScheduleHash() const;
 
   Path current() const { return path_; }
   // The last decision's stock over pfio time per byte (0 before the first).

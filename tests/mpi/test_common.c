@@ -166,8 +166,13 @@ int info_value(MPI_File fh, const char *key, char *value, int size)
 
 long long summary_value(const char *path, const char *key)
 {
+    return summary_value_in(path, NULL, key);
+}
+
+long long summary_value_in(const char *path, const char *object, const char *key)
+{
     char text[8192], pattern[128];
-    const char *p;
+    const char *p = text;
     size_t n;
     FILE *f = fopen(path, "r");
     if (f == NULL)
@@ -175,8 +180,13 @@ long long summary_value(const char *path, const char *key)
     n = fread(text, 1, sizeof text - 1, f);
     text[n] = '\0';
     fclose(f);
+    if (object != NULL) {
+        snprintf(pattern, sizeof pattern, "\"%s\": {", object);
+        if ((p = strstr(text, pattern)) == NULL)
+            return -1;
+    }
     snprintf(pattern, sizeof pattern, "\"%s\": ", key);
-    p = strstr(text, pattern);
+    p = strstr(p, pattern);
     return p == NULL ? -1 : strtoll(p + strlen(pattern), NULL, 10);
 }
 

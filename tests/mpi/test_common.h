@@ -50,6 +50,8 @@ void check_count(const char *test, MPI_Status *st, MPI_Datatype type, int want);
 int info_value(MPI_File fh, const char *key, char *value, int size);
 /* A counter of the job summary (prefetch_stats) rank 0 wrote at close; -1 when absent. */
 long long summary_value(const char *path, const char *key);
+/* The same inside the summary's object `object` (e.g. "collective"). */
+long long summary_value_in(const char *path, const char *object, const char *key);
 /* On rank 0: the summary's `key` must be `want`. */
 void expect_summary(const char *test, const char *stats, const char *key, long long want);
 /* MPI_Init, and this rank and the rank count in the globals. */
