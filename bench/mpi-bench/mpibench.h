@@ -35,18 +35,20 @@ typedef struct {
   const char *file, *workloads, *methods, *json, *budget;
   unsigned long long size;
   int rounds, keep, independent, prepare;
-  int offsets;       /* --access offsets: MPI_File_read_at(_all) at each call's one extent, no
-                        view per call (IOR's default, without -V); else a view per call */
-  long long block;   /* ior-hard and random: bytes per block */
-  int per_call;      /* ior-hard and random: blocks per rank per call */
-  int hot;           /* --cache hot: the file stays in the page cache (the cost of a call) */
-  double compute_ms; /* 0: none; < 0: auto (the stock driver's read time per call) */
+  int offsets;          /* --access offsets: MPI_File_read_at(_all) at each call's one extent, no
+                           view per call (IOR's default, without -V); else a view per call */
+  long long block;      /* ior-hard and random: bytes per block */
+  int per_call;         /* ior-hard and random: blocks per rank per call */
+  long long small_file; /* small-files: bytes per file */
+  int hot;              /* --cache hot: the file stays in the page cache (the cost of a call) */
+  double compute_ms;    /* 0: none; < 0: auto (the stock driver's read time per call) */
 } Options;
 
 typedef struct {
-  long long *off, *len;
+  long long *off, *len; /* offsets in the open file */
   int n, cap;
   long long bytes;
+  long long base; /* the pattern's offset of the open file's first byte (small-files) */
 } Extents;
 
 typedef struct Workload Workload;
@@ -58,6 +60,7 @@ struct Workload {
   long long m, tile, tiles;      /* tiles: matrix side, tile side (doubles), tiles per side */
   long long var, writers, share; /* restart */
   int reopen;                    /* opens: every call in an open of its own */
+  int files, calls_per_file;     /* small-files: files read, calls in each (0: one file) */
   void (*extents)(const Workload *w, int call, Extents *e);
 };
 
@@ -77,7 +80,7 @@ typedef struct {
 } Run;
 
 /* The workloads, in the order tables list them; NWORKLOADS of them. */
-#define NWORKLOADS 6
+#define NWORKLOADS 7
 extern const char *const all_workloads[NWORKLOADS];
 
 extern Options opts;
@@ -95,7 +98,9 @@ void make_workload(Workload *w, const char *name, unsigned long long size);
 
 /* mpibench_file.c */
 int make_file(const Options *o);
-void evict(const Options *o);
+void small_file_path(const Options *o, int k, char *path, size_t size);
+void make_small_files(const Options *o, const Workload *w);
+void evict(const Options *o, const Workload *w);
 void reset_peak_rss(void);
 long long peak_rss_kib(void);
 void node_cpu_ticks(long long *busy, long long *all);

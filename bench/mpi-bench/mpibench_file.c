@@ -1,6 +1,8 @@
 /* pfio-mpibench: The self-verifying file: made or checked, evicted from the page cache; peak RSS.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+
 #include "mpibench.h"
 
 /* ---- the file ---------------------------------------------------------------------------- */
@@ -73,12 +75,69 @@ int make_file(const Options *o) {
   return !ok;
 }
 
-void evict(const Options *o) {
-  int fd = open(o->file, O_RDONLY);
+/* small-files: file k of the directory beside --file. */
+void small_file_path(const Options *o, int k, char *path, size_t size) {
+  snprintf(path, size, "%s.small-%lld/%04d", o->file, o->small_file, k);
+}
+
+/* small-files: file k holds the pattern of bytes [k x small_file, (k+1) x small_file), so the
+ * benchmark checks its bytes as it checks the one file's. Files already there are kept when
+ * their size and first and last words are right; each rank writes every nprocs-th file. */
+void make_small_files(const Options *o, const Workload *w) {
+  char dir[4200], path[4200];
+  unsigned char *buf = malloc((size_t)o->small_file);
+  int k, wrote = 0;
+  snprintf(dir, sizeof dir, "%s.small-%lld", o->file, o->small_file);
+  if (rank == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
+    die("cannot make the directory of the small files: ", dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (k = rank; k < w->files; k += nprocs) {
+    const uint64_t base = (uint64_t)k * (uint64_t)o->small_file;
+    const uint64_t last = base + (uint64_t)o->small_file - 8;
+    uint64_t first_word = 0, last_word = 0;
+    int fd;
+    small_file_path(o, k, path, sizeof path);
+    fd = open(path, O_RDONLY);
+    if (fd >= 0 && pread(fd, &first_word, 8, 0) == 8 &&
+        pread(fd, &last_word, 8, (off_t)(last - base)) == 8 &&
+        first_word == pattern_word(base, SEED) && last_word == pattern_word(last, SEED) &&
+        lseek(fd, 0, SEEK_END) == (off_t)o->small_file) {
+      close(fd);
+      continue;
+    }
+    if (fd >= 0) close(fd);
+    pattern_fill(buf, base, (size_t)o->small_file, SEED);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || pwrite(fd, buf, (size_t)o->small_file, 0) != (ssize_t)o->small_file)
+      die("cannot write the small file ", path);
+    fsync(fd);
+    close(fd);
+    ++wrote;
+  }
+  free(buf);
+  MPI_Allreduce(MPI_IN_PLACE, &wrote, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0 && wrote > 0)
+    printf("pfio-mpibench: wrote %d small files of %lld bytes in %s\n", wrote, o->small_file, dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void drop_from_page_cache(const char *path) {
+  int fd = open(path, O_RDONLY);
   if (fd >= 0) {
     if (rank == 0) fdatasync(fd);
     posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     close(fd);
+  }
+}
+
+/* The workload's files leave the page cache (w NULL: the one file). */
+void evict(const Options *o, const Workload *w) {
+  char path[4200];
+  int k;
+  drop_from_page_cache(o->file);
+  for (k = 0; w != NULL && k < w->files; ++k) {
+    small_file_path(o, k, path, sizeof path);
+    drop_from_page_cache(path);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0 && geteuid() == 0) {

@@ -14,7 +14,8 @@ void usage(void) {
   if (rank == 0)
     printf(
         "usage: mpirun -np N pfio-mpibench [--file PATH] [--size BYTES (1G)]\n"
-        "         [--workloads ior-hard,random,btio,tiles,restart[,opens]] [--rounds R (3)]\n"
+        "         [--workloads ior-hard,random,btio,tiles,restart[,opens,small-files]]\n"
+        "         [--rounds R (3)] [--small-file BYTES (4M)]\n"
         "         [--methods "
         "ompio,romio,pfio,pfio-declared,pfio-noplan,pfio-engine,pfio-engine-cache,romio-again,seq]"
         "\n"
@@ -50,7 +51,8 @@ Options parse(int argc, char **argv) {
                .size = 1ULL << 30,
                .rounds = 3,
                .block = DEFAULT_BLOCK,
-               .per_call = DEFAULT_PER_CALL};
+               .per_call = DEFAULT_PER_CALL,
+               .small_file = 4LL << 20};
   int i;
   for (i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -92,6 +94,10 @@ Options parse(int argc, char **argv) {
       o.block = (long long)parse_size(a, v);
       if (o.block < 8 || o.block > (64LL << 20) || o.block % 8 != 0)
         die("--block: expected bytes per block, a multiple of 8 from 8 to 64M, got ", v);
+    } else if (strcmp(a, "--small-file") == 0) {
+      o.small_file = (long long)parse_size(a, v);
+      if (o.small_file < 4096 || o.small_file % 8 != 0)
+        die("--small-file: expected bytes per small file, a multiple of 8 of at least 4K, got ", v);
     } else if (strcmp(a, "--calls") == 0 &&
                (strcmp(v, "collective") == 0 || strcmp(v, "independent") == 0))
       o.independent = strcmp(v, "independent") == 0;
@@ -124,7 +130,7 @@ Options parse(int argc, char **argv) {
   if (o.offsets && (listed(o.workloads, "btio") || listed(o.workloads, "tiles") ||
                     listed(o.workloads, "restart")))
     die("--access offsets: btio, tiles and restart read several extents per call (a view); "
-        "expected --workloads among ior-hard, random, opens, got ",
+        "expected --workloads among ior-hard, random, opens, small-files, got ",
         o.workloads);
   return o;
 }

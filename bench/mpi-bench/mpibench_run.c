@@ -94,15 +94,15 @@ static void read_stepping_aside(const Workload *w, Run *out) {
 
 /* Opens the file the way `method` selects its MPI-IO implementation; 0 when that method is not
  * available here (the reason in why). */
-static int open_for(const Options *o, const char *method, int summary, MPI_File *fh, char *why,
-                    size_t size) {
-  char name[4200], value[MPI_MAX_INFO_VAL + 1];
+static int open_for(const Options *o, const char *method, int summary, const char *path,
+                    MPI_File *fh, char *why, size_t size) {
+  char name[4300], value[MPI_MAX_INFO_VAL + 1];
   MPI_Info info, got;
   int rc, flag = 0, ok = 1;
   MPI_Info_create(&info);
-  snprintf(name, sizeof name, "%s", o->file);
+  snprintf(name, sizeof name, "%s", path);
   if (strncmp(method, "pfio", 4) == 0) {
-    snprintf(name, sizeof name, "prefetch:%s", o->file);
+    snprintf(name, sizeof name, "prefetch:%s", path);
     if (o->budget) MPI_Info_set(info, "prefetch_budget", o->budget);
     if (strcmp(method, "pfio-noplan") == 0) MPI_Info_set(info, "prefetch_coll_lookahead", "0");
     if (strcmp(method, "pfio-engine") == 0) {
@@ -213,7 +213,7 @@ static void wrong_byte(const Workload *w, int call, long long offset) {
 void check(const Workload *w, int call, const Extents *e, const unsigned char *buf) {
   int i;
   for (i = 0; i < e->n; ++i) {
-    long long off = e->off[i], end = off + e->len[i];
+    long long off = e->base + e->off[i], end = off + e->len[i];
     while (off < end && (off & 7)) {
       if (*buf++ != pattern_byte((uint64_t)off, SEED)) wrong_byte(w, call, off);
       ++off;
@@ -228,6 +228,19 @@ void check(const Workload *w, int call, const Extents *e, const unsigned char *b
   }
 }
 
+/* Whether `call` starts an open of its own (opens: each; small-files: each file's first). */
+static int opens_at(const Workload *w, int call) {
+  return w->reopen || (w->files > 0 && call % w->calls_per_file == 0);
+}
+
+/* The file `call` reads. */
+static void path_of(const Options *o, const Workload *w, int call, char *path, size_t size) {
+  if (w->files > 0)
+    small_file_path(o, call / w->calls_per_file, path, size);
+  else
+    snprintf(path, size, "%s", o->file);
+}
+
 int run_mpiio(const Options *o, const Workload *w, const char *method, double compute_ms, Run *out,
               char *why, size_t size) {
   MPI_File fh;
@@ -236,20 +249,24 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   long long cap = 0, bytes = 0, all_bytes = 0, rss, node_busy0, node_all0;
   double t0, t_in = 0, t, secs, in_max = 0, cpu0, cpu, phase[3] = {0, 0, 0}; /* open, view, close */
   double busy = 0, steps = compute_steps(compute_ms);
-  int call, ok;
-  if (!o->hot) evict(o);
+  int call, ok, summary = !w->reopen && w->files == 0;
+  char path[4200];
+  if (!o->hot) evict(o, w);
   reset_peak_rss();
   MPI_Barrier(MPI_COMM_WORLD);
   cpu0 = cpu_seconds();
   node_cpu_ticks(&node_busy0, &node_all0);
   t0 = MPI_Wtime();
-  ok = open_for(o, method, !w->reopen, &fh, why, size);
+  path_of(o, w, 0, path, sizeof path);
+  ok = open_for(o, method, summary, path, &fh, why, size);
   phase[0] = MPI_Wtime() - t0;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!ok) return 0;
   if (strcmp(method, "pfio-declared") == 0) {
-    if (opts.independent) {
-      snprintf(why, size, "declared plans are for collective reads (--calls independent)");
+    if (opts.independent || w->files > 0) {
+      snprintf(why, size, "%s",
+               w->files > 0 ? "a declared plan is one file's (small-files reads many)"
+                            : "declared plans are for collective reads (--calls independent)");
       MPI_File_close(&fh);
       return 0;
     }
@@ -262,14 +279,16 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   }
   for (call = 0; call < w->calls; ++call) {
     MPI_Status st;
-    if (w->reopen && call > 0) { /* opens: every call in an open of its own */
+    if (call > 0 && opens_at(w, call)) { /* opens, small-files: an open of its own */
       t = MPI_Wtime();
-      ok = open_for(o, method, !w->reopen, &fh, why, size);
+      path_of(o, w, call, path, sizeof path);
+      ok = open_for(o, method, summary, path, &fh, why, size);
       phase[0] += MPI_Wtime() - t;
       if (!ok) die("reopening the file failed with method ", method);
     }
     e.n = 0;
     e.bytes = 0;
+    e.base = 0;
     w->extents(w, call, &e);
     if (e.bytes > cap) {
       cap = e.bytes;
@@ -297,7 +316,7 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
     check(w, call, &e, buf);
     if (steps > 0) busy += busy_compute(steps);
     bytes += e.bytes;
-    if (w->reopen && call + 1 < w->calls) {
+    if (call + 1 < w->calls && opens_at(w, call + 1)) {
       t = MPI_Wtime();
       MPI_File_close(&fh);
       phase[2] += MPI_Wtime() - t;
@@ -307,9 +326,9 @@ int run_mpiio(const Options *o, const Workload *w, const char *method, double co
   MPI_File_close(&fh);
   phase[2] += MPI_Wtime() - t;
   secs = MPI_Wtime() - t0;
-  /* opens: no summary (writing it is part of a close, which that workload measures) */
+  /* opens, small-files: no summary (writing it is part of a close, which they measure) */
   out->to_romio = out->judged = out->alone = -1;
-  if (strncmp(method, "pfio", 4) == 0 && !w->reopen) read_stepping_aside(w, out);
+  if (strncmp(method, "pfio", 4) == 0 && summary) read_stepping_aside(w, out);
   cpu = cpu_seconds() - cpu0;
   rss = peak_rss_kib();
   MPI_Reduce(&cpu, &out->cpu, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -381,7 +400,7 @@ int run_seq(const Options *o, Run *out) {
   double t0, cpu0;
   long long node_busy0, node_all0;
   sequential_result r = {0};
-  evict(o);
+  evict(o, NULL);
   reset_peak_rss();
   cpu0 = cpu_seconds();
   node_cpu_ticks(&node_busy0, &node_all0);

@@ -41,6 +41,15 @@ static void iorhard_extents(const Workload *w, int call, Extents *e) {
     ext_add(e, (((long long)call * per_call + i) * nprocs + rank) * opts.block, opts.block);
 }
 
+/* small-files: ior-hard's blocks within the call's file. */
+static void smallfile_extents(const Workload *w, int call, Extents *e) {
+  const int per_call = opts.per_call, in_file = call % w->calls_per_file;
+  int i;
+  e->base = (long long)(call / w->calls_per_file) * opts.small_file;
+  for (i = 0; i < per_call; ++i)
+    ext_add(e, (((long long)in_file * per_call + i) * nprocs + rank) * opts.block, opts.block);
+}
+
 static void random_extents(const Workload *w, int call, Extents *e) {
   const int per_call = opts.per_call;
   long long *mine = malloc((size_t)per_call * sizeof *mine);
@@ -153,8 +162,23 @@ void make_workload(Workload *w, const char *name, unsigned long long size) {
     if (w->calls > 200) w->calls = 200;
     w->extents = iorhard_extents;
     w->reopen = 1;
+  } else if (strcmp(name, "small-files") == 0) {
+    const long long blocks = opts.small_file / opts.block, per_call = (long long)opts.per_call;
+    char n[160];
+    w->calls_per_file = (int)(blocks / (per_call * nprocs));
+    snprintf(
+        n, sizeof n,
+        "%lld bytes hold %lld blocks of %lld; expected at least %lld (--per-call %d x %d ranks)",
+        opts.small_file, blocks, opts.block, per_call * nprocs, opts.per_call, nprocs);
+    if (w->calls_per_file < 1) die("--small-file: ", n);
+    w->files = (int)(size / (unsigned long long)opts.small_file);
+    if (w->files > 256) w->files = 256;
+    w->calls = w->files * w->calls_per_file;
+    w->extents = smallfile_extents;
   } else {
-    die("unknown workload (expected ior-hard, random, btio, tiles, restart, opens): ", name);
+    die("unknown workload (expected ior-hard, random, btio, tiles, restart, opens, "
+        "small-files): ",
+        name);
   }
   if (w->calls < 1) die("the file is too small for workload ", name);
 }

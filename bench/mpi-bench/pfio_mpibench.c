@@ -19,6 +19,12 @@
  *   opens     what an open costs (many small files, a reader that opens per variable): 200
  *             opens of the file (fewer when it is small), each reading ior-hard's next call and
  *             closing; not in the default list
+ *   small-files  many small files (--small-file bytes each, 4M; as many as --size holds, at most
+ *             256) in a directory beside --file (FILE.small-BYTES/, made once and kept), each
+ *             opened, read as ior-hard reads (--per-call blocks of --block per rank per call,
+ *             interleaved over the ranks) and closed: what pfio costs per file when files are
+ *             small; file k holds the pattern of bytes [k x size, (k+1) x size), so every byte
+ *             read is checked as in the one file; not in the default list
  * Methods (those this MPI offers; all by default):
  *   ompio        Open MPI's OMPIO (the plain file name)
  *   romio        stock ROMIO: Open MPI: ROMIO 3.2.1 through pfio's io component with hint
@@ -75,8 +81,8 @@
 
 int rank, nprocs;
 Options opts;
-const char *const all_workloads[NWORKLOADS] = {"ior-hard", "random",  "btio",
-                                               "tiles",    "restart", "opens"};
+const char *const all_workloads[NWORKLOADS] = {"ior-hard", "random", "btio",       "tiles",
+                                               "restart",  "opens",  "small-files"};
 
 int main(int argc, char **argv) {
   const char *const all_methods[] = {"ompio",
@@ -119,7 +125,8 @@ int main(int argc, char **argv) {
   total = o.rounds * (nworkloads * (nmethods - with_seq) + with_seq);
   if (passes == 2) total += o.rounds * nworkloads * (nmethods - with_seq + 1);
   if (nworkloads == 0)
-    die("--workloads: expected some of ior-hard,random,btio,tiles,restart; got ", o.workloads);
+    die("--workloads: expected some of ior-hard,random,btio,tiles,restart,opens,small-files; got ",
+        o.workloads);
   runs = calloc(MAX_RUNS, sizeof *runs);
   MPI_Get_library_version(version, &len);
   version[strcspn(version, "\n")] = '\0';
@@ -133,6 +140,8 @@ int main(int argc, char **argv) {
     if (o.json && (json = fopen(o.json, "a")) == NULL) die("cannot append to --json ", o.json);
   }
   made = make_file(&o);
+  if (listed(o.workloads, "small-files") && !o.prepare)
+    make_small_files(&o, &workloads[NWORKLOADS - 1]);
   if (o.prepare) {
     if (rank == 0) printf("pfio-mpibench: %s is ready (%llu bytes)\n", o.file, o.size);
     MPI_Finalize();

@@ -52,4 +52,4 @@ for np in $ranks; do
     if [ -x "$mpich_bin" ] && [ -f "$romio_lib" ]; then run hot mpich "$np" "$calls"; fi
   done
 done
-/usr/bin/python3 scripts/render/render_ior_shapes.py docs/results docs
+/usr/bin/python3 scripts/render/render_ior_shapes.py docs/results docs ior-shapes

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's "IOR's calls" table (scripts/bench.sh ior-shapes): per device, MPI, ranks
-and calls, the median MiB/s of stock ROMIO, pfio's driver and stock ROMIO again (the A/A), how
-many calls pfio's driver gave to ROMIO's path and how many collective calls it read alone.
+"""docs/benchmarks.md's tables of the field's call shapes from pfio-mpibench's JSON lines:
+"IOR's calls" (scripts/bench.sh ior-shapes: per device, MPI, ranks and calls, the median MiB/s of
+stock ROMIO, pfio's driver and stock ROMIO again (the A/A), how many calls pfio's driver gave to
+ROMIO's path and how many collective calls it read alone) and "Many small files"
+(scripts/bench.sh small-files: the same medians, and each file's open and close in ms).
 
-usage: render_ior_shapes.py RESULTS_DIR DOCS_DIR"""
+usage: render_ior_shapes.py RESULTS_DIR DOCS_DIR [ior-shapes|small-files ...]  (default: both)"""
 import glob
 import json
 import os
@@ -12,11 +14,11 @@ import sys
 
 from render_common import load_lines, page_reporting_note, replace_section
 
-BEGIN, END = "<!-- ior-shapes -->", "<!-- /ior-shapes -->"
 WHERE = {"hot": "page cache hot", "disk": "disk"}
 
 
-def rows(folder):
+def groups_of(folder):
+    """Runs by (device, MPI, ranks, calls), the page cache hot first, Open MPI first."""
     groups = {}
     names = sorted(n for n in os.listdir(folder) if n.startswith("runs-") and n.endswith(".jsonl"))
     for name in names:
@@ -25,15 +27,31 @@ def rows(folder):
             key = (mpi != "openmpi", where != "hot", where != "disk", where, mpi, -run["ranks"],
                    run["calls"] != "collective", run["calls"])
             groups.setdefault(key, []).append(run)
-    out = []
     for key in sorted(groups):
-        where, mpi, ranks, calls = key[3], key[4], -key[5], key[7]
         by = {}
         for run in groups[key]:
             by.setdefault(run["method"], []).append(run)
-        med = {m: statistics.median(r["mib_s"] for r in v) for m, v in by.items()}
-        if not {"romio", "pfio", "romio-again"} <= med.keys():
-            continue
+        if {"romio", "pfio", "romio-again"} <= by.keys():
+            yield key[3], key[4], -key[5], key[7], by
+
+
+def first_cells(where, mpi, ranks, calls, by):
+    """The row's cells up to the A/A, and the medians."""
+    med = {m: statistics.median(r["mib_s"] for r in v) for m, v in by.items()}
+    device = WHERE.get(where, f"test bed `{where}`")
+    if mpi == "mpich":
+        device = "MPICH, " + device
+    ratio = med["pfio"] / med["romio"]
+    cell = f"{ratio:.2f}×"
+    if ratio < 0.97 and ratio < med["romio-again"] / med["romio"]:
+        cell = f"**{cell}**"
+    return (f"| {device} | {ranks} | {calls} | {med['romio']:,.0f} | {med['pfio']:,.0f} | "
+            f"{med['romio-again']:,.0f} | {cell} | {med['romio-again'] / med['romio']:.2f}× |")
+
+
+def ior_rows(folder):
+    out = []
+    for where, mpi, ranks, calls, by in groups_of(folder):
         pfio = by["pfio"]
         to_romio = statistics.median(r["to_romio"] for r in pfio)
         judged = statistics.median(r["judged"] for r in pfio)
@@ -41,42 +59,72 @@ def rows(folder):
         alone = statistics.median(r.get("alone", -1) for r in pfio)
         if alone > 0:
             unit += f", {alone:,.0f} read alone"
-        device = WHERE.get(where, f"test bed `{where}`")
-        if mpi == "mpich":
-            device = "MPICH, " + device
-        ratio = med["pfio"] / med["romio"]
-        cell = f"{ratio:.2f}×"
-        if ratio < 0.97 and ratio < med["romio-again"] / med["romio"]:
-            cell = f"**{cell}**"
-        out.append(f"| {device} | {ranks} | {calls} | {med['romio']:,.0f} | {med['pfio']:,.0f} | "
-                   f"{med['romio-again']:,.0f} | {cell} | {med['romio-again'] / med['romio']:.2f}× "
-                   f"| {to_romio:,.0f} of {judged:,.0f} {unit} |")
+        out.append(first_cells(where, mpi, ranks, calls, by) +
+                   f" {to_romio:,.0f} of {judged:,.0f} {unit} |")
     return out
 
 
-def main():
-    results, docs = sys.argv[1], sys.argv[2]
+def small_rows(folder, files):
+    out = []
+    for where, mpi, ranks, calls, by in groups_of(folder):
+        def per_file(method):  # ms per file in MPI_File_open and MPI_File_close, the slowest rank
+            return statistics.median((r["open_s"] + r["close_s"]) * 1000 / files for r in by[method])
+        out.append(first_cells(where, mpi, ranks, calls, by) +
+                   f" {per_file('romio'):.2f} | {per_file('pfio'):.2f} |")
+    return out
+
+
+def machine_line(m, command, what):
+    return (f"`{command}` ({m['date']}, {m['commit']}; {m['cpu']}, {m['cores']} cores, "
+            f"{m['mem_gib']} GiB; Open MPI {m['openmpi']}" +
+            (f", MPICH {m['mpich']}" if m.get("mpich") else "") + f"): {what}, medians of "
+            f"{m['rounds']} rounds, methods alternating, every byte checked; page cache hot (read "
+            "when the file was made) or evicted before every run; each row an invocation of its "
+            "own. Bold: below 0.97× and below the A/A.")
+
+
+def ior_shapes(results, docs):
     folder = os.path.join(results, "ior-shapes")
     m = json.load(open(os.path.join(folder, "machine.json")))
-    fio = sorted(glob.glob(os.path.join(folder, "fio-*.txt")))  # the test bed's, when it ran
-    body = [BEGIN, "",
-            f"`scripts/bench.sh ior-shapes` ({m['date']}, {m['commit']}; {m['cpu']}, "
-            f"{m['cores']} cores, {m['mem_gib']} GiB; Open MPI {m['openmpi']}, MPICH "
-            f"{m['mpich']}): {m['file_size']} file, blocks of 47,008 bytes, one per rank per call "
-            f"at explicit offsets, medians of {m['rounds']} rounds, methods alternating, every "
-            "byte checked; page cache hot (read when the file was made) or evicted before every "
-            "run (disk, test bed); each row an invocation of its own. Bold: below 0.97× and "
-            "below the A/A.", ""]
-    for path in fio:
+    body = ["<!-- ior-shapes -->", "",
+            machine_line(m, "scripts/bench.sh ior-shapes",
+                         f"{m['file_size']} file, blocks of 47,008 bytes, one per rank per call "
+                         "at explicit offsets"), ""]
+    for path in sorted(glob.glob(os.path.join(folder, "fio-*.txt"))):  # the test bed's, if it ran
         body += ["The test bed at the start (fio): " + " ".join(open(path).read().split()), ""]
     body += ["| device | ranks | calls | romio | pfio | romio-again | pfio / romio | A/A | "
              "pfio's driver gave ROMIO (read alone: collective calls each rank read by itself) |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
-    body += rows(folder)
-    body += page_reporting_note(m)
-    body += ["", END]
-    replace_section(os.path.join(docs, "benchmarks.md"), BEGIN, END, body)
+    body += ior_rows(folder) + page_reporting_note(m) + ["", "<!-- /ior-shapes -->"]
+    replace_section(os.path.join(docs, "benchmarks.md"), body[0], body[-1], body)
     print("wrote docs/benchmarks.md (IOR's calls)")
+
+
+def small_files(results, docs):
+    folder = os.path.join(results, "small-files")
+    m = json.load(open(os.path.join(folder, "machine.json")))
+    small = m["small_file"]
+    size = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    unit = lambda s: int(s[:-1]) * size[s[-1]] if s[-1] in size else int(s)
+    files = min(unit(m["file_size"]) // unit(small), 256)
+    body = ["<!-- small-files -->", "",
+            machine_line(m, "scripts/bench.sh small-files",
+                         f"{files} files of {small} (each opened, read whole and closed), blocks "
+                         "of 47,008 bytes, one per rank per call at explicit offsets"), "",
+            "| device | ranks | calls | romio | pfio | romio-again | pfio / romio | A/A | "
+            "open + close per file, romio (ms) | pfio (ms) |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    body += small_rows(folder, files) + page_reporting_note(m) + ["", "<!-- /small-files -->"]
+    replace_section(os.path.join(docs, "benchmarks.md"), body[0], body[-1], body)
+    print("wrote docs/benchmarks.md (many small files)")
+
+
+def main():
+    results, docs = sys.argv[1], sys.argv[2]
+    for which in sys.argv[3:] or ["ior-shapes", "small-files"]:
+        if not os.path.isdir(os.path.join(results, which)):
+            continue
+        {"ior-shapes": ior_shapes, "small-files": small_files}[which](results, docs)
 
 
 if __name__ == "__main__":
