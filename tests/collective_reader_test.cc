@@ -419,11 +419,11 @@ TEST_P(CollectiveReaderPathTest, AnAggregatorsReadErrorReachesEveryRank) {
 
 // Many short files read alike, one after another (20 one-block calls each, 3 ranks): with a
 // judge key the judges and reading alone carry on from file to file. Where the stock path costs
-// half of pfio's, over 90 % of later files' calls go to it (judged anew, a file's 20 calls never
-// get past the first 24 on pfio); where alone costs half of Read's, most later files' first calls
-// already go alone (without the carry every file's first two go through Read). Every rank routes
-// every call alike, and every rank carries the same (CarriedHash); a reader that forgets what it
-// carried starts from pfio's layer.
+// half of pfio's, over two thirds of later files' calls go to it (judged anew, a file's 20 calls
+// never get past the first 24 on pfio); where alone costs half of Read's, most later files' first
+// calls already go alone (without the carry every file's first two go through Read). Every rank
+// routes every call alike, and every rank carries the same (CarriedHash); a reader that forgets
+// what it carried starts from pfio's layer.
 TEST_F(CollectiveReaderTest, AJudgeKeyCarriesTheJudgesAndReadingAloneToTheNextFile) {
   constexpr uint64_t kFiles = 30, kCallsPerFile = 20;
   using R = CollectiveReader::Route;
@@ -469,7 +469,8 @@ TEST_F(CollectiveReaderTest, AJudgeKeyCarriesTheJudgesAndReadingAloneToTheNextFi
     const std::vector<R> &route = routes[0];
     const auto later = route.begin() + 10 * kCallsPerFile, last = route.end() - kCallsPerFile;
     if (c.key == "stock wins") {
-      EXPECT_GT(std::count(later, last, R::kStock), 9 * (last - later) / 10) << c.key;
+      // a stretch carried into a file lasts at most 64 calls there, then pfio's path has a trial
+      EXPECT_GT(std::count(later, last, R::kStock), 2 * (last - later) / 3) << c.key;
     } else {
       int first_alone = 0;  // the others: trials of Read by the alone judge
       for (auto first = later; first < last; first += kCallsPerFile)

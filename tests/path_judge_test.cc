@@ -187,9 +187,9 @@ TEST(PathJudge, ACarriedJudgeJudgesShortFilesOnAllTheirCalls) {
       << "after 10 files, over 90 % of the calls on the faster stock path";
 }
 
-// A stretch carried into another file lasts at most max(kFirstStretch, stretch / 4) more calls
-// there, so a file read otherwise soon has its trial: pfio 4x cheaper in the new file gets the
-// calls back within that bound plus a trial (the stretch carried was kLongestStretch).
+// A stretch carried into another file lasts at most kFirstStretch more calls there, so a file
+// read otherwise soon has its trial: pfio 4x cheaper in the new file gets the calls back within
+// that bound plus a trial (the stretch carried was kLongestStretch, 16,384 calls).
 TEST(PathJudge, AStretchCarriedToAnotherFileIsShortened) {
   PathJudge judge;
   RunCalls(&judge, 20000, [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 4.0; });
@@ -199,8 +199,9 @@ TEST(PathJudge, AStretchCarriedToAnotherFileIsShortened) {
   std::vector<Path> paths;
   RunCalls(
       &judge, 8000, [](Path p, uint64_t) { return p == Path::kStock ? 4.0 : 1.0; }, &paths);
-  const uint64_t bound = PathJudge::kLongestStretch / 4 + 2 * PathJudge::kTrialCalls;
-  EXPECT_LE(Count(paths, Path::kStock), bound + 100);
+  const uint64_t bound = PathJudge::kFirstStretch + PathJudge::kTrialCalls;
+  EXPECT_LE(Count(paths, Path::kStock, 0), bound + 100);
+  EXPECT_EQ(paths[bound], Path::kPfio) << "pfio's trial came and won";
   EXPECT_LT(Count(paths, Path::kStock, bound + 200), (8000 - bound - 200) / 50)
       << "then pfio keeps the calls but for short trials of stock";
 }

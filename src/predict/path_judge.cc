@@ -131,7 +131,7 @@ uint64_t PathJudge::ScheduleHash() const {
 
 void PathJudge::NewFile() {
   counts_ = {};
-  if (phase_ == Phase::kStretch) left_ = std::min(left_, std::max(kFirstStretch, stretch_ / 4));
+  if (phase_ == Phase::kStretch) left_ = std::min(left_, kFirstStretch);
 }
 
 void PathJudge::Reset() {

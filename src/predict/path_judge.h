@@ -23,7 +23,9 @@
 // collective layer) before the next Next(). Reset() (the pattern changed: a declared plan) starts
 // again from pfio. NewFile() carries a judge on to another file read the same way
 // (predict/judge_memory.h): its counts start again, and a stretch under way lasts at most
-// max(kFirstStretch, stretch / 4) more calls, so that a file read otherwise soon has its trial.
+// kFirstStretch more calls, so that a file read otherwise soon has its trial (a stretch of a
+// few thousand calls carried into a file where the other path is 10x faster would cost it
+// more than the file; the next stretch still doubles from the carried one).
 // Deterministic: the same sequence of Next and Judge inputs gives the same paths, so ranks that
 // judge on the same sums choose alike. Not thread-safe.
 #pragma once
