@@ -14,6 +14,7 @@
 
 #include "ad_prefetch.h"
 #include "adioi.h"
+#include "pfio_front_end.h"
 
 #define HINT_VALUE_MAX 1024
 #define HINT_NAME_MAX 96
@@ -96,30 +97,6 @@ static void report(ADIOI_PREFETCH_File *pf, const char *filename, const char *wh
         fprintf(stderr, "pfio: file %s: %s\n", filename, what);
 }
 
-/* Edit distance of two short names (for "did you mean"). */
-static size_t distance(const char *a, const char *b)
-{
-    size_t row[HINT_NAME_MAX + 1], la = strlen(a), lb = strlen(b), i, j;
-    if (la > HINT_NAME_MAX || lb > HINT_NAME_MAX)
-        return (size_t)-1;
-    for (j = 0; j <= lb; ++j)
-        row[j] = j;
-    for (i = 1; i <= la; ++i) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (j = 1; j <= lb; ++j) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            if (up + 1 < best)
-                best = up + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 /* Hints named prefetch* that pfio does not know are reported once on rank 0 with the nearest
  * name (they are ignored, as MPI ignores unknown hints), and so is a value of "prefetch" that is
  * neither on nor off; "prefetch_plan" at open is reported as ignored (pfio_mpi_file_plan passes
@@ -161,7 +138,7 @@ static void report_unknown_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info
             size_t d;
             hint_name(i, name);
             known = strcmp(name, key) == 0;
-            d = distance(key, name);
+            d = pfio_front_end_edit_distance(key, name);
             if (d < best) {
                 best = d;
                 snprintf(nearest, sizeof nearest, "%s", name);

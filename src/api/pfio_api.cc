@@ -16,6 +16,7 @@
 
 #include "api/api_errors.h"
 #include "api/pfio_front_end.h"
+#include "common/edit_distance.h"
 #include "common/output_file.h"
 #include "engine/config.h"
 #include "engine/config_keys.h"
@@ -419,6 +420,14 @@ pfio_status pfio_front_end_fail(pfio_status status, const char *message) {
     // Without memory for the message the status still says what failed.
   }
   return status;
+}
+
+size_t pfio_front_end_edit_distance(const char *a, const char *b) {
+  try {
+    return pfio::EditDistance(a != nullptr ? a : "").Distance(b != nullptr ? b : "");
+  } catch (const std::exception &) {
+    return static_cast<size_t>(-1);  // no memory for the word: no name is near
+  }
 }
 
 unsigned pfio_version(void) {

@@ -11,7 +11,11 @@
  * begins with `signature`, as `content` must) replaced whole through a temporary file created
  * with O_EXCL | O_NOFOLLOW; a symbolic link, a non-regular file, `data_path` (NULL: none) or any
  * other file is refused and left as it is. PFIO_OK, or PFIO_EIO with the reason (naming `what`,
- * the setting that named the path) in pfio_last_error. */
+ * the setting that named the path) in pfio_last_error.
+ *
+ * pfio_front_end_edit_distance(a, b): the edit distance of two names (common/edit_distance.h),
+ * so that a front end's "nearest" for a misspelt name is measured as the engine's for a
+ * misspelt key; NULL counts as "". */
 #ifndef PFIO_FRONT_END_H_INCLUDED
 #define PFIO_FRONT_END_H_INCLUDED
 
@@ -27,6 +31,7 @@ pfio_status pfio_front_end_fail(pfio_status status, const char *message);
 pfio_status pfio_front_end_write(const char *path, const char *kind, const char *signature,
                                  const char *content, size_t length, const char *data_path,
                                  const char *what);
+size_t pfio_front_end_edit_distance(const char *a, const char *b);
 
 #ifdef __cplusplus
 }
