@@ -163,6 +163,7 @@ Status Context::Shutdown() {
                                 scheduler_.in_flight(), cfg_.timeout_ms));
     abandoned_ = true;
   }
+  if (!abandoned_) backend_->BeginStop();  // its threads leave beside the driver's
   driver_->Stop(lock, abandoned_);
   if (!result.ok()) {
     // Reads may still write into the buffer: never free it under them.

@@ -97,6 +97,10 @@ class Backend {
   // is PFIO_EIO naming the path, unless the backend was built to fall back.
   virtual Status Open(const FileSource &source, FileHandle *out) = 0;
   virtual void Close(FileHandle *file) = 0;
+  // The context is shutting down with nothing in flight and submits no more: threads of the
+  // backend's own may start leaving now, beside the context's (its destruction still waits for
+  // them), so that a context's end waits for them once, not one after another.
+  virtual void BeginStop() {}
 
   // Starts a read of req->iov at req->offset. On error nothing was started.
   virtual Status Submit(IoRequest *req) = 0;

@@ -23,6 +23,7 @@ class BackendWrapper : public Backend {
   void Close(FileHandle *file) override { target_->Close(file); }
   Status Submit(IoRequest *req) override { return target_->Submit(req); }
   void Reap(std::vector<IoRequest *> *done) override { target_->Reap(done); }
+  void BeginStop() override { target_->BeginStop(); }
   int completion_fd() const override { return target_->completion_fd(); }
   Status ReadDirectV(const FileHandle &file, std::span<const iovec> iov, uint64_t offset,
                      uint64_t *nread) override {

@@ -33,6 +33,17 @@ PageCacheBackend::PageCacheBackend(std::unique_ptr<Backend> target)
   }
 }
 
+void PageCacheBackend::BeginStop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    ahead_counts_.dropped += ahead_.size();
+    ahead_.clear();
+  }
+  wake_.notify_all();
+  BackendWrapper::BeginStop();
+}
+
 PageCacheBackend::~PageCacheBackend() {
   {
     std::lock_guard<std::mutex> lock(mu_);

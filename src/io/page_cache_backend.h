@@ -80,6 +80,7 @@ class PageCacheBackend : public BackendWrapper {
   AheadCounts ahead_counts() const;
 
   void Close(FileHandle *file) override;
+  void BeginStop() override;
   Status Submit(IoRequest *req) override;
   void Reap(std::vector<IoRequest *> *done) override;
   int completion_fd() const override { return epoll_fd_ >= 0 ? epoll_fd_ : event_fd_; }
