@@ -133,69 +133,158 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
  * every file pfio writes, pfio_front_end_write). */
 static const char kSummarySignature[] = "{\n  \"pfio\": \"job summary\"";
 
-/* Counters summed over the ranks, written by rank 0 next to the per-rank files. Collective. */
-static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+/* What a job summary holds, in the order it writes them; the fields from F_COLL_CALLS on are the
+ * collective layer's. Each is reduced over the ranks: summed, summed and divided by the ranks
+ * (what every rank counts alike: calls), the most of any rank, or the least. */
+enum Field {
+    F_READS,
+    F_HITS,
+    F_MISSES,
+    F_STALLS,
+    F_BYTES_SERVED,
+    F_BYTES_READ,
+    F_BYTES_WASTED,
+    F_REQUESTS,
+    F_IO_ERRORS,
+    F_STOCK_READS,
+    F_INVALIDATIONS,
+    F_STEPPED_ASIDE,
+    F_CACHE_READS,
+    F_CACHE_SIEVED,
+    F_PAGE_CACHE_RANKS,
+    F_MEMORY_PEAK,
+    F_MEMORY_HELD,
+    F_BUDGET_MIN,
+    F_COLL_CALLS,
+    F_COLL_STOCK_CALLS,
+    F_COLL_ROUNDS,
+    F_COLL_PLAN_EXTENTS,
+    F_COLL_PLAN_BYTES,
+    F_COLL_PREDICTED_HITS,
+    F_COLL_PREDICTED_MISSES,
+    F_COLL_DECLARED_CALLS,
+    F_COLL_BYTES_READ,
+    F_COLL_BYTES_SHIPPED,
+    F_COLL_EXCHANGE_STEPS,
+    F_COLL_EXCHANGE_PEAK,
+    F_COLL_PLANNED_AHEAD,
+    F_COLL_BYTES_ADVISED,
+    F_COLL_STEPPED_ASIDE,
+    F_COLL_JUDGE_DECISIONS,
+    F_COLL_JUDGE_CHOSE_STOCK,
+    F_COLL_ALONE_CALLS,
+    kFields
+};
+enum Reduce { SUM, PER_RANK, MOST, LEAST };
+static const struct {
+    const char *name;
+    enum Reduce reduce;
+} kFieldOf[kFields] = {
+    [F_READS] = {"reads", SUM},
+    [F_HITS] = {"hits", SUM},
+    [F_MISSES] = {"misses", SUM},
+    [F_STALLS] = {"stalls", SUM},
+    [F_BYTES_SERVED] = {"bytes_served", SUM},
+    [F_BYTES_READ] = {"bytes_read", SUM},
+    [F_BYTES_WASTED] = {"bytes_wasted", SUM},
+    [F_REQUESTS] = {"requests", SUM},
+    [F_IO_ERRORS] = {"io_errors", SUM},
+    [F_STOCK_READS] = {"stock_reads", SUM},
+    [F_INVALIDATIONS] = {"invalidations", SUM},
+    [F_STEPPED_ASIDE] = {"stepped_aside", SUM},
+    [F_CACHE_READS] = {"cache_reads", SUM},
+    [F_CACHE_SIEVED] = {"cache_sieved", SUM},
+    [F_PAGE_CACHE_RANKS] = {"page_cache_kind_ranks", SUM},
+    [F_MEMORY_PEAK] = {"memory_peak_max_rank", MOST}, /* the reorder buffer's peak */
+    [F_MEMORY_HELD] = {"memory_held_max_rank", MOST}, /* that and the exchange buffers */
+    [F_BUDGET_MIN] = {"budget_min_rank", LEAST},      /* the budget's cap */
+    [F_COLL_CALLS] = {"calls", PER_RANK},
+    [F_COLL_STOCK_CALLS] = {"stock_calls", PER_RANK},
+    [F_COLL_ROUNDS] = {"rounds", PER_RANK},
+    [F_COLL_PLAN_EXTENTS] = {"plan_extents", SUM},
+    [F_COLL_PLAN_BYTES] = {"plan_bytes", SUM},
+    [F_COLL_PREDICTED_HITS] = {"predicted_hits", PER_RANK},
+    [F_COLL_PREDICTED_MISSES] = {"predicted_misses", PER_RANK},
+    [F_COLL_DECLARED_CALLS] = {"declared_calls", PER_RANK},
+    [F_COLL_BYTES_READ] = {"bytes_read_by_aggregators", SUM},
+    [F_COLL_BYTES_SHIPPED] = {"bytes_shipped", SUM},
+    [F_COLL_EXCHANGE_STEPS] = {"exchange_steps", PER_RANK},
+    [F_COLL_EXCHANGE_PEAK] = {"exchange_peak_max_rank", MOST},
+    [F_COLL_PLANNED_AHEAD] = {"calls_planned_ahead", SUM},
+    [F_COLL_BYTES_ADVISED] = {"bytes_advised", SUM},
+    [F_COLL_STEPPED_ASIDE] = {"stepped_aside", PER_RANK},
+    [F_COLL_JUDGE_DECISIONS] = {"judge_decisions", PER_RANK},
+    [F_COLL_JUDGE_CHOSE_STOCK] = {"judge_chose_stock", PER_RANK},
+    [F_COLL_ALONE_CALLS] = {"alone_calls", PER_RANK},
+};
+
+/* This rank's value of every field (a least as its complement, which the reduction maximizes). */
+static void summary_fields(ADIOI_PREFETCH_File *pf, unsigned long long *v)
 {
-    enum { kFields = 32, kMax = 4 };
-    unsigned long long mine[kFields] = {0}, sum[kFields];
-    /* per rank, the job's most: reorder buffer peak, that plus the memory charged to the budget
-     * (exchange buffers), exchange buffer peak, and the budget cap negated (its least) */
-    unsigned long long most[kMax] = {0}, most_all[kMax];
     pfio_stats st;
-    int nprocs;
-    /* with deferred open not every rank reaches Close: no collective summary then */
-    if (pf->stats_path[0] == '\0' || fd->hints->deferred_open)
-        return;
     memset(&st, 0, sizeof st);
+    memset(v, 0, kFields * sizeof *v); /* a rank without a context: 0, which no reduction takes */
     if (pf->ctx != NULL && pfio_stats_get(pf->ctx, &st, sizeof st) == PFIO_OK) {
-        mine[0] = st.reads;
-        mine[1] = st.hits;
-        mine[2] = st.misses;
-        mine[3] = st.stalls;
-        mine[4] = st.bytes_served;
-        mine[5] = st.bytes_read;
-        mine[6] = st.bytes_wasted;
-        mine[7] = st.requests;
-        mine[8] = st.io_errors;
-        most[0] = st.memory_peak;
-        most[1] = st.memory_peak + st.memory_charged;
-        most[3] = ~st.budget_cap;
+        v[F_READS] = st.reads;
+        v[F_HITS] = st.hits;
+        v[F_MISSES] = st.misses;
+        v[F_STALLS] = st.stalls;
+        v[F_BYTES_SERVED] = st.bytes_served;
+        v[F_BYTES_READ] = st.bytes_read;
+        v[F_BYTES_WASTED] = st.bytes_wasted;
+        v[F_REQUESTS] = st.requests;
+        v[F_IO_ERRORS] = st.io_errors;
+        v[F_MEMORY_PEAK] = st.memory_peak;
+        v[F_MEMORY_HELD] = st.memory_peak + st.memory_charged;
+        v[F_BUDGET_MIN] = ~st.budget_cap;
     }
     if (pf->ctx != NULL)
-        mine[26] = (unsigned long long)pf->page_cache;
-    mine[9] = pf->stock_reads;
+        v[F_PAGE_CACHE_RANKS] = (unsigned long long)pf->page_cache;
+    v[F_STOCK_READS] = pf->stock_reads;
     if (pf->judge != NULL) {
         uint64_t stepped = 0;
         pfio_judge_counts(pf->judge, &stepped, NULL, NULL);
-        mine[30] = stepped;
+        v[F_STEPPED_ASIDE] = stepped;
     }
-    mine[10] = pf->invalidations;
-    mine[22] = pf->cache_reads;
-    mine[23] = pf->cache_sieved;
+    v[F_INVALIDATIONS] = pf->invalidations;
+    v[F_CACHE_READS] = pf->cache_reads;
+    v[F_CACHE_SIEVED] = pf->cache_sieved;
     if (pf->coll != NULL) {
         pfio_coll_stats cs;
         pfio_coll_get_stats(pf->coll, &cs);
-        mine[11] = cs.calls;
-        mine[12] = cs.stock_calls;
-        mine[13] = cs.rounds;
-        mine[14] = cs.plan_extents;
-        mine[15] = cs.plan_bytes;
-        mine[16] = cs.predicted_hits;
-        mine[17] = cs.predicted_misses;
-        mine[18] = cs.declared_calls;
-        mine[19] = cs.bytes_read;
-        mine[20] = cs.bytes_shipped;
-        mine[21] = cs.exchange_steps;
-        mine[24] = cs.calls_planned_ahead;
-        mine[25] = cs.bytes_advised;
-        mine[27] = cs.stepped_aside;
-        mine[28] = cs.judge_decisions;
-        mine[29] = cs.judge_chose_stock;
-        mine[31] = cs.alone_calls;
-        most[2] = cs.exchange_peak;
+        v[F_COLL_CALLS] = cs.calls;
+        v[F_COLL_STOCK_CALLS] = cs.stock_calls;
+        v[F_COLL_ROUNDS] = cs.rounds;
+        v[F_COLL_PLAN_EXTENTS] = cs.plan_extents;
+        v[F_COLL_PLAN_BYTES] = cs.plan_bytes;
+        v[F_COLL_PREDICTED_HITS] = cs.predicted_hits;
+        v[F_COLL_PREDICTED_MISSES] = cs.predicted_misses;
+        v[F_COLL_DECLARED_CALLS] = cs.declared_calls;
+        v[F_COLL_BYTES_READ] = cs.bytes_read;
+        v[F_COLL_BYTES_SHIPPED] = cs.bytes_shipped;
+        v[F_COLL_EXCHANGE_STEPS] = cs.exchange_steps;
+        v[F_COLL_EXCHANGE_PEAK] = cs.exchange_peak;
+        v[F_COLL_PLANNED_AHEAD] = cs.calls_planned_ahead;
+        v[F_COLL_BYTES_ADVISED] = cs.bytes_advised;
+        v[F_COLL_STEPPED_ASIDE] = cs.stepped_aside;
+        v[F_COLL_JUDGE_DECISIONS] = cs.judge_decisions;
+        v[F_COLL_JUDGE_CHOSE_STOCK] = cs.judge_chose_stock;
+        v[F_COLL_ALONE_CALLS] = cs.alone_calls;
     }
+}
+
+/* The fields summed and maximized over the ranks, written by rank 0 next to the per-rank files.
+ * Collective. */
+static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    unsigned long long mine[kFields], sum[kFields], most[kFields];
+    int nprocs, i;
+    /* with deferred open not every rank reaches Close: no collective summary then */
+    if (pf->stats_path[0] == '\0' || fd->hints->deferred_open)
+        return;
+    summary_fields(pf, mine);
     MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
-    MPI_Reduce(most, most_all, kMax, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
+    MPI_Reduce(mine, most, kFields, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
     MPI_Comm_size(fd->comm, &nprocs);
     if (pf->rank == 0) {
         char *text = NULL;
@@ -206,31 +295,19 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
                     pf->stats_path, strerror(errno));
             return;
         }
-        fprintf(f,
-                "%s,\n  \"file\": \"%s\",\n  \"ranks\": %d,\n  \"reads\": %llu,\n"
-                "  \"hits\": %llu,\n  \"misses\": %llu,\n  \"stalls\": %llu,\n"
-                "  \"bytes_served\": %llu,\n  \"bytes_read\": %llu,\n  \"bytes_wasted\": %llu,\n"
-                "  \"requests\": %llu,\n  \"io_errors\": %llu,\n  \"stock_reads\": %llu,\n"
-                "  \"invalidations\": %llu,\n  \"stepped_aside\": %llu,\n  \"cache_reads\": %llu,\n"
-                "  \"cache_sieved\": %llu,\n  \"page_cache_kind_ranks\": %llu,\n"
-                "  \"memory_peak_max_rank\": %llu,\n"
-                "  \"memory_held_max_rank\": %llu,\n  \"budget_min_rank\": %llu,\n"
-                "  \"collective\": {\"calls\": %llu, \"stock_calls\": %llu, \"rounds\": %llu, "
-                "\"plan_extents\": %llu, \"plan_bytes\": %llu, \"predicted_hits\": %llu, "
-                "\"predicted_misses\": %llu, \"declared_calls\": %llu, "
-                "\"bytes_read_by_aggregators\": %llu, \"bytes_shipped\": %llu, "
-                "\"exchange_steps\": %llu, \"exchange_peak_max_rank\": %llu, "
-                "\"calls_planned_ahead\": %llu, \"bytes_advised\": %llu, "
-                "\"stepped_aside\": %llu, \"judge_decisions\": %llu, "
-                "\"judge_chose_stock\": %llu, \"alone_calls\": %llu}\n}\n",
-                kSummarySignature, fd->filename, nprocs, sum[0], sum[1], sum[2], sum[3], sum[4],
-                sum[5], sum[6], sum[7], sum[8], sum[9], sum[10], sum[30], sum[22], sum[23], sum[26],
-                most_all[0], most_all[1], ~most_all[3], sum[11] / (unsigned)nprocs,
-                sum[12] / (unsigned)nprocs, sum[13] / (unsigned)nprocs, sum[14], sum[15],
-                sum[16] / (unsigned)nprocs, sum[17] / (unsigned)nprocs, sum[18] / (unsigned)nprocs,
-                sum[19], sum[20], sum[21] / (unsigned)nprocs, most_all[2], sum[24], sum[25],
-                sum[27] / (unsigned)nprocs, sum[28] / (unsigned)nprocs, sum[29] / (unsigned)nprocs,
-                sum[31] / (unsigned)nprocs);
+        fprintf(f, "%s,\n  \"file\": \"%s\",\n  \"ranks\": %d,\n", kSummarySignature, fd->filename,
+                nprocs);
+        for (i = 0; i < kFields; ++i) {
+            unsigned long long value = kFieldOf[i].reduce == SUM        ? sum[i]
+                                       : kFieldOf[i].reduce == PER_RANK ? sum[i] / (unsigned)nprocs
+                                       : kFieldOf[i].reduce == MOST     ? most[i]
+                                                                        : ~most[i];
+            if (i < F_COLL_CALLS)
+                fprintf(f, "  \"%s\": %llu,\n", kFieldOf[i].name, value);
+            else
+                fprintf(f, "%s\"%s\": %llu%s", i == F_COLL_CALLS ? "  \"collective\": {" : ", ",
+                        kFieldOf[i].name, value, i + 1 == kFields ? "}\n}\n" : "");
+        }
         if (fclose(f) != 0 || text == NULL)
             fprintf(stderr, "pfio: file %s: job summary %s not written: %s\n", fd->filename,
                     pf->stats_path, strerror(errno));
