@@ -3,7 +3,8 @@
 "IOR's calls" (scripts/bench.sh ior-shapes: per device, MPI, ranks and calls, the median MiB/s of
 stock ROMIO, pfio's driver and stock ROMIO again (the A/A), how many calls pfio's driver gave to
 ROMIO's path and how many collective calls it read alone) and "Many small files"
-(scripts/bench.sh small-files: the same medians, and each file's open and close in ms).
+(scripts/bench.sh small-files: the same medians, and each file's open and close in ms); each
+with a plot of pfio / ROMIO per row, the A/A beside it (docs/ior-shapes.png, small-files.png).
 
 usage: render_ior_shapes.py RESULTS_DIR DOCS_DIR [ior-shapes|small-files ...]  (default: both)"""
 import glob
@@ -33,6 +34,45 @@ def groups_of(folder):
             by.setdefault(run["method"], []).append(run)
         if {"romio", "pfio", "romio-again"} <= by.keys():
             yield key[3], key[4], -key[5], key[7], by
+
+
+def ratios(folder):
+    """Per row: its label, pfio / romio and romio-again / romio (medians)."""
+    out = []
+    for where, mpi, ranks, calls, by in groups_of(folder):
+        med = {m: statistics.median(r["mib_s"] for r in v) for m, v in by.items()}
+        device = WHERE.get(where, f"test bed {where}")
+        label = f"{'MPICH, ' if mpi == 'mpich' else ''}{device}, {ranks} ranks, {calls}"
+        out.append((label, med["pfio"] / med["romio"], med["romio-again"] / med["romio"]))
+    return out
+
+
+def plot(rows, title, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    top = 1.5  # ratios beyond it are drawn to it and written out
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(rows) + 1.2))
+    y = list(range(len(rows)))[::-1]
+    ax.barh(y, [min(r[1], top) for r in rows], height=0.6, color="#4c72b0",
+            label="pfio / stock ROMIO")
+    ax.plot([min(r[2], top) for r in rows], y, "o", color="#dd8452",
+            label="A/A: ROMIO again / ROMIO")
+    for yy, r in zip(y, rows):
+        if r[1] > top:
+            ax.text(top - 0.02, yy, f"{r[1]:.0f}×", ha="right", va="center", color="white",
+                    fontsize=7)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.axvline(0.97, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlim(0, top)
+    ax.set_yticks(y)
+    ax.set_yticklabels([r[0] for r in rows], fontsize=7)
+    ax.set_xlabel("ratio of medians (dashed: 0.97)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def first_cells(where, mpi, ranks, calls, by):
@@ -95,7 +135,10 @@ def ior_shapes(results, docs):
     body += ["| device | ranks | calls | romio | pfio | romio-again | pfio / romio | A/A | "
              "pfio's driver gave ROMIO (read alone: collective calls each rank read by itself) |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
-    body += ior_rows(folder) + page_reporting_note(m) + ["", "<!-- /ior-shapes -->"]
+    body += ior_rows(folder) + page_reporting_note(m)
+    plot(ratios(folder), "IOR's calls: one block per rank per call", os.path.join(docs, "ior-shapes.png"))
+    body += ["", "![pfio / stock ROMIO per row of the table, the A/A beside](ior-shapes.png)", "",
+             "<!-- /ior-shapes -->"]
     replace_section(os.path.join(docs, "benchmarks.md"), body[0], body[-1], body)
     print("wrote docs/benchmarks.md (IOR's calls)")
 
@@ -114,7 +157,11 @@ def small_files(results, docs):
             "| device | ranks | calls | romio | pfio | romio-again | pfio / romio | A/A | "
             "open + close per file, romio (ms) | pfio (ms) |",
             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
-    body += small_rows(folder, files) + page_reporting_note(m) + ["", "<!-- /small-files -->"]
+    body += small_rows(folder, files) + page_reporting_note(m)
+    plot(ratios(folder), f"{files} files of {small}, each opened, read and closed",
+         os.path.join(docs, "small-files.png"))
+    body += ["", "![pfio / stock ROMIO per row of the table, the A/A beside](small-files.png)", "",
+             "<!-- /small-files -->"]
     replace_section(os.path.join(docs, "benchmarks.md"), body[0], body[-1], body)
     print("wrote docs/benchmarks.md (many small files)")
 
