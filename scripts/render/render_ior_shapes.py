@@ -13,7 +13,7 @@ import os
 import statistics
 import sys
 
-from render_common import load_lines, page_reporting_note, replace_section
+from render_common import load_lines, page_reporting_note, replace_section, size_mib
 
 WHERE = {"hot": "page cache hot", "disk": "disk"}
 
@@ -147,9 +147,7 @@ def small_files(results, docs):
     folder = os.path.join(results, "small-files")
     m = json.load(open(os.path.join(folder, "machine.json")))
     small = m["small_file"]
-    size = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    unit = lambda s: int(s[:-1]) * size[s[-1]] if s[-1] in size else int(s)
-    files = min(unit(m["file_size"]) // unit(small), 256)
+    files = min(int(size_mib(m["file_size"]) // size_mib(small)), 256)  # as pfio-mpibench counts
     body = ["<!-- small-files -->", "",
             machine_line(m, "scripts/bench.sh small-files",
                          f"{files} files of {small} (each opened, read whole and closed), blocks "
