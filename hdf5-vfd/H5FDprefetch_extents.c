@@ -148,6 +148,9 @@ pfio_status H5FD__prefetch_hand_pending(H5FD_prefetch_t *file)
         file->pending.count = 0;
         return PFIO_OK;
     }
+    /* extents listed before the context started carry no file id yet: the file is its one */
+    for (size_t i = 0; i < file->pending.count; ++i)
+        file->pending.items[i].file = file->pfio_file;
     leave_dense_runs(file);
     status = pfio_plan_append(file->ctx, file->pending.items, file->pending.count);
     file->pending.count = 0;

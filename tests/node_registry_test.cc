@@ -139,6 +139,30 @@ TEST(NodeRegistry, AProcessOpensTheFileOnceForAllItsRegistries) {
   EXPECT_EQ(descriptors(), 1);
 }
 
+// A context waiting for its next user (Context::Vacate) is not counted, nor are its budget and
+// memory; it is again once it has one.
+TEST(NodeRegistry, AContextThatLeftIsNotCountedUntilItRejoins) {
+  test::ScratchDir dir;
+  const std::string path = dir.path() + "/registry";
+  NodeRegistry waiting(path), reading(path);
+  ASSERT_TRUE(waiting.active() && reading.active()) << waiting.why() << reading.why();
+  waiting.Update(64 * kMiB, 32 * kMiB, 32 * kMiB, false);
+  NodeView v = reading.Update(0, 0, 0, false);
+  EXPECT_EQ(v.processes, 2u);
+  EXPECT_EQ(v.budgets_of_all, 64 * kMiB);
+  waiting.Leave();
+  EXPECT_FALSE(waiting.active());
+  v = reading.Update(0, 0, 0, false);
+  EXPECT_EQ(v.processes, 1u);
+  EXPECT_EQ(v.budgets_of_all, 0u);
+  EXPECT_EQ(v.held_by_all, 0u);
+  waiting.Rejoin();
+  EXPECT_TRUE(waiting.active()) << waiting.why();
+  EXPECT_EQ(reading.Update(0, 0, 0, false).processes, 2u);
+  waiting.Rejoin();  // once
+  EXPECT_EQ(reading.Update(0, 0, 0, false).processes, 2u);
+}
+
 TEST(NodeRegistry, AnUnusablePathIsInert) {
   NodeRegistry r("/nonexistent-dir/pfio-registry");
   EXPECT_FALSE(r.active());

@@ -183,11 +183,18 @@ typedef struct pfio_stats {
 
 /* Creates a context from `config` (NULL: the defaults and the PFIO_* environment, where a bad
  * variable is an error): reserves the reorder buffer (address space only; memory is touched as
- * it is used) and starts its I/O thread. *out is NULL on failure. */
+ * it is used) and starts its I/O thread. Where this process destroyed a context with exactly
+ * these settings, that one is taken instead, emptied (see pfio_context_destroy): its threads and
+ * reserved buffer are reused, and to its new user it is as new. *out is NULL on failure. */
 pfio_status pfio_context_create(const pfio_config *config, pfio_context **out);
 
 /* Waits (bounded) for reads in flight, writes stats if a stats path is set, frees everything.
- * NULL is allowed. Returns the first error met while shutting down. */
+ * The last context destroyed may be kept for the next pfio_context_create with the same settings
+ * in this process, emptied: its files closed, its plan and prefetched bytes dropped, its memory
+ * given back to the kernel, its counts started again; its threads wait for that creation, or
+ * leave when the process exits (a front end opening many small files would otherwise start and
+ * stop them for each: docs/benchmarks.md, "Many small files"). NULL is allowed. Returns the
+ * first error met while shutting down. */
 pfio_status pfio_context_destroy(pfio_context *ctx);
 
 /* Opens `path` read-only for prefetching and returns its id in *file. The path is opened once:

@@ -79,6 +79,53 @@ pfio_status NullContext(const char *call) {
   return PFIO_EINVAL;
 }
 
+// The context pfio_context_destroy vacated last (Context::Vacate), kept for the next
+// pfio_context_create with the same settings in this process: front ends start a context per
+// open file, and starting and stopping its threads cost more than a small file's reads
+// (docs/benchmarks.md, "Many small files"). One is kept; the process's exit shuts it down.
+class VacantContext {
+ public:
+  // The kept engine if this process vacated it with exactly `settings`, else null.
+  static std::unique_ptr<pfio::Context> Take(const pfio::Config &settings) {
+    if (!made.load(std::memory_order_acquire)) return nullptr;
+    Slot &slot = TheSlot();
+    std::lock_guard<std::mutex> lock(slot.mu);
+    if (!slot.engine || slot.owner != ThisProcess() || !(slot.engine->config() == settings))
+      return nullptr;
+    slot.engine->Occupy();
+    return std::move(slot.engine);
+  }
+  // Keeps `engine` (vacated by `owner`) if none is kept; else hands it back.
+  static std::unique_ptr<pfio::Context> Keep(std::unique_ptr<pfio::Context> engine, pid_t owner) {
+    Slot &slot = TheSlot();
+    made.store(true, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(slot.mu);
+    if (slot.engine && slot.owner == ThisProcess()) return engine;
+    if (slot.engine) (void)slot.engine.release();  // a fork parent's: not this process's to stop
+    slot.engine = std::move(engine);
+    slot.owner = owner;
+    return nullptr;
+  }
+
+ private:
+  struct Slot {
+    std::mutex mu;
+    std::unique_ptr<pfio::Context> engine;
+    pid_t owner = 0;
+    ~Slot() {
+      if (engine && owner != ThisProcess()) (void)engine.release();  // see Keep
+      if (engine) (void)engine->Shutdown();  // its threads leave before the library's statics
+    }
+  };
+  // Made at the first Keep, after the statics a context's creation made (the node registry's
+  // mapping among them), so it is destroyed at exit before them.
+  static Slot &TheSlot() {
+    static Slot slot;
+    return slot;
+  }
+  static inline std::atomic<bool> made{false};
+};
+
 }  // namespace
 
 extern char **environ;
@@ -204,9 +251,11 @@ pfio_status pfio_context_create(const pfio_config *config, pfio_context **out) {
     } else if (pfio::Status s = pfio::ApplyEnvironment(&settings, environ); !s.ok()) {
       return Report(s);
     }
-    std::unique_ptr<pfio::Context> engine;
-    pfio::Status s = pfio::Context::Create(settings, nullptr, nullptr, &engine);
-    if (!s.ok()) return Report(s);
+    std::unique_ptr<pfio::Context> engine = VacantContext::Take(settings);
+    if (!engine) {
+      pfio::Status s = pfio::Context::Create(settings, nullptr, nullptr, &engine);
+      if (!s.ok()) return Report(s);
+    }
     *out = new pfio_context;
     (*out)->engine = std::move(engine);
     (*out)->owner = ThisProcess();
@@ -221,9 +270,15 @@ pfio_status pfio_context_destroy(pfio_context *ctx) {
   if (ThisProcess() != ctx->owner) return ForkedChild("pfio_context_destroy", ctx->owner);
   return Guarded("pfio_context_destroy", [&] {
     std::unique_lock<std::mutex> one_call(ctx->calls);  // calls of other threads finish first
-    pfio::Status s = ctx->engine->Shutdown();
+    bool vacated = false;
+    pfio::Status s = ctx->engine->Vacate(&vacated);
+    if (vacated) ctx->engine = VacantContext::Keep(std::move(ctx->engine), ctx->owner);
+    if (ctx->engine) {
+      pfio::Status shut = ctx->engine->Shutdown();
+      if (s.ok()) s = shut;
+    }
     one_call.unlock();
-    if (s.code() == PFIO_ETIMEDOUT) {
+    if (s.code() == PFIO_ETIMEDOUT && ctx->engine) {
       // Reads may still land in the engine's memory: the engine is left allocated (leaked), as
       // its message says, rather than freed under them.
       (void)ctx->engine.release();

@@ -57,6 +57,8 @@ struct Config {
   bool hdf5 =
       true;  // libpfio_hdf5_preload.so: unmodified programs' H5Fopen through the HDF5 driver
   uint64_t engine_min = UINT64_MAX;  // HDF5 driver: reads this large via the engine
+
+  bool operator==(const Config &) const = default;
 };
 
 // Checks every field (the same checks as the string setters) and the rules between fields

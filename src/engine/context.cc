@@ -149,14 +149,26 @@ Context::~Context() {
   if (!abandoned_) free(discard_);  // else reads still in flight may fill infill gaps into it
 }
 
+bool Context::DrainLocked(Lock &lock) {
+  stats_.bytes_wasted += window_.Clear();
+  PruneQueue();
+  return !drain_timed_out_ &&
+         driver_->WaitUntil(lock, cfg_.timeout_ms, [&] { return scheduler_.in_flight() == 0; });
+}
+
+Status Context::WriteStatsPathLocked() {
+  if (stats_path_.empty()) return Status::Ok();
+  return WriteStatsFile(stats_path_, SnapshotLocked(), memory_.history(),
+                        "stats_path (PFIO_STATS, PFIO_STATS_PATH, or the setting "
+                        "\"stats_path\" / hint prefetch_stats_path)");
+}
+
 Status Context::Shutdown() {
   Lock lock(mu_);
   if (shut_down_) return Status::Ok();
   shut_down_ = true;
   Status result;
-  stats_.bytes_wasted += window_.Clear();
-  PruneQueue();
-  if (!driver_->WaitUntil(lock, cfg_.timeout_ms, [&] { return scheduler_.in_flight() == 0; })) {
+  if (!DrainLocked(lock)) {
     result =
         Status::TimedOut(Format("closing the context: %u prefetch reads still in flight "
                                 "after timeout_ms = %u; their memory is leaked, not freed",
@@ -174,14 +186,42 @@ Status Context::Shutdown() {
     if (buffer_) buffer_->FlushReleases();
     files_.CloseAll(backend_.get());
   }
-  if (!stats_path_.empty()) {
-    pfio_stats snapshot = SnapshotLocked();
-    Status w = WriteStatsFile(stats_path_, snapshot, memory_.history(),
-                              "stats_path (PFIO_STATS, PFIO_STATS_PATH, or the setting "
-                              "\"stats_path\" / hint prefetch_stats_path)");
-    if (result.ok()) result = w;
+  if (!vacant_) {
+    if (Status w = WriteStatsPathLocked(); result.ok()) result = w;
   }
   return result;
+}
+
+Status Context::Vacate(bool *vacated) {
+  Lock lock(mu_);
+  *vacated = false;
+  // A Lustre layout is read from the context's first file; a simulated clock keeps the
+  // simulator's runs deterministic from a fresh context.
+  if (shut_down_ || cfg_.layout == kLustreLayout || clock_ != nullptr || read_path_.ignoring())
+    return Status::Ok();
+  if (!DrainLocked(lock)) {
+    drain_timed_out_ = true;
+    return Status::Ok();
+  }
+  buffer_->FlushReleases();
+  files_.CloseAll(backend_.get());
+  const Status written = WriteStatsPathLocked();
+  memory_.Charge(0);
+  memory_.LeaveNode();
+  buffer_->ReleaseFreeMemory();
+  // The next user's counts start at zero; those kept outside stats_ are counted from here.
+  counted_before_ = SnapshotLocked();
+  const pfio_stats named = stats_;
+  stats_ = pfio_stats{};
+  std::memcpy(stats_.policy, named.policy, sizeof stats_.policy);
+  vacant_ = *vacated = true;
+  return written;
+}
+
+void Context::Occupy() {
+  Lock lock(mu_);
+  vacant_ = false;
+  memory_.RejoinNode();
 }
 
 // ---- files -------------------------------------------------------------------------------------
@@ -399,23 +439,24 @@ Status Context::Unignore() {
 
 pfio_stats Context::SnapshotLocked() const {
   pfio_stats s = stats_;
+  const pfio_stats &before = counted_before_;
   std::snprintf(s.backend, sizeof s.backend, "%s", backend_->name());  // may change at an open
   s.budget_bytes = memory_.budget();
   s.budget_cap = memory_.cap();
-  s.budget_cuts = memory_.cuts();
+  s.budget_cuts = memory_.cuts() - before.budget_cuts;
   s.memory_in_use = buffer_ ? buffer_->in_use() : 0;
   s.memory_charged = memory_.charged();
   if (cache_backend_ != nullptr) {
     const AheadCounts ahead = cache_backend_->ahead_counts();
-    s.advised_now = ahead.ranges;
-    s.advised_inline = ahead.inline_;
-    s.advised_dropped = ahead.dropped;
-    s.advised_now_bytes = ahead.bytes;
-    s.advice_failed = cache_backend_->advice_failed();
+    s.advised_now = ahead.ranges - before.advised_now;
+    s.advised_inline = ahead.inline_ - before.advised_inline;
+    s.advised_dropped = ahead.dropped - before.advised_dropped;
+    s.advised_now_bytes = ahead.bytes - before.advised_now_bytes;
+    s.advice_failed = cache_backend_->advice_failed() - before.advice_failed;
   }
-  s.policy_holds = scheduler_.policy_holds();
-  s.stages = stager_.stages();
-  s.stages_small = stager_.stages_small();
+  s.policy_holds = scheduler_.policy_holds() - before.policy_holds;
+  s.stages = stager_.stages() - before.stages;
+  s.stages_small = stager_.stages_small() - before.stages_small;
   std::snprintf(s.stage_mode, sizeof s.stage_mode, "%s", StageName(stager_.mode()));
   std::snprintf(s.stage_note, sizeof s.stage_note, "%s", stager_.note().c_str());
   return s;

@@ -66,6 +66,16 @@ class Context : private ReadPath::Host {
 
   // Stops the I/O thread (waiting, bounded, for reads in flight) and writes the stats file.
   Status Shutdown();
+  // Makes the context what a new one with its settings would be to its next user, keeping what
+  // is costly to make again (its threads, the buffer's reserved region, its slot on the node):
+  // every file closed, the plan and its reads dropped, the stats written (stats_path) and
+  // counted from zero, the front end's memory charge ended. *vacated is false where it cannot
+  // (reads still in flight after timeout_ms, shut down, the Lustre layout read from its first
+  // file, a simulated clock, reads ignored): Shutdown then. Returns the stats file's outcome.
+  Status Vacate(bool *vacated);
+  // A vacated context taken by its next user (its stats are that user's from here).
+  void Occupy();
+  const Config &config() const { return cfg_; }
 
   Status OpenFile(const FileSource &source, int32_t *id);
   Status CloseFile(int32_t id);
@@ -116,6 +126,9 @@ class Context : private ReadPath::Host {
   // PFIO_ENOMEM (naming sizes) when the plan holds more than half the budget cap in memory.
   Status CheckPlanSize(size_t added) const;
   pfio_stats SnapshotLocked() const;
+  Status WriteStatsPathLocked();
+  // Drops the plan and waits (timeout_ms) for the reads in flight; false if they outlast it.
+  bool DrainLocked(Lock &lock);
   Status DropFileLocked(Lock &lock, int32_t id, const char *doing);
   // RefreshFile and CheckFile with the lock held: the file's prefetched bytes and plan dropped
   // (as DropFileLocked), its size and version read again.
@@ -179,7 +192,10 @@ class Context : private ReadPath::Host {
   double last_consume_ = -1;
   double gap_expansion_ = 1;  // charged / planned bytes of the last window's reads (cache kind)
   bool shut_down_ = false;
-  bool abandoned_ = false;  // shutdown timed out with reads in flight
+  bool abandoned_ = false;        // shutdown timed out with reads in flight
+  bool vacant_ = false;           // vacated and not yet occupied: its stats were written
+  bool drain_timed_out_ = false;  // Vacate waited timeout_ms already: Shutdown does not again
+  pfio_stats counted_before_{};   // counters kept outside stats_ at the last Vacate
 
   std::unique_ptr<IoDriver> driver_;  // last: stopped and destroyed first
 };

@@ -76,6 +76,7 @@ class ReadPath {
 
   // pfio_ignore / pfio_unignore: reads in between do not move through the plan.
   void Ignore() { ++ignore_depth_; }
+  bool ignoring() const { return ignore_depth_ > 0; }
   Status Unignore();
 
  private:

@@ -58,6 +58,10 @@ class MemoryGovernor {
   // what it reports as held.
   void Charge(uint64_t bytes) { charged_ = bytes; }
   uint64_t charged() const { return charged_; }
+  // The node's count without this context while it waits for a user (Context::Vacate), and
+  // with it again.
+  void LeaveNode() { node_->Leave(); }
+  void RejoinNode() { node_->Rejoin(); }
   uint64_t cap() const { return aimd_.cap(); }
   uint64_t cuts() const { return aimd_.cuts(); }
   const std::vector<AimdEvent> &history() const { return aimd_.history(); }

@@ -123,6 +123,10 @@ NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
   if (path_.empty()) path_ = "/dev/shm/pfio-node-" + std::to_string(getuid());
   mapped_ = MappedAt(path_, &why_);
   if (mapped_ == nullptr) return;
+  TakeSlot();
+}
+
+void NodeRegistry::TakeSlot() {
   Lock();
   const pid_t me = getpid();
   static PerProcess<uint64_t> *my_start = new PerProcess<uint64_t>;  // outlives exit
@@ -142,12 +146,21 @@ NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
 }
 
 NodeRegistry::~NodeRegistry() {
+  Leave();
+}
+
+void NodeRegistry::Leave() {
   // a registry destroyed in a forked child frees nothing of the parent's mapping's slot
   if (slot_ >= 0 && mapped_->owner == getpid()) {
     Lock();
     mapped_->table->slot[slot_] = Slot{};
     Unlock();
   }
+  slot_ = -1;
+}
+
+void NodeRegistry::Rejoin() {
+  if (mapped_ != nullptr && slot_ < 0) TakeSlot();
 }
 
 void NodeRegistry::Lock() const {

@@ -35,6 +35,10 @@ class NodeShare {
   // Records this process's state and reads everyone's.
   virtual NodeView Update(uint64_t budget, uint64_t held, uint64_t resident,
                           bool short_of_memory) = 0;
+  // Leaves the node's count while the context waits for its next user (Context::Vacate), and
+  // joins it again for that user.
+  virtual void Leave() {}
+  virtual void Rejoin() {}
 };
 
 // Every process alone (tests, the simulator, budget fixed by hand).
@@ -60,6 +64,8 @@ class NodeRegistry : public NodeShare {
   NodeRegistry &operator=(const NodeRegistry &) = delete;
 
   NodeView Update(uint64_t budget, uint64_t held, uint64_t resident, bool short_of_memory) override;
+  void Leave() override;   // frees the slot
+  void Rejoin() override;  // takes one again (inert if none is free)
   bool active() const { return slot_ >= 0; }
   const std::string &why() const { return why_; }
   const std::string &path() const { return path_; }
@@ -71,6 +77,7 @@ class NodeRegistry : public NodeShare {
   static Mapped *MappedAt(const std::string &path, std::string *why);
   void Lock() const;
   void Unlock() const;
+  void TakeSlot();
 
   std::string path_, why_;
   Mapped *mapped_ = nullptr;  // the process's mapping of path_, never freed; null: inert
