@@ -7,6 +7,7 @@
  * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
  * is reported once on rank 0 with pfio's message and its default is used, and the values in
  * force are written back to fd->info for MPI_File_get_info. pfio settings are fixed at open. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,22 +39,48 @@ static unsigned long long value_hash(int present, const char *value)
     return h ^ (unsigned long long)present;
 }
 
-static size_t key_count(void)
-{
-    size_t n = 0;
-    while (pfio_config_key(n) != NULL)
-        ++n;
-    return n;
-}
-
 /* Names of the hints checked across ranks, beyond prefetch_<key>. */
 static const char *const kExtraHints[] = {"prefetch", "striping_unit", "striping_factor"};
 #define EXTRA_HINTS (sizeof kExtraHints / sizeof kExtraHints[0])
 
+/* The names of the hints pfio reads, made once per process: prefetch_<key> for every setting
+ * (pfio_config_key), then kExtraHints. An open looks each one up; listing the keys at every
+ * lookup made the hints' check most of an open's time (docs/benchmarks.md, "The cost of an
+ * open"). */
+static struct {
+    size_t keys;
+    char (*name)[HINT_NAME_MAX]; /* keys + EXTRA_HINTS names; NULL: no memory, made per lookup */
+} hint_table;
+static pthread_once_t hint_table_once = PTHREAD_ONCE_INIT;
+
+static void make_hint_table(void)
+{
+    size_t i, n = 0;
+    while (pfio_config_key(n) != NULL)
+        ++n;
+    hint_table.keys = n;
+    hint_table.name = malloc((n + EXTRA_HINTS) * sizeof *hint_table.name);
+    for (i = 0; hint_table.name != NULL && i < n + EXTRA_HINTS; ++i) {
+        if (i < n)
+            snprintf(hint_table.name[i], HINT_NAME_MAX, "prefetch_%s", pfio_config_key(i));
+        else
+            snprintf(hint_table.name[i], HINT_NAME_MAX, "%s", kExtraHints[i - n]);
+    }
+}
+
+static size_t key_count(void)
+{
+    pthread_once(&hint_table_once, make_hint_table);
+    return hint_table.keys;
+}
+
+/* The name of hint i (< key_count() + EXTRA_HINTS) in name[HINT_NAME_MAX]. */
 static void hint_name(size_t i, char *name)
 {
     size_t keys = key_count();
-    if (i < keys)
+    if (hint_table.name != NULL)
+        memcpy(name, hint_table.name[i], HINT_NAME_MAX);
+    else if (i < keys)
         snprintf(name, HINT_NAME_MAX, "prefetch_%s", pfio_config_key(i));
     else
         snprintf(name, HINT_NAME_MAX, "%s", kExtraHints[i - keys]);
