@@ -336,10 +336,11 @@ static uint64_t request_bytes(int count, MPI_Datatype datatype)
  * at once could move the pointer (the next MPI_File_seek_shared) before a later rank took its
  * offset (tests/mpi/matrix_test.c, read_ordered, saw wrong bytes so). */
 static void read_alone(ADIO_File fd, void *buf, int count, MPI_Datatype datatype, int file_ptr_type,
-                       ADIO_Offset offset, ADIO_Status *status, int *error_code)
+                       ADIO_Offset offset, int entered, ADIO_Status *status, int *error_code)
 {
     int buftype_is_contig = 0, filetype_is_contig = 0;
-    MPI_Barrier(fd->comm);
+    if (!entered) /* else this call's agreement (Coll_decide) showed every rank inside it */
+        MPI_Barrier(fd->comm);
     ADIOI_Datatype_iscontig(datatype, &buftype_is_contig);
     ADIOI_Datatype_iscontig(fd->filetype, &filetype_is_contig);
     if (buftype_is_contig && filetype_is_contig) {
@@ -360,7 +361,7 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
-    int npieces = 0, nextents = 0, have_pieces, want_stock, stock = 0;
+    int npieces = 0, nextents = 0, have_pieces, want_stock, stock = 0, entered = 0;
     pfio_status rc;
     uint64_t total = 0, nread = 0, started;
     ADIO_Offset fp_ind = fd->fp_ind;
@@ -369,8 +370,10 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
                                   error_code);
         return;
     }
-    if (pf->coll_state == 0)
+    if (pf->coll_state == 0) {
         ADIOI_PREFETCH_Coll_decide(fd, pf);
+        entered = 1;
+    }
     if (pf->coll_state < 0) {
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                   error_code);
@@ -384,7 +387,8 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
             return;
         }
         if (stock == 2) {
-            read_alone(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+            read_alone(fd, buf, count, datatype, file_ptr_type, offset, entered, status,
+                       error_code);
             if (*error_code == MPI_SUCCESS)
                 pfio_coll_end(pf->coll, request_bytes(count, datatype),
                               ADIOI_PREFETCH_Now_ns() - started);
