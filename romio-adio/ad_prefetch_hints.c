@@ -53,6 +53,15 @@ static struct {
 } hint_table;
 static pthread_once_t hint_table_once = PTHREAD_ONCE_INIT;
 
+/* Hint i's name, of `keys` setting names then kExtraHints, into name[HINT_NAME_MAX]. */
+static void format_hint_name(size_t i, size_t keys, char *name)
+{
+    if (i < keys)
+        snprintf(name, HINT_NAME_MAX, "prefetch_%s", pfio_config_key(i));
+    else
+        snprintf(name, HINT_NAME_MAX, "%s", kExtraHints[i - keys]);
+}
+
 static void make_hint_table(void)
 {
     size_t i, n = 0;
@@ -60,12 +69,8 @@ static void make_hint_table(void)
         ++n;
     hint_table.keys = n;
     hint_table.name = malloc((n + EXTRA_HINTS) * sizeof *hint_table.name);
-    for (i = 0; hint_table.name != NULL && i < n + EXTRA_HINTS; ++i) {
-        if (i < n)
-            snprintf(hint_table.name[i], HINT_NAME_MAX, "prefetch_%s", pfio_config_key(i));
-        else
-            snprintf(hint_table.name[i], HINT_NAME_MAX, "%s", kExtraHints[i - n]);
-    }
+    for (i = 0; hint_table.name != NULL && i < n + EXTRA_HINTS; ++i)
+        format_hint_name(i, n, hint_table.name[i]);
 }
 
 static size_t key_count(void)
@@ -80,10 +85,8 @@ static void hint_name(size_t i, char *name)
     size_t keys = key_count();
     if (hint_table.name != NULL)
         memcpy(name, hint_table.name[i], HINT_NAME_MAX);
-    else if (i < keys)
-        snprintf(name, HINT_NAME_MAX, "prefetch_%s", pfio_config_key(i));
     else
-        snprintf(name, HINT_NAME_MAX, "%s", kExtraHints[i - keys]);
+        format_hint_name(i, keys, name);
 }
 
 /* Every rank must pass the same prefetch hints; records the first that differs. Collective. */
