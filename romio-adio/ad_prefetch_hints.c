@@ -6,7 +6,8 @@
  * striping_factor as the layout. At open the hints are checked
  * across ranks (a value that differs is an error of MPI_File_open, raised by Open), a bad value
  * is reported once on rank 0 with pfio's message and its default is used, and the values in
- * force are written back to fd->info for MPI_File_get_info. pfio settings are fixed at open. */
+ * force of the settings the user chose (hints, PFIO_* environment) are written back to fd->info
+ * for MPI_File_get_info. pfio settings are fixed at open. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,14 +312,30 @@ static void in_force(const ADIOI_PREFETCH_File *pf, const char *key, char *value
         value[0] = '\0';
 }
 
-/* The values in force, for MPI_File_get_info. */
+/* Whether the user chose setting `key` (hint `name`): a hint at open named it, or the PFIO_*
+ * environment or a hint applied named the setting (under any of its names). */
+static int chosen(const ADIOI_PREFETCH_File *pf, const char *key, const char *name)
+{
+    char value[HINT_VALUE_MAX];
+    int named = 0;
+    if (hint_get(pf->open_info, name, value))
+        return 1;
+    return pf->config != NULL && pfio_config_named(pf->config, key, &named) == PFIO_OK && named;
+}
+
+/* The values in force of the settings the user chose, for MPI_File_get_info (and "prefetch" =
+ * "enable"): with Open MPI each published key costs the open a subscription, and get_info
+ * costs in proportion to the keys squared (docs/romio-driver.md, "What an open costs");
+ * prefetch_print_hints=1 prints every setting. */
 static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
     char name[HINT_NAME_MAX], value[HINT_VALUE_MAX];
-    size_t i;
+    size_t i, keys = key_count();
     ADIOI_Info_set(fd->info, "prefetch", "enable");
-    for (i = 0; pfio_config_key(i) != NULL; ++i) {
-        snprintf(name, sizeof name, "prefetch_%s", pfio_config_key(i));
+    for (i = 0; i < keys; ++i) {
+        hint_name(i, name);
+        if (!chosen(pf, pfio_config_key(i), name))
+            continue;
         in_force(pf, pfio_config_key(i), value, sizeof value);
         if (value[0] != '\0')
             ADIOI_Info_set(fd->info, name, value);

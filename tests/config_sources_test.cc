@@ -160,6 +160,39 @@ TEST(Config, AFrontEndsDefaultIsUnderTheEnvironmentAndSettings) {
   EXPECT_NE(std::string(pfio_last_error()).find("config"), std::string::npos);
 }
 
+// What the ROMIO driver publishes to MPI_File_get_info: the settings named by the environment,
+// pfio_config_set or an applied setting, under any of their names; not a front end's default,
+// not a refused value.
+TEST(Config, NamedSettingsAreTheOnesTheUserChose) {
+  setenv("PFIO_QUEUE_DEPTH", "16", 1);
+  pfio_config *c = nullptr;
+  ASSERT_EQ(pfio_config_create(&c), PFIO_OK) << pfio_last_error();
+  unsetenv("PFIO_QUEUE_DEPTH");
+  auto named = [&](const char *key) {
+    int n = -1;
+    EXPECT_EQ(pfio_config_named(c, key, &n), PFIO_OK) << pfio_last_error();
+    return n;
+  };
+  EXPECT_EQ(named("queue_depth"), 1) << "PFIO_QUEUE_DEPTH named it";
+  EXPECT_EQ(named("budget"), 0);
+  ASSERT_EQ(pfio_config_set_default(c, "buffer", "cache"), PFIO_OK);
+  EXPECT_EQ(named("buffer"), 0) << "a front end's default";
+  const pfio_named_setting hints[] = {{"prefetch_read_path", "read_path", "engine"},
+                                      {"prefetch_budget", "budget", "lots"}};
+  EXPECT_EQ(pfio_config_apply(c, "hint", hints, 2, nullptr, nullptr), PFIO_EINVAL);
+  EXPECT_EQ(named("budget"), 0) << "a refused value";
+  EXPECT_EQ(named("buffer"), 1) << "read_path names buffer";
+  EXPECT_EQ(named("coll_path"), 1);
+  int n = -1;
+  EXPECT_EQ(pfio_config_named(c, "bugdet", &n), PFIO_EINVAL);
+  EXPECT_EQ(n, 0);
+  EXPECT_NE(std::string(pfio_last_error()).find("\"budget\""), std::string::npos)
+      << pfio_last_error();
+  EXPECT_EQ(pfio_config_named(c, "budget", nullptr), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("named"), std::string::npos) << pfio_last_error();
+  pfio_config_destroy(c);
+}
+
 TEST(Config, StatsIsTheShortNameOfStatsPath) {
   setenv("PFIO_STATS", "/tmp/pfio-stats-name.json", 1);
   pfio_config *c = nullptr;

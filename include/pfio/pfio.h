@@ -119,6 +119,13 @@ pfio_status pfio_config_get_number(const pfio_config *config, const char *key, u
  * their own names (hints prefetch_<key>) and report the values in force. */
 const char *pfio_config_key(size_t index);
 
+/* Whether the setting `key` stands for was named (under any of its names: buffer, coll_path and
+ * read_path are one setting) by the environment, pfio_config_set or an applied setting of
+ * pfio_config_apply, into *named (1 or 0); a front end's default (pfio_config_set_default) and a
+ * refused value do not count. For front ends that report the settings their users chose apart
+ * from the defaults. PFIO_EINVAL for an unknown key. */
+pfio_status pfio_config_named(const pfio_config *config, const char *key, int *named);
+
 /* Checks every setting and the rules between them; PFIO_EINVAL names the first bad one. */
 pfio_status pfio_config_validate(const pfio_config *config);
 

@@ -229,6 +229,20 @@ pfio_status pfio_config_get_number(const pfio_config *config, const char *key, u
                  [&] { return Report(pfio::GetConfigNumber(config->settings, key, value)); });
 }
 
+pfio_status pfio_config_named(const pfio_config *config, const char *key, int *named) {
+  if (config == nullptr) return NullArgument("pfio_config_named", "config");
+  if (key == nullptr) return NullArgument("pfio_config_named", "key");
+  if (named == nullptr) return NullArgument("pfio_config_named", "named");
+  return Guarded("pfio_config_named", [&] {
+    *named = 0;
+    std::string value;  // the unknown key's message is GetConfig's
+    const pfio::Status known = pfio::GetConfig(config->settings, key, &value);
+    if (!known.ok()) return Report(known);
+    *named = config->named.count(pfio::SettingOf(key)) > 0 ? 1 : 0;
+    return Report(pfio::Status::Ok());
+  });
+}
+
 const char *pfio_config_key(size_t index) {
   size_t count = 0;
   const pfio::ConfigKey *keys = pfio::ConfigKeys(&count);

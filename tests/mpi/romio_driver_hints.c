@@ -83,6 +83,11 @@ void test_hints(void)
         fail(test, "prefetch_read_path in force = \"%s\", expected \"cache\" (coll_path's)", value);
     if (!info_value(fh, "cb_buffer_size", value, sizeof value))
         fail(test, "standard hint cb_buffer_size missing from MPI_File_get_info");
+    /* a setting nobody chose is printed, not published (each key costs Open MPI's open) */
+    if (info_value(fh, "prefetch_horizon", value, sizeof value))
+        fail(test, "prefetch_horizon = \"%s\" in MPI_File_get_info: nobody chose it", value);
+    if (rank == 0 && strstr(printed, "prefetch_horizon=") == NULL)
+        fail(test, "prefetch_print_hints=1 did not print prefetch_horizon: \"%.300s\"", printed);
     {
         unsigned char buf[4096];
         MPI_Status st;
