@@ -25,6 +25,7 @@ void PathJudge::Begin(Phase phase, Path path, uint64_t calls) {
   if (path != path_) since_switch_ = 0;
   path_ = path;
   left_ = calls;
+  file_left_ = kUnbounded;
   before_ns_ += trial_ns_;
   trial_ns_ = 0;
   samples_[Index(path)].clear();
@@ -32,7 +33,7 @@ void PathJudge::Begin(Phase phase, Path path, uint64_t calls) {
 }
 
 PathJudge::Path PathJudge::Next() {
-  if (left_ == 0) {
+  if (left_ == 0 || file_left_ == 0) {
     if (phase_ == Phase::kFirst) {
       Begin(Phase::kTrial, Path::kStock, kTrialCalls);
     } else if (phase_ == Phase::kStretch) {
@@ -42,6 +43,7 @@ PathJudge::Path PathJudge::Next() {
     }
   }
   --left_;
+  if (file_left_ != kUnbounded) --file_left_;
   ++since_switch_;
   ++(path_ == Path::kPfio ? counts_.pfio_calls : counts_.stock_calls);
   return path_;
@@ -123,15 +125,16 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
 
 uint64_t PathJudge::ScheduleHash() const {
   uint64_t h = 1469598103934665603ull;
-  for (const uint64_t v : {static_cast<uint64_t>(phase_), static_cast<uint64_t>(path_), left_,
-                           since_switch_, stretch_, static_cast<uint64_t>(last_winner_)})
+  for (const uint64_t v :
+       {static_cast<uint64_t>(phase_), static_cast<uint64_t>(path_), left_, file_left_,
+        since_switch_, stretch_, static_cast<uint64_t>(last_winner_)})
     h = (h ^ v) * 1099511628211ull;
   return h;
 }
 
 void PathJudge::NewFile() {
   counts_ = {};
-  if (phase_ == Phase::kStretch) left_ = std::min(left_, kFirstStretch);
+  if (phase_ == Phase::kStretch) file_left_ = kFirstStretch;
 }
 
 void PathJudge::Reset() {

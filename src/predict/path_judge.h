@@ -22,10 +22,11 @@
 // ExchangeDue(), the caller passes Judge the tallies (tally(), or the sums of every rank's in a
 // collective layer) before the next Next(). Reset() (the pattern changed: a declared plan) starts
 // again from pfio. NewFile() carries a judge on to another file read the same way
-// (predict/judge_memory.h): its counts start again, and a stretch under way lasts at most
-// kFirstStretch more calls, so that a file read otherwise soon has its trial (a stretch of a
-// few thousand calls carried into a file where the other path is 10x faster would cost it
-// more than the file; the next stretch still doubles from the carried one).
+// (predict/judge_memory.h): its counts start again, and a stretch under way serves at most
+// kFirstStretch of the new file's calls, so that a file read otherwise soon has its trial (a
+// stretch of a few thousand calls carried into a file where the other path is 10x faster would
+// cost it more than the file); files shorter than that go on with the stretch, so that short
+// files read alike share long stretches and few trials (docs/benchmarks.md, "Many small files").
 // Deterministic: the same sequence of Next and Judge inputs gives the same paths, so ranks that
 // judge on the same sums choose alike. Not thread-safe.
 #pragma once
@@ -98,9 +99,11 @@ class PathJudge {
 
   Phase phase_ = Phase::kFirst;
   Path path_ = Path::kPfio;
-  uint64_t left_ = kTrialCalls;  // calls left in this phase
-  uint64_t since_switch_ = 0;    // calls on this path since it last changed
-  uint64_t stretch_ = 0;         // the current stretch's length (0 before the first)
+  static constexpr uint64_t kUnbounded = UINT64_MAX;
+  uint64_t left_ = kTrialCalls;      // calls left in this phase
+  uint64_t file_left_ = kUnbounded;  // of those, this file's: a stretch carried into it
+  uint64_t since_switch_ = 0;        // calls on this path since it last changed
+  uint64_t stretch_ = 0;             // the current stretch's length (0 before the first)
   Path last_winner_ = Path::kPfio;
   std::vector<double> samples_[2];  // ns per byte of each path's period (Path as index)
   size_t next_sample_[2] = {0, 0};  // where the next sample goes once kSamples are held
