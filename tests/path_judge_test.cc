@@ -206,6 +206,25 @@ TEST(PathJudge, ShortFilesShareOneStretch) {
       << "after 20 files, under 3 % of the calls on the dearer path";
 }
 
+// A trial under way when the file changes, lost to calls that are dear only at the new file's
+// start (a cold first read), decides a stretch that serves at most kFirstStretch of the file's
+// calls before the file's own trial: pfio, 4x cheaper after its first 10 calls there, gets the
+// calls back (a stretch decided there and left unbounded served the whole file on stock).
+TEST(PathJudge, AStretchDecidedByACarriedTrialIsBoundedToo) {
+  PathJudge judge;
+  RunCalls(&judge, 5000, [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 4.0; });
+  while (!(judge.ExchangeDue() && judge.current() == Path::kPfio))  // into a trial of pfio
+    RunCalls(&judge, 1, [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 4.0; });
+  judge.NewFile();
+  std::vector<Path> paths;
+  RunCalls(
+      &judge, 4000,
+      [](Path p, uint64_t k) { return p == Path::kStock ? 1.0 : (k < 10 ? 4.0 : 0.25); }, &paths);
+  const uint64_t bound = PathJudge::kTrialCalls + PathJudge::kFirstStretch + PathJudge::kTrialCalls;
+  EXPECT_GT(Count(paths, Path::kPfio, bound), (4000 - bound) * 9 / 10)
+      << "after the file's own trial pfio keeps the calls";
+}
+
 // A stretch carried into another file serves at most kFirstStretch of its calls, so a file
 // read otherwise soon has its trial: pfio 4x cheaper in the new file gets the calls back within
 // that bound plus a trial (the stretch carried was kLongestStretch, 16,384 calls).
@@ -232,7 +251,10 @@ TEST(JudgeMemory, AKeyNotKeptGivesAFreshJudgeAndANoteOfZero) {
   EXPECT_EQ(judge.Next(), Path::kPfio);
   EXPECT_EQ(judge.counts().pfio_calls, 1u);
   JudgeMemory::Keep("test/kept", judge, 42);
-  EXPECT_EQ(JudgeMemory::Take("test/kept", &note).ScheduleHash(), judge.ScheduleHash());
+  PathJudge carried = judge;  // what Take gives: the kept judge, carried on to a new file
+  carried.NewFile();
+  EXPECT_EQ(JudgeMemory::Take("test/kept", &note).ScheduleHash(), carried.ScheduleHash());
+  EXPECT_NE(carried.ScheduleHash(), judge.ScheduleHash()) << "the file's bound is schedule";
   EXPECT_EQ(note, 42u);
 }
 

@@ -25,7 +25,7 @@ void PathJudge::Begin(Phase phase, Path path, uint64_t calls) {
   if (path != path_) since_switch_ = 0;
   path_ = path;
   left_ = calls;
-  file_left_ = kUnbounded;
+  if (phase == Phase::kTrial) file_left_ = kUnbounded;  // the file has a trial of its own
   before_ns_ += trial_ns_;
   trial_ns_ = 0;
   samples_[Index(path)].clear();
@@ -33,7 +33,7 @@ void PathJudge::Begin(Phase phase, Path path, uint64_t calls) {
 }
 
 PathJudge::Path PathJudge::Next() {
-  if (left_ == 0 || file_left_ == 0) {
+  if (left_ == 0 || (phase_ == Phase::kStretch && file_left_ == 0)) {
     if (phase_ == Phase::kFirst) {
       Begin(Phase::kTrial, Path::kStock, kTrialCalls);
     } else if (phase_ == Phase::kStretch) {
@@ -43,7 +43,7 @@ PathJudge::Path PathJudge::Next() {
     }
   }
   --left_;
-  if (file_left_ != kUnbounded) --file_left_;
+  if (file_left_ != kUnbounded && file_left_ > 0) --file_left_;
   ++since_switch_;
   ++(path_ == Path::kPfio ? counts_.pfio_calls : counts_.stock_calls);
   return path_;
@@ -134,7 +134,7 @@ uint64_t PathJudge::ScheduleHash() const {
 
 void PathJudge::NewFile() {
   counts_ = {};
-  if (phase_ == Phase::kStretch) file_left_ = kFirstStretch;
+  file_left_ = kFirstStretch;
 }
 
 void PathJudge::Reset() {

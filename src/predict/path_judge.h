@@ -22,11 +22,12 @@
 // ExchangeDue(), the caller passes Judge the tallies (tally(), or the sums of every rank's in a
 // collective layer) before the next Next(). Reset() (the pattern changed: a declared plan) starts
 // again from pfio. NewFile() carries a judge on to another file read the same way
-// (predict/judge_memory.h): its counts start again, and a stretch under way serves at most
-// kFirstStretch of the new file's calls, so that a file read otherwise soon has its trial (a
-// stretch of a few thousand calls carried into a file where the other path is 10x faster would
-// cost it more than the file); files shorter than that go on with the stretch, so that short
-// files read alike share long stretches and few trials (docs/benchmarks.md, "Many small files").
+// (predict/judge_memory.h): its counts start again, and until the new file has a trial of its
+// own, stretches (the one under way, or one a trial carried into the file decides) serve at most
+// kFirstStretch of its calls, so that a file read otherwise soon has its trial (a stretch of a
+// few thousand calls carried into a file where the other path is 10x faster would cost it more
+// than the file); files shorter than that go on with the stretch, so that short files read alike
+// share long stretches and few trials (docs/benchmarks.md, "Many small files").
 // Deterministic: the same sequence of Next and Judge inputs gives the same paths, so ranks that
 // judge on the same sums choose alike. Not thread-safe.
 #pragma once
@@ -101,7 +102,7 @@ class PathJudge {
   Path path_ = Path::kPfio;
   static constexpr uint64_t kUnbounded = UINT64_MAX;
   uint64_t left_ = kTrialCalls;      // calls left in this phase
-  uint64_t file_left_ = kUnbounded;  // of those, this file's: a stretch carried into it
+  uint64_t file_left_ = kUnbounded;  // this file's calls stretches may serve before its trial
   uint64_t since_switch_ = 0;        // calls on this path since it last changed
   uint64_t stretch_ = 0;             // the current stretch's length (0 before the first)
   Path last_winner_ = Path::kPfio;
