@@ -152,8 +152,10 @@ void ADIOI_PREFETCH_Read_stock(ADIOI_PREFETCH_Blocking_read read, ADIO_File fd, 
 
 /* ad_prefetch_rdcoll.c */
 void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf);
-/* Whether collective reads use pfio's layer (pf->coll_state), decided once on every rank. */
-void ADIOI_PREFETCH_Coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf);
+/* Whether collective reads use pfio's layer (pf->coll_state), decided once on every rank;
+ * first_call: this rank's extents of the first collective call (NULL with a declaration). */
+void ADIOI_PREFETCH_Coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf,
+                                const pfio_extent *first_call, int nfirst);
 /* MPI_File_set_info with "prefetch_plan" (pfio/pfio_mpi.h): declares the calls. Collective. */
 void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const char *value,
                                  int *error_code);

@@ -23,7 +23,8 @@
 #include "pfio/pfio_mpi.h"
 
 /* Whether this rank can use the layer, and if so its pfio_coll (why_off says why not). */
-static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf, const pfio_extent *first_call,
+                            int nfirst)
 {
     pfio_coll_options o;
     int flag = 0;
@@ -60,6 +61,8 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     /* Files these ranks read one after another are judged as one run of calls; not with a
      * deferred open, whose ranks do not all reach the close that keeps the judge. */
     o.carry_judge = !fd->hints->deferred_open;
+    o.first_call = first_call;
+    o.first_call_count = first_call != NULL ? (size_t)nfirst : 0;
     if (pfio_coll_create(fd->comm, pf->ctx, pf->file, &o, &pf->coll) != PFIO_OK) {
         snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d: %.140s", pf->rank,
                  pfio_last_error());
@@ -71,11 +74,12 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 /* At the first collective read or declaration: every rank on, or every rank off; and what the
  * ranks carried from their last file the same on every rank, or forgotten on every rank (see
  * pfio_coll_carried). One reduction. Collective. */
-void ADIOI_PREFETCH_Coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+void ADIOI_PREFETCH_Coll_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf,
+                                const pfio_extent *first_call, int nfirst)
 {
     int all;
     unsigned long long mine[3], most[3];
-    mine[0] = !coll_local_setup(fd, pf);
+    mine[0] = !coll_local_setup(fd, pf, first_call, nfirst);
     mine[1] = pf->coll != NULL ? pfio_coll_carried(pf->coll) : 0;
     mine[2] = ~mine[1];
     MPI_Allreduce(mine, most, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, fd->comm);
@@ -258,7 +262,7 @@ void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const ch
         err[0] == '\0')
         snprintf(err, sizeof err, "declared plan refused");
     if (pf->coll_state == 0)
-        ADIOI_PREFETCH_Coll_decide(fd, pf);
+        ADIOI_PREFETCH_Coll_decide(fd, pf, NULL, 0);
     if (pf->coll_state < 0) {
         snprintf(verdict, sizeof verdict,
                  "ignored: collective reads use ROMIO's two-phase (%.200s)", pf->coll_why_off);
@@ -354,6 +358,25 @@ static void read_alone(ADIO_File fd, void *buf, int count, MPI_Datatype datatype
     }
 }
 
+/* Coll_decide at the file's first collective call, with the call's extents (the individual
+ * file pointer left where it was: the call walks the view again). */
+static void first_call_decide(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int count,
+                              MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset)
+{
+    pfio_read_piece *pieces = NULL;
+    pfio_extent *extents = NULL;
+    int npieces = 0, nextents = 0;
+    uint64_t total = 0;
+    ADIO_Offset fp_ind = fd->fp_ind;
+    if (!ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
+                                    &npieces, &extents, &nextents, &total))
+        nextents = 0;
+    fd->fp_ind = fp_ind;
+    ADIOI_PREFETCH_Coll_decide(fd, pf, extents, nextents);
+    free(pieces);
+    free(extents);
+}
+
 void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                     int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                     int *error_code)
@@ -371,7 +394,7 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
         return;
     }
     if (pf->coll_state == 0) {
-        ADIOI_PREFETCH_Coll_decide(fd, pf);
+        first_call_decide(fd, pf, buf, count, datatype, file_ptr_type, offset);
         entered = 1;
     }
     if (pf->coll_state < 0) {

@@ -10,6 +10,7 @@
 
 #include "api/pfio_front_end.h"
 #include "collective/collective_reader.h"
+#include "collective/file_range.h"
 #include "collective/mpi_transport.h"
 
 struct pfio_coll {
@@ -63,7 +64,13 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
     if (options->file_name) o.file_name = options->file_name;
     if (options->record_path) o.record_path = options->record_path;
     if (options->replay_path) o.replay_path = options->replay_path;
-    if (options->carry_judge) o.judge_key = JudgeKey(comm, ctx, file);
+    if (options->carry_judge) {
+      pfio::collective::FileRanges first;
+      for (size_t i = 0; i < options->first_call_count; ++i)
+        pfio::collective::AppendCoalesced(&first, options->first_call[i].offset,
+                                          options->first_call[i].length);
+      o.judge_key = JudgeKey(comm, ctx, file) + "/" + pfio::collective::CallShape(first);
+    }
     auto coll = std::make_unique<pfio_coll>();
     coll->transport = std::make_unique<pfio::collective::MpiTransport>(
         comm, options->timeout_ms, options->bound_name ? options->bound_name : "timeout_ms");

@@ -39,7 +39,12 @@ typedef struct pfio_coll_options {
   const char *record_path;  /* NULL, or rank 0 records every call's plans there */
   const char *replay_path;  /* NULL, or the calls of a record are declared at creation */
   int carry_judge; /* 1: the path judge carries on from the last file these ranks read with the
-                    * same buffer kind (every rank of comm must give the same value) */
+                    * same buffer kind and the same first call's shape (every rank of comm must
+                    * give the same value) */
+  const pfio_extent *first_call; /* with carry_judge: this rank's extents of the file's first
+                                  * collective call in request order (NULL: none, a declared
+                                  * plan), whose shape (CallShape) keys the carried judge */
+  size_t first_call_count;
 } pfio_coll_options;
 
 typedef struct pfio_coll_stats {

@@ -472,51 +472,75 @@ static void test_alone(void)
     report(test, before);
 }
 
+/* Reads file `f` of test_short_files (made first): `calls` collective calls of `size` bytes per
+ * rank, every byte checked. */
+static void read_short_file(const char *test, const MPI_Info info, int f, int size, int calls,
+                            unsigned char *buf)
+{
+    char path[1024], name[64];
+    int k, before = failures;
+    MPI_File fh;
+    snprintf(name, sizeof name, "short-%d.dat", f);
+    path_of(path, sizeof path, name);
+    make_file(path, (uint64_t)size * calls * nprocs, SEED);
+    must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    for (k = 0; k < calls && failures == before; ++k) {
+        long long at = (long long)size * (k * nprocs + rank);
+        MPI_Status st;
+        memset(buf, SENTINEL, (size_t)size);
+        if (MPI_File_read_at_all(fh, at, buf, size, MPI_BYTE, &st) != MPI_SUCCESS) {
+            fail(test, "file %d: MPI_File_read_at_all call %d failed", f, k);
+            break;
+        }
+        check_count(test, &st, MPI_BYTE, size);
+        check_range(test, buf, at, (size_t)size, SEED);
+    }
+    MPI_File_close(&fh);
+}
+
 /* Short files read alike one after another: the path judges carry on from file to file (every
  * rank alike, or no call would find its ranks on one path), and each file's summary counts that
- * file's calls alone (a carried judge's counts start again). Every byte checked. */
+ * file's calls alone (a carried judge's counts start again). A file whose calls have another
+ * shape (4x the bytes) starts from fresh judges: its first calls go through pfio's layer, none
+ * to ROMIO or read alone. Every byte checked. */
 static void test_short_files(void)
 {
     const char *test = "collective: short files read alike, their judges carried on";
     const int size = 64 << 10, calls = 12, files = 16;
-    int before = failures, f, k;
-    char path[1024], stats[1024], name[64];
-    unsigned char *buf = malloc((size_t)size);
+    int before = failures, f;
+    char stats[1024];
+    unsigned char *buf = malloc((size_t)size * 4);
+    long long carried;
     MPI_Info info;
     path_of(stats, sizeof stats, "short.json");
     MPI_Info_create(&info);
     MPI_Info_set(info, "prefetch_stats", stats);
-    for (f = 0; f < files && failures == before; ++f) {
-        MPI_File fh;
-        snprintf(name, sizeof name, "short-%d.dat", f);
-        path_of(path, sizeof path, name);
-        make_file(path, (uint64_t)size * calls * nprocs, SEED);
-        must_open(test, path, MPI_MODE_RDONLY, info, &fh);
-        for (k = 0; k < calls && failures == before; ++k) {
-            long long at = (long long)size * (k * nprocs + rank);
-            MPI_Status st;
-            memset(buf, SENTINEL, (size_t)size);
-            if (MPI_File_read_at_all(fh, at, buf, size, MPI_BYTE, &st) != MPI_SUCCESS) {
-                fail(test, "file %d: MPI_File_read_at_all call %d failed", f, k);
-                break;
-            }
-            check_count(test, &st, MPI_BYTE, size);
-            check_range(test, buf, at, (size_t)size, SEED);
-        }
-        MPI_File_close(&fh);
-    }
-    MPI_Info_free(&info);
-    free(buf);
+    for (f = 0; f < files && failures == before; ++f)
+        read_short_file(test, info, f, size, calls, buf);
     expect_summary(test, stats, "calls", calls);
     /* the stock path's first trial alone is 24 calls: counted on, the last file would show them */
-    if (rank == 0 && summary_value_in(stats, "collective", "stepped_aside") +
-                             summary_value(stats, "alone_calls") >
-                         calls)
+    carried = summary_value_in(stats, "collective", "stepped_aside") +
+              summary_value(stats, "alone_calls");
+    if (rank == 0 && carried > calls)
         fail(test,
              "the last file's summary counts %lld calls given to ROMIO and %lld read alone, "
              "expected at most its own %d calls",
              summary_value_in(stats, "collective", "stepped_aside"),
              summary_value(stats, "alone_calls"), calls);
+    if (failures == before)
+        read_short_file(test, info, files, size * 4, 2, buf);
+    expect_summary(test, stats, "calls", 2);
+    if (rank == 0 && summary_value_in(stats, "collective", "stepped_aside") +
+                             summary_value(stats, "alone_calls") !=
+                         0)
+        fail(test,
+             "a file of another call shape after %d alike (whose last gave %lld of its calls to "
+             "ROMIO or to reading alone) gave %lld calls to ROMIO and %lld to reading alone, "
+             "expected 0: its judges start afresh",
+             files, carried, summary_value_in(stats, "collective", "stepped_aside"),
+             summary_value(stats, "alone_calls"));
+    MPI_Info_free(&info);
+    free(buf);
     report(test, before);
 }
 
