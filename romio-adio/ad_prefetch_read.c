@@ -50,8 +50,9 @@ static void clear_predictions(ADIOI_PREFETCH_File *pf, int stride_planned)
     pf->planned_calls = 0;
 }
 
-/* The process's files of one buffer kind share their independent reads' judge, one file after
- * another (pfio_judge_take): a program reading many short files alike is judged on all of them. */
+/* The process's files of one buffer kind whose first reads have one shape share their
+ * independent reads' judge, one file after another (pfio_judge_take): a program reading many
+ * short files alike is judged on all of them. */
 static const char *judge_key(const ADIOI_PREFETCH_File *pf)
 {
     return pf->page_cache ? "independent/cache" : "independent/engine";
@@ -63,18 +64,26 @@ void ADIOI_PREFETCH_Keep_judge(const ADIOI_PREFETCH_File *pf)
         pfio_judge_keep(pf->judge, judge_key(pf));
 }
 
-/* Stepping aside for independent reads (docs/romio-driver.md, "Stepping aside"): 1 when the
- * judge gives this application read to ROMIO's own path. Switching there drops what pfio
- * predicted, which no read through pfio would consume. */
-static int judged_stock(ADIOI_PREFETCH_File *pf)
+/* Whether this read is judged (docs/romio-driver.md, "Stepping aside"). The file's first judged
+ * read takes the judge, keyed by the shape of its extents (`first`: `nfirst` of them). */
+static int judging(ADIOI_PREFETCH_File *pf, const pfio_extent *first, int nfirst)
 {
-    int stock;
     if (!pf->step_aside || pf->sieving)
         return 0;
-    if (pf->judge == NULL && pfio_judge_take(judge_key(pf), &pf->judge) != PFIO_OK) {
+    if (pf->judge == NULL &&
+        pfio_judge_take(judge_key(pf), first, first != NULL ? (size_t)nfirst : 0, &pf->judge) !=
+            PFIO_OK)
         pf->judge = NULL; /* no judge: pfio serves every read */
+    return pf->judge != NULL;
+}
+
+/* 1 when the judge gives this application read to ROMIO's own path. Switching there drops what
+ * pfio predicted, which no read through pfio would consume. */
+static int judged_stock(ADIOI_PREFETCH_File *pf, const pfio_extent *first, int nfirst)
+{
+    int stock;
+    if (!judging(pf, first, nfirst))
         return 0;
-    }
     stock = pfio_judge_next(pf->judge);
     if (stock && !pf->judge_stock) {
         clear_predictions(pf, pf->stride != NULL && pfio_stride_planning(pf->stride));
@@ -358,6 +367,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Active(fd);
     MPI_Count type_size = 0;
     uint64_t length, nread = 0, more = 0, started;
+    pfio_extent read = {0};
     pfio_status s;
     if (pf == NULL) {
         ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
@@ -365,7 +375,9 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     }
     MPI_Type_size_x(datatype, &type_size);
     length = (uint64_t)count * (uint64_t)type_size;
-    if (judged_stock(pf)) {
+    read.offset = (uint64_t)(file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset);
+    read.length = length;
+    if (judged_stock(pf, &read, length > 0)) {
         read_stock(fd, pf, 0, buf, count, datatype, file_ptr_type, offset, fd->fp_ind, status,
                    error_code);
         return;
@@ -453,7 +465,18 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
         ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
-    if (judged_stock(pf)) {
+    if (pf->judge == NULL && pf->step_aside && !pf->sieving) {
+        /* the first judged read: its extents name the judge (the view walked again below) */
+        if (ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
+                                       &npieces, &extents, &nextents, &total))
+            (void)judging(pf, extents, nextents);
+        fd->fp_ind = fp_ind;
+        free(pieces);
+        free(extents);
+        pieces = NULL;
+        extents = NULL;
+    }
+    if (judged_stock(pf, NULL, 0)) {
         read_stock(fd, pf, 1, buf, count, datatype, file_ptr_type, offset, fp_ind, status,
                    error_code);
         return;

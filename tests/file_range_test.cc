@@ -1,8 +1,7 @@
 // MergedByOffset: one list sorted by offset from several, exactly what a stable sort of the
 // lists one after the other gives (ties in list order), whether the lists come sorted or not;
 // and the range algebra the collective layer tells the job's dense runs with (RangesWithout,
-// DenseRuns); and CallShape, which keys a carried judge: one name for the calls of one pattern,
-// another for another pattern.
+// DenseRuns).
 #include "collective/file_range.h"
 
 #include <gtest/gtest.h>
@@ -98,33 +97,6 @@ TEST(DenseRuns, AColumnOfTilesIsNoDenseRun) {
   FileRanges rows;
   for (uint64_t row = 0; row < 1024; ++row) rows.push_back({row * 90112, 90112});
   EXPECT_EQ(DenseRuns(rows), (FileRanges{{0, 1024 * 90112}}));
-}
-
-// The calls of mpibench's ior-hard (100 blocks of 47,008 bytes, one of every 4 ranks') and
-// random (100 blocks anywhere) workloads: a judge that learned on one must not decide the other.
-TEST(CallShape, StridedAndRandomBlocksAreOtherShapesAndEachKeepsItsOwn) {
-  constexpr uint64_t kBlock = 47008;
-  auto strided = [&](uint64_t call) {
-    FileRanges r;
-    for (uint64_t i = 0; i < 100; ++i) r.push_back({((call * 100 + i) * 4 + 1) * kBlock, kBlock});
-    return r;
-  };
-  std::mt19937_64 random(7);
-  auto scattered = [&] {
-    FileRanges r;
-    for (int i = 0; i < 100; ++i) r.push_back({(random() % 20000) * kBlock, kBlock});
-    return r;
-  };
-  EXPECT_EQ(CallShape(strided(0)), "strided/64+/4^11");
-  EXPECT_EQ(CallShape(strided(0)), CallShape(strided(57)));
-  EXPECT_EQ(CallShape(scattered()), "unordered/64+/4^11");
-  EXPECT_EQ(CallShape(scattered()), CallShape(scattered()));
-  // One block, a few ascending ones unevenly apart, sizes a power of 4 apart, nothing.
-  EXPECT_EQ(CallShape({{5 * kBlock, kBlock}}), "run/1/4^7");
-  EXPECT_EQ(CallShape({{0, 4096}, {8192, 4096}, {100000, 4096}}), "ascending/2-7/4^6");
-  EXPECT_EQ(CallShape({{0, 4096}, {8192, 4096}, {16384, 8192}}), "ascending/2-7/4^7");
-  EXPECT_NE(CallShape({{0, 1 << 20}}), CallShape({{0, 4 << 20}}));
-  EXPECT_EQ(CallShape({}), "empty");
 }
 
 }  // namespace

@@ -37,9 +37,11 @@ TEST(PredictApi, BadArgumentsAreNamed) {
   EXPECT_EQ(pfio_judge_create(nullptr), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("out = NULL"), std::string::npos);
   pfio_judge_destroy(nullptr);
-  EXPECT_EQ(pfio_judge_take(nullptr, &judge_out), PFIO_EINVAL);
+  EXPECT_EQ(pfio_judge_take(nullptr, nullptr, 0, &judge_out), PFIO_EINVAL);
   EXPECT_NE(std::string(pfio_last_error()).find("key = NULL"), std::string::npos);
-  EXPECT_EQ(pfio_judge_take("k", nullptr), PFIO_EINVAL);
+  EXPECT_EQ(pfio_judge_take("k", nullptr, 0, nullptr), PFIO_EINVAL);
+  EXPECT_EQ(pfio_judge_take("k", nullptr, 2, &judge_out), PFIO_EINVAL);
+  EXPECT_NE(std::string(pfio_last_error()).find("first_read = NULL"), std::string::npos);
   pfio_judge_keep(nullptr, "k");  // nothing to keep: ignored
 }
 
@@ -144,12 +146,14 @@ TEST(PredictApi, AJudgeGivesMostReadsToTheCheaperStockPath) {
 
 // Short files read one after another (20 reads each), the stock path 4x cheaper: a judge taken
 // and kept under one key serves most reads of the later files on the stock path; judged anew,
-// none (each file's reads never get past the first 24 on pfio).
+// none (each file's reads never get past the first 24 on pfio); and a file whose first read has
+// another shape (4x the bytes) takes none of it either.
 TEST(PredictApi, AJudgeKeptUnderAKeyJudgesTheNextFileOnFromThere) {
   uint64_t later_stock = 0, anew_stock = 0;
+  const pfio_extent read{0, 0, 0, 47008}, wider{0, 0, 0, 4 * 47008};
   for (int file = 0; file < 40; ++file) {
     pfio_judge *carried = nullptr, *fresh = nullptr;
-    ASSERT_EQ(pfio_judge_take("test/predict api short files", &carried), PFIO_OK);
+    ASSERT_EQ(pfio_judge_take("test/predict api short files", &read, 1, &carried), PFIO_OK);
     ASSERT_EQ(pfio_judge_create(&fresh), PFIO_OK);
     for (int k = 0; k < 20; ++k) {
       for (pfio_judge *j : {carried, fresh}) {
@@ -167,6 +171,10 @@ TEST(PredictApi, AJudgeKeptUnderAKeyJudgesTheNextFileOnFromThere) {
   }
   EXPECT_EQ(anew_stock, 0u);
   EXPECT_GT(later_stock, 30u * 20 * 9 / 10);
+  pfio_judge *other = nullptr;
+  ASSERT_EQ(pfio_judge_take("test/predict api short files", &wider, 1, &other), PFIO_OK);
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(pfio_judge_next(other), 0) << "read " << k;
+  pfio_judge_destroy(other);
 }
 
 }  // namespace

@@ -125,11 +125,15 @@ void pfio_sweep_destroy(pfio_sweep *sweep); /* NULL is ignored */
 typedef struct pfio_judge pfio_judge;
 
 pfio_status pfio_judge_create(pfio_judge **out);
-/* The judge the last file with `key` left with pfio_judge_keep, carried on to another file read
- * the same way (its counts at zero, a stretch of one path under way shortened), or a new judge:
- * a program that reads many short files alike is judged on all their reads. */
-pfio_status pfio_judge_take(const char *key, pfio_judge **out);
-/* Keeps the judge's state under `key` for the next file's pfio_judge_take (process-wide). */
+/* The judge the last file with `key` and a first read of the same shape as `first_read` (its
+ * `count` extents in request order; NULL and 0: none) left with pfio_judge_keep, carried on to
+ * this file (its counts at zero, a stretch of one path under way bounded), or a new judge: a
+ * program that reads many short files alike is judged on all their reads, and a file read
+ * another way is not judged on a stretch that others decided (predict/request_shape.h). */
+pfio_status pfio_judge_take(const char *key, const pfio_extent *first_read, size_t count,
+                            pfio_judge **out);
+/* Keeps the judge's state under `key` and the shape it was taken with, for the next file's
+ * pfio_judge_take (process-wide). */
 void pfio_judge_keep(const pfio_judge *judge, const char *key);
 /* The path of the next call: 1 the stock path, 0 pfio. */
 int pfio_judge_next(pfio_judge *judge);

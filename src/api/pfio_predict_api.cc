@@ -1,6 +1,8 @@
 // The predictors' C API (pfio/pfio_predict.h): conversions over src/predict/, no logic.
 #include <algorithm>
 #include <new>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "api/api_errors.h"
@@ -8,6 +10,7 @@
 #include "predict/column_sweep.h"
 #include "predict/judge_memory.h"
 #include "predict/path_judge.h"
+#include "predict/request_shape.h"
 #include "predict/shifted_calls.h"
 #include "predict/stride_run.h"
 
@@ -44,6 +47,7 @@ struct pfio_sweep {
 
 struct pfio_judge {
   pfio::predict::PathJudge judge;
+  std::string shape = "empty";  // RequestShape of the first read it was taken for
 };
 
 extern "C" {
@@ -220,12 +224,17 @@ pfio_status pfio_judge_create(pfio_judge **out) {
   });
 }
 
-pfio_status pfio_judge_take(const char *key, pfio_judge **out) {
+pfio_status pfio_judge_take(const char *key, const pfio_extent *first_read, size_t count,
+                            pfio_judge **out) {
   if (out == nullptr) return pfio::api::NullArgument("pfio_judge_take", "out");
   if (key == nullptr) return pfio::api::NullArgument("pfio_judge_take", "key");
+  if (first_read == nullptr && count > 0)
+    return pfio::api::NullArgument("pfio_judge_take", "first_read");
   *out = nullptr;
   return pfio::api::Guarded("pfio_judge_take", [&] {
-    *out = new pfio_judge{pfio::predict::JudgeMemory::Take(key)};
+    std::string shape =
+        pfio::predict::RequestShape(std::span<const pfio_extent>(first_read, count));
+    *out = new pfio_judge{pfio::predict::JudgeMemory::Take(std::string(key) + "/" + shape), shape};
     return PFIO_OK;
   });
 }
@@ -233,7 +242,7 @@ pfio_status pfio_judge_take(const char *key, pfio_judge **out) {
 void pfio_judge_keep(const pfio_judge *judge, const char *key) {
   if (judge == nullptr || key == nullptr) return;
   try {
-    pfio::predict::JudgeMemory::Keep(key, judge->judge);
+    pfio::predict::JudgeMemory::Keep(std::string(key) + "/" + judge->shape, judge->judge);
   } catch (const std::bad_alloc &) {
     // not kept: the next file is judged from its first calls
   }

@@ -1,7 +1,6 @@
 #include "collective/file_range.h"
 
 #include <algorithm>
-#include <bit>
 
 namespace pfio::collective {
 
@@ -92,26 +91,6 @@ FileRanges MergedByOffset(const std::vector<FileRanges> &lists) {
     bounds = std::move(next);
   }
   return out;
-}
-
-std::string CallShape(const FileRanges &ranges) {
-  if (ranges.empty()) return "empty";
-  uint64_t bytes = 0;
-  bool ascending = true, even = true;
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    bytes += ranges[i].length;
-    if (i == 0) continue;
-    const FileRange &before = ranges[i - 1];
-    if (ranges[i].offset < before.end()) ascending = false;
-    if (ranges[i].offset - before.offset != ranges[1].offset - ranges[0].offset ||
-        ranges[i].length != ranges[0].length)
-      even = false;
-  }
-  const size_t n = ranges.size();
-  const char *order = n == 1 ? "run" : !ascending ? "unordered" : even ? "strided" : "ascending";
-  const char *count = n == 1 ? "1" : n < 8 ? "2-7" : n < 64 ? "8-63" : "64+";
-  const int power_of_4 = (std::bit_width(bytes) - 1) / 2;
-  return std::string(order) + "/" + count + "/4^" + std::to_string(power_of_4);
 }
 
 }  // namespace pfio::collective

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace pfio::collective {
@@ -59,13 +58,6 @@ FileRanges RangesWithout(const FileRanges &ranges, const FileRanges &minus);
 
 // Whether [offset, offset + length) lies inside one of `sorted`'s ranges (sorted by offset).
 bool InsideRanges(const FileRanges &sorted, uint64_t offset, uint64_t length);
-
-// A coarse name of one rank's request in a call (`ranges` in request order, coalesced): its
-// order (one run, evenly strided, ascending, unordered), how many ranges (1, 2-7, 8-63, more)
-// and its bytes as a power of 4. Calls of one program's pattern share it; a pattern that
-// another path serves better usually does not (random blocks against strided ones), so that a
-// judge carried from file to file is keyed by it (pfio_coll.cc).
-std::string CallShape(const FileRanges &ranges);
 
 // Every range of `lists` in one list sorted by offset (ties in list order). Lists that are
 // sorted already (a rank's extents usually are) are merged, O(n log k) for k lists, instead of

@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "collective/collective_reader.h"
 #include "collective/file_range.h"
 #include "collective/mpi_transport.h"
+#include "predict/request_shape.h"
 
 struct pfio_coll {
   std::unique_ptr<pfio::collective::MpiTransport> transport;
@@ -69,7 +71,9 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
       for (size_t i = 0; i < options->first_call_count; ++i)
         pfio::collective::AppendCoalesced(&first, options->first_call[i].offset,
                                           options->first_call[i].length);
-      o.judge_key = JudgeKey(comm, ctx, file) + "/" + pfio::collective::CallShape(first);
+      o.judge_key =
+          JudgeKey(comm, ctx, file) + "/" +
+          pfio::predict::RequestShape(std::span<const pfio::collective::FileRange>(first));
     }
     auto coll = std::make_unique<pfio_coll>();
     coll->transport = std::make_unique<pfio::collective::MpiTransport>(

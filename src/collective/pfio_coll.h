@@ -43,7 +43,7 @@ typedef struct pfio_coll_options {
                     * give the same value) */
   const pfio_extent *first_call; /* with carry_judge: this rank's extents of the file's first
                                   * collective call in request order (NULL: none, a declared
-                                  * plan), whose shape (CallShape) keys the carried judge */
+                                  * plan), whose shape (RequestShape) keys the carried judge */
   size_t first_call_count;
 } pfio_coll_options;
 
