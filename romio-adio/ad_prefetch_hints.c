@@ -46,7 +46,7 @@ static const char *const kExtraHints[] = {"prefetch", "striping_unit", "striping
 
 /* The names of the hints pfio reads, made once per process: prefetch_<key> for every setting
  * (pfio_config_key), then kExtraHints. An open looks each one up; listing the keys at every
- * lookup made the hints' check most of an open's time (docs/benchmarks.md, "The cost of an
+ * lookup made the hints' check most of an open's time (docs/small-calls.md, "The cost of an
  * open"). */
 static struct {
     size_t keys;

@@ -200,7 +200,7 @@ pfio_status pfio_context_create(const pfio_config *config, pfio_context **out);
  * in this process, emptied: its files closed, its plan and prefetched bytes dropped, its memory
  * given back to the kernel, its counts started again; its threads wait for that creation, or
  * leave when the process exits (a front end opening many small files would otherwise start and
- * stop them for each: docs/benchmarks.md, "Many small files"). NULL is allowed. Returns the
+ * stop them for each: docs/small-calls.md, "Many small files"). NULL is allowed. Returns the
  * first error met while shutting down. */
 pfio_status pfio_context_destroy(pfio_context *ctx);
 

@@ -64,7 +64,7 @@ PUBLISH = '''
 
 /* While prefetch_publish_hints subscribes, the hint it is publishing: the subscriber's callback
  * runs once per key there and answers with that value, so an open looks nothing up in ROMIO's
- * info per key (docs/benchmarks.md, "The cost of an open"). Per thread: opens may run in several
+ * info per key (docs/small-calls.md, "The cost of an open"). Per thread: opens may run in several
  * threads at once. */
 static _Thread_local const char *prefetch_publishing_key = NULL;
 static _Thread_local const char *prefetch_publishing_value = NULL;
@@ -131,7 +131,7 @@ static int prefetch_listed(opal_info_t *info, const char *key)
 /* Every hint ROMIO has in force, subscribed with that value. Each subscription looks its key up
  * in the file's info four times, so each is made over an info of its own (the two entries it
  * writes), moved after it to the info being built: an open costs no keys x info string
- * compares (docs/benchmarks.md, "The cost of an open"). Of the application's hints at open
+ * compares (docs/small-calls.md, "The cost of an open"). Of the application's hints at open
  * (Open MPI recorded them, with its values), those ROMIO has keep the value in force. */
 static void prefetch_publish_hints(ompi_file_t *fh, MPI_File romio_fh)
 {

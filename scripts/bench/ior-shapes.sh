@@ -3,7 +3,7 @@
 # per call, as IOR without -V reads) through stock ROMIO and pfio's driver, A/A beside: the page
 # cache hot (the calls' own cost), the disk and the latency-bound test bed (evicted before every
 # run), 4 and 2 ranks, collective and independent, Open MPI, and MPICH with the page cache hot;
-# then docs/benchmarks.md's "IOR's calls" table from the JSON in docs/results/ior-shapes/.
+# then docs/small-calls.md's "IOR's calls" table from the JSON in docs/results/ior-shapes/.
 # usage: bash scripts/bench.sh ior-shapes   (env: SIZE=1G ROUNDS=3 RANKS="4 2" PROFILE=pfs)
 # Every invocation reads the same self-verifying file and checks every byte.
 set -euo pipefail

@@ -3,7 +3,7 @@
 # explicit offsets) and closed, through stock ROMIO and pfio's driver, A/A beside: what pfio costs
 # per file where files are small. 256 files of 4 MiB (made once beside the benchmark file and
 # kept), the page cache hot and the disk (evicted before every run), 4 and 2 ranks, collective and
-# independent, Open MPI; then docs/benchmarks.md's "Many small files" table from the JSON in
+# independent, Open MPI; then docs/small-calls.md's "Many small files" table from the JSON in
 # docs/results/small-files/.
 # usage: bash scripts/bench.sh small-files   (env: SIZE=1G ROUNDS=3 RANKS="4 2" SMALL=4M)
 # Every file holds the pattern of its place in one self-verifying file; every byte is checked.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""docs/benchmarks.md's tables of the field's call shapes from pfio-mpibench's JSON lines:
+"""docs/small-calls.md's tables of the field's call shapes from pfio-mpibench's JSON lines:
 "IOR's calls" (scripts/bench.sh ior-shapes: per device, MPI, ranks and calls, the median MiB/s of
 stock ROMIO, pfio's driver and stock ROMIO again (the A/A), how many calls pfio's driver gave to
 ROMIO's path and how many collective calls it read alone) and "Many small files"
@@ -139,8 +139,8 @@ def ior_shapes(results, docs):
     plot(ratios(folder), "IOR's calls: one block per rank per call", os.path.join(docs, "ior-shapes.png"))
     body += ["", "![pfio / stock ROMIO per row of the table, the A/A beside](ior-shapes.png)", "",
              "<!-- /ior-shapes -->"]
-    replace_section(os.path.join(docs, "benchmarks.md"), body[0], body[-1], body)
-    print("wrote docs/benchmarks.md (IOR's calls)")
+    replace_section(os.path.join(docs, "small-calls.md"), body[0], body[-1], body)
+    print("wrote docs/small-calls.md (IOR's calls)")
 
 
 def small_files(results, docs):
@@ -160,8 +160,8 @@ def small_files(results, docs):
          os.path.join(docs, "small-files.png"))
     body += ["", "![pfio / stock ROMIO per row of the table, the A/A beside](small-files.png)", "",
              "<!-- /small-files -->"]
-    replace_section(os.path.join(docs, "benchmarks.md"), body[0], body[-1], body)
-    print("wrote docs/benchmarks.md (many small files)")
+    replace_section(os.path.join(docs, "small-calls.md"), body[0], body[-1], body)
+    print("wrote docs/small-calls.md (many small files)")
 
 
 def main():

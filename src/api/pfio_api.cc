@@ -82,7 +82,7 @@ pfio_status NullContext(const char *call) {
 // The context pfio_context_destroy vacated last (Context::Vacate), kept for the next
 // pfio_context_create with the same settings in this process: front ends start a context per
 // open file, and starting and stopping its threads cost more than a small file's reads
-// (docs/benchmarks.md, "Many small files"). One is kept; the process's exit shuts it down.
+// (docs/small-calls.md, "Many small files"). One is kept; the process's exit shuts it down.
 class VacantContext {
  public:
   // The kept engine if this process vacated it with exactly `settings`, else null.

@@ -1,6 +1,6 @@
 // ReusedThread: a thread for one job, taken from threads this process keeps parked, because
 // starting and joining a thread for each context was a large part of the cost of a file open
-// through pfio (docs/benchmarks.md, "The cost of an open").
+// through pfio (docs/small-calls.md, "The cost of an open").
 //
 // Contract. ReusedThread(job) runs job() on a parked thread of this process, or on a new one
 // when none is parked (std::system_error when none can start, as std::thread). join() returns

@@ -65,7 +65,7 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
     if (limit == 0) {
       // MemoryTheRankMayUse from a sample (the same reserve and cgroup rule) that the governor
       // then starts from; one sample serves the contexts a process creates within a sampling
-      // period (docs/benchmarks.md, "The cost of an open"); a given budget needs no sample
+      // period (docs/small-calls.md, "The cost of an open"); a given budget needs no sample
       // here, its first is taken at the first read
       first = RecentSample(signals.get(), config.reserve_percent, MemoryGovernor::kSampleEvery);
       limit = first.total > 0 ? first.headroom : 0;

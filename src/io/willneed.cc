@@ -40,7 +40,7 @@ uint64_t WillneedLimit(int fd) {
   struct stat sb;
   if (fstat(fd, &sb) != 0) return kMinWillneedLimit;
   // Once per device and process: five sysfs opens were most of a file open's own cost
-  // (docs/benchmarks.md, "The cost of an open").
+  // (docs/small-calls.md, "The cost of an open").
   static std::mutex mu;
   static std::map<dev_t, uint64_t> *known = new std::map<dev_t, uint64_t>;  // outlives exit
   static pid_t owner = 0;

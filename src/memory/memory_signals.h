@@ -64,7 +64,7 @@ class ProcMemorySignals : public MemorySignals {
   // The text of `path` now, through a descriptor kept open for it (common/text_file.h): a
   // sample reads each file with one pread instead of open, read and close. The kernel's files
   // (/proc, /sys) are kept once per process for all its contexts, so that a new context opens
-  // none of them (docs/benchmarks.md, "The cost of an open"); others (tests' files) per object.
+  // none of them (docs/small-calls.md, "The cost of an open"); others (tests' files) per object.
   std::string Text(const std::string &path);
   void SampleCgroup(MemorySample *s);
 
@@ -91,7 +91,7 @@ class ProcMemorySignals : public MemorySignals {
 // A sample of the machine's memory for `reserve_percent`, taken by `signals` now or by any
 // thread of this process at most `max_age` seconds ago (its contention flags cleared: a sample
 // given to another sampler's first use): what a burst of contexts, one per file opened, starts
-// from (docs/benchmarks.md, "The cost of an open"). Thread-safe; a forked child samples anew.
+// from (docs/small-calls.md, "The cost of an open"). Thread-safe; a forked child samples anew.
 MemorySample RecentSample(MemorySignals *signals, uint32_t reserve_percent, double max_age);
 
 // This process's resident memory in bytes (/proc/self/statm; 0 when unreadable).

@@ -11,7 +11,7 @@
 // Robust to processes that die: updates take flock(2), which the kernel drops with the process;
 // a slot whose process is gone (kill(pid, 0) fails, or its start time changed) is reused. The
 // file is opened and mapped once per process (again in a forked child) for all its registries,
-// each of which takes only a slot (docs/benchmarks.md, "The cost of an open").
+// each of which takes only a slot (docs/small-calls.md, "The cost of an open").
 // Without a usable shared file (no /dev/shm, a full registry) every call reports "alone".
 #pragma once
 

@@ -27,7 +27,7 @@
 // kFirstStretch of its calls, so that a file read otherwise soon has its trial (a stretch of a
 // few thousand calls carried into a file where the other path is 10x faster would cost it more
 // than the file); files shorter than that go on with the stretch, so that short files read alike
-// share long stretches and few trials (docs/benchmarks.md, "Many small files").
+// share long stretches and few trials (docs/small-calls.md, "Many small files").
 // Deterministic: the same sequence of Next and Judge inputs gives the same paths, so ranks that
 // judge on the same sums choose alike. Not thread-safe.
 #pragma once
