@@ -227,26 +227,26 @@ std::string CollectiveReader::JudgeTogether(predict::PathJudge *judge) {
   // Every rank's measures, combined in rank order on every rank, so every rank chooses alike:
   // the mean over the ranks that measured something.
   const predict::PathJudge::Tally t = judge->tally();
-  const double mine[4] = {t.pfio, t.stock, t.trial_ns, t.before_ns};
+  constexpr int kMeasures = 5;
+  const double mine[kMeasures] = {t.pfio, t.stock, t.trial_ns, t.before_ns, t.trial_bytes};
   std::vector<uint8_t> message(sizeof mine);
   std::memcpy(message.data(), mine, sizeof mine);
   std::vector<std::vector<uint8_t>> all;
   const std::string why = transport_->Allgather(message, &all);
   if (!why.empty()) return why;
-  double sum[4] = {0, 0, 0, 0};
-  int counted[4] = {0, 0, 0, 0};
+  double sum[kMeasures] = {}, mean[kMeasures] = {};
+  int counted[kMeasures] = {};
   for (const std::vector<uint8_t> &m : all) {
-    double theirs[4] = {0, 0, 0, 0};
+    double theirs[kMeasures] = {};
     if (m.size() == sizeof theirs) std::memcpy(theirs, m.data(), sizeof theirs);
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < kMeasures; ++i)
       if (theirs[i] > 0) {
         sum[i] += theirs[i];
         ++counted[i];
       }
   }
-  double mean[4];
-  for (int i = 0; i < 4; ++i) mean[i] = counted[i] ? sum[i] / counted[i] : 0;
-  judge->Judge({mean[0], mean[1], mean[2], mean[3]});
+  for (int i = 0; i < kMeasures; ++i) mean[i] = counted[i] ? sum[i] / counted[i] : 0;
+  judge->Judge({mean[0], mean[1], mean[2], mean[3], mean[4]});
   return "";
 }
 

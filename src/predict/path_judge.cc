@@ -28,6 +28,7 @@ void PathJudge::Begin(Phase phase, Path path, uint64_t calls) {
   if (phase == Phase::kTrial) file_left_ = kUnbounded;  // the file has a trial of its own
   before_ns_ += trial_ns_;
   trial_ns_ = 0;
+  trial_bytes_ = 0;
   samples_[Index(path)].clear();
   next_sample_[Index(path)] = 0;
 }
@@ -53,6 +54,7 @@ void PathJudge::Record(Path path, uint64_t bytes, uint64_t ns) {
   if (path != path_) return;
   if (phase_ == Phase::kTrial) {
     trial_ns_ += static_cast<double>(ns);
+    trial_bytes_ += static_cast<double>(bytes);
   } else {
     before_ns_ += static_cast<double>(ns);
   }
@@ -69,7 +71,7 @@ void PathJudge::Record(Path path, uint64_t bytes, uint64_t ns) {
 }
 
 PathJudge::Tally PathJudge::tally() const {
-  return {Median(samples_[0]), Median(samples_[1]), trial_ns_, before_ns_};
+  return {Median(samples_[0]), Median(samples_[1]), trial_ns_, before_ns_, trial_bytes_};
 }
 
 bool PathJudge::ExchangeDue() const {
@@ -85,9 +87,12 @@ void PathJudge::Judge(const Tally &all) {
   const bool pfio_on_trial = path_ == Path::kPfio;
   const double trial = pfio_on_trial ? all.pfio : all.stock;
   const double other = pfio_on_trial ? all.stock : all.pfio;
-  if (all.trial_ns > std::max(all.before_ns, static_cast<double>(kTrialFloorNs))) {
+  // What the trial's bytes cost on the other path, at its measured cost (0: not known).
+  const double on_other = other * all.trial_bytes;
+  const bool past_other = on_other > 0 && all.trial_ns > kCutRatio * on_other;
+  if (all.trial_ns > kTrialFloorNs && (all.trial_ns > all.before_ns || past_other)) {
     ++counts_.trials_cut;
-    Decide(all, path_);  // too dear to finish: the trial's path loses
+    Decide(all, path_, on_other > 0 ? all.trial_ns / on_other : 0);  // too dear to finish
   } else if (since_switch_ >= Skip(path_) + kMinMeasured && trial > 0 && other > 0 &&
              trial > kAbortRatio * other) {
     ++counts_.trials_cut;
@@ -95,7 +100,7 @@ void PathJudge::Judge(const Tally &all) {
   }
 }
 
-void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
+void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given, double loss_given) {
   ++counts_.decisions;
   Path winner = Path::kPfio;
   double loss = 1;  // the loser's time per byte over the winner's
@@ -103,6 +108,7 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
   if (loser_given) {
     winner = *loser_given == Path::kPfio ? Path::kStock : Path::kPfio;
     if (pfio > 0 && stock > 0) last_ratio_ = stock / pfio;
+    loss = loss_given;
   } else if (pfio > 0 && stock > 0) {
     last_ratio_ = stock / pfio;
     if (stock < (1 - kMargin) * pfio) winner = Path::kStock;
@@ -112,10 +118,11 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given) {
   uint64_t length = stretch_ > 0 && winner == last_winner_ ? std::min(2 * stretch_, kLongestStretch)
                                                            : kFirstStretch;
   // The loser's next trial, in the winner's calls, at most 1/kOverhead of the stretch (when the
-  // trials measured how much dearer the loser is; a trial cut for its time did not).
+  // trials measured how much dearer the loser is, or a trial cut for its time said it).
   const Path loser = winner == Path::kPfio ? Path::kStock : Path::kPfio;
-  const double trial_cost = static_cast<double>(Skip(loser) + kMinMeasured) * std::max(loss, 1.0);
-  if (!loser_given)
+  const double trial_calls = loser_given ? 1 : static_cast<double>(Skip(loser) + kMinMeasured);
+  const double trial_cost = trial_calls * std::max(loss, 1.0);
+  if (!loser_given || loss > 0)
     length = std::max<uint64_t>(
         length, static_cast<uint64_t>(std::min(kOverhead * trial_cost, double(kLongestStretch))));
   stretch_ = length;

@@ -10,10 +10,13 @@
 // was lower serves a stretch, and a trial of the other path follows it, and so on. A trial lasts
 // at most kTrialCalls calls; it ends early when, with at least kMinMeasured of its calls
 // measured, its path already costs kAbortRatio times the other's per byte (a trial of a path
-// that loses badly costs a few calls), and at once when its calls, measured or not, took longer
-// than every call before it and at least kTrialFloorNs: then its path loses (a few expensive
-// calls, where one call of the slower path costs more than the rest), and as the trial said
-// nothing of how much, the stretch only doubles. A stretch is
+// that loses badly costs a few calls), and at once when its calls, measured or not, took at
+// least kTrialFloorNs and longer than every call before it, or than kCutRatio times what the
+// other path's measured cost per byte gives for the trial's bytes: then its path loses (a few
+// expensive calls, where one call of the slower path costs more than many of the other: random
+// blocks through ROMIO's two-phase, docs/romio-driver.md, "Stepping aside"); the stretch that
+// follows is sized by that ratio as by a measured one, and only doubles when the other path's
+// cost is not known. A stretch is
 // kFirstStretch calls, twice as long each time the same path wins again, and at least kOverhead
 // times what the loser's next trial costs in the winner's calls, so trials take a bounded share of
 // the time; at most kLongestStretch. The stock path must be faster by kMargin to be chosen: on a
@@ -48,6 +51,7 @@ class PathJudge {
   static constexpr uint64_t kMinMeasured = 3;
   static constexpr size_t kSamples = 64;  // a period's last calls kept for its median
   static constexpr double kAbortRatio = 2.0;
+  static constexpr double kCutRatio = 4.0;  // over warm-up too: wider than kAbortRatio
   static constexpr uint64_t kTrialFloorNs = 50'000'000;
   static constexpr uint64_t kFirstStretch = 64;
   static constexpr uint64_t kOverhead = 16;
@@ -57,10 +61,11 @@ class PathJudge {
 
   // Each path's cost: the median ns per byte of its last period (trial or stretch), 0 when
   // none of its calls was measured.
-  // The trial's time so far (every call of it) and the time of every call before it.
+  // The trial's time and bytes so far (every call of it) and the time of every call before it.
   struct Tally {
     double pfio = 0, stock = 0;
     double trial_ns = 0, before_ns = 0;
+    double trial_bytes = 0;
   };
   struct Counts {
     uint64_t pfio_calls = 0;    // calls given to pfio
@@ -94,8 +99,9 @@ class PathJudge {
  private:
   enum class Phase { kFirst, kTrial, kStretch };
   void Begin(Phase phase, Path path, uint64_t calls);
-  // The next stretch's path: the one measured cheaper, or the other than `loser` when given.
-  void Decide(const Tally &all, std::optional<Path> loser = std::nullopt);
+  // The next stretch's path: the one measured cheaper, or the other than `loser` when given,
+  // which costs `loss` times the winner per byte (0: not known).
+  void Decide(const Tally &all, std::optional<Path> loser = std::nullopt, double loss = 0);
   uint64_t Skip(Path path) const { return path == Path::kPfio ? kSkipPfio : kSkipStock; }
 
   Phase phase_ = Phase::kFirst;
@@ -110,8 +116,9 @@ class PathJudge {
   size_t next_sample_[2] = {0, 0};  // where the next sample goes once kSamples are held
   Counts counts_;
   double last_ratio_ = 0;
-  double trial_ns_ = 0;   // every call of this trial, measured or not
-  double before_ns_ = 0;  // every call before this trial
+  double trial_ns_ = 0;     // every call of this trial, measured or not
+  double trial_bytes_ = 0;  // ... and their bytes
+  double before_ns_ = 0;    // every call before this trial
 };
 
 }  // namespace pfio::predict
