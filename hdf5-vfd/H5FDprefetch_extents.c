@@ -75,13 +75,15 @@ void H5FD__prefetch_drop_index_pages(H5FD_prefetch_t *file, uint64_t start, uint
 #define DENSE_RUN ((uint64_t)4 << 20)
 #define DENSE_JOIN_GAP ((uint64_t)64 << 10)
 
-/* Where the engine holds the file in the page cache: the dense runs of the declared extents in
- * the order they will be read (each extent starting at most DENSE_JOIN_GAP after the one before
- * it ends, the gaps adding up to at most 1/16 of the run, DENSE_RUN or more, two extents or more:
- * a stream the kernel's readahead follows) are left to the readahead (pfio_plan_readahead: read
- * directly, not advised), with the pages of index nodes inside them dropped. Extents in another
- * order are advised whatever their union: readahead follows a descriptor's reads in order only.
- * Why two extents and 4 MiB: docs/hdf5-driver.md, "How each read is served".
+/* Where the engine holds the file in the page cache and the declared extents are one stream: its
+ * dense run (in the order it will be read, each extent starting at most DENSE_JOIN_GAP after the
+ * one before it ends, the gaps adding up to at most 1/16 of the run, DENSE_RUN or more, two
+ * extents or more: a stream the kernel's readahead follows) is left to the readahead
+ * (pfio_plan_readahead: read directly, not advised), with the pages of index nodes inside it
+ * dropped. Several streams (a block's rows of chunks: two stretches of DENSE_RUN or more, of one
+ * extent or several) are all advised, so that the device reads them side by side; so are extents
+ * in another order, whatever their union: readahead follows a descriptor's reads in order only.
+ * Why: docs/hdf5-driver.md, "How each read is served".
  */
 /* The run of plan->items from *i on, each extent starting at most DENSE_JOIN_GAP after the one
  * before it ends: [*start, *end) with *gaps bytes between its extents, *i moved past it. */
@@ -114,8 +116,15 @@ static void leave_dense_runs(H5FD_prefetch_t *file)
     extent_list runs = {0};
     const extent_list *plan = &file->pending;
     uint64_t start, end, gaps;
+    size_t streams = 0;
     if (!file->page_cache_kind)
         return;
+    for (size_t i = 0; i < plan->count && streams < 2;) {
+        run_at(plan, &i, &start, &end, &gaps);
+        streams += end - start >= DENSE_RUN;
+    }
+    if (streams >= 2)
+        return; /* several streams: all advised */
     for (size_t i = 0; i < plan->count;) {
         const size_t first = i;
         run_at(plan, &i, &start, &end, &gaps);
