@@ -98,9 +98,15 @@ void ADIOI_PREFETCH_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller);
 
 /* ad_prefetch_state.c (the bottom: it calls no other part of the driver) */
-/* The driver state when reads may use pfio now, else NULL. On a file opened read-only it first
- * looks whether the file changed on disk (MPI_File_sync is refused there) and drops what was
- * prefetched if so. */
+/* The driver state when reads may use pfio now (started, not broken, bypassed or atomic), else
+ * NULL; the stock reads are counted. */
+ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable(ADIO_File fd);
+/* 1 when pfio may serve the read about to be made: on a file opened read-only it first looks
+ * whether the file changed on disk (MPI_File_sync is refused there; one fstat) and drops what
+ * was prefetched if so. 0 when it cannot tell: the file reads through the stock path from then
+ * on (counted). A read the judge hands to ROMIO needs no look: pfio serves none of its bytes. */
+int ADIOI_PREFETCH_Current(ADIO_File fd, ADIOI_PREFETCH_File *pf);
+/* ADIOI_PREFETCH_Usable, then ADIOI_PREFETCH_Current. */
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Active(ADIO_File fd);
 /* Starts pfio's handle on the file (its context, the file opened a second time, read-only) if
  * it is pending: at the first read, collective read or declared plan, so that an open the

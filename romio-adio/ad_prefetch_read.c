@@ -100,7 +100,7 @@ static void judged_done(ADIOI_PREFETCH_File *pf, uint64_t bytes, uint64_t starte
         pfio_judge_record(pf->judge, pf->judge_stock, bytes, ADIOI_PREFETCH_Now_ns() - started);
 }
 
-/* A read the judge gave to ROMIO: ROMIO's code, its own reads too (ADIOI_PREFETCH_Active); a
+/* A read the judge gave to ROMIO: ROMIO's code, its own reads too (ADIOI_PREFETCH_Usable); a
  * strided one with its status counted to the end of the file (ADIOI_PREFETCH_Read_stock). */
 static void read_stock(ADIO_File fd, ADIOI_PREFETCH_File *pf, int strided, void *buf, int count,
                        MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
@@ -364,7 +364,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
                                int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                int *error_code)
 {
-    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Active(fd);
+    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable(fd);
     MPI_Count type_size = 0;
     uint64_t length, nread = 0, more = 0, started;
     pfio_extent read = {0};
@@ -380,6 +380,10 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     if (judged_stock(pf, &read, length > 0)) {
         read_stock(fd, pf, 0, buf, count, datatype, file_ptr_type, offset, fd->fp_ind, status,
                    error_code);
+        return;
+    }
+    if (!ADIOI_PREFETCH_Current(fd, pf)) {
+        ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
     started = ADIOI_PREFETCH_Now_ns();
@@ -454,7 +458,7 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code)
 {
-    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Active(fd);
+    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable(fd);
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
     int npieces = 0, nextents = 0, i, sieve;
@@ -479,6 +483,10 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
     if (judged_stock(pf, NULL, 0)) {
         read_stock(fd, pf, 1, buf, count, datatype, file_ptr_type, offset, fp_ind, status,
                    error_code);
+        return;
+    }
+    if (!ADIOI_PREFETCH_Current(fd, pf)) {
+        ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
     started = ADIOI_PREFETCH_Now_ns();
