@@ -16,10 +16,10 @@ namespace {
 constexpr uint64_t kKiB = 1024;
 
 // These tests are about the engine's mechanisms, so they run on disks whose constants do not
-// move when the fit to Barve's tables (scripts/research/fit_barve.py) is redone: the published disk on its
-// nominal bus (20 MB/s; Wren 5 MB/s), a 0.05 ms command and the host's 0.25 ms (Wren 0.5 ms) for
-// a LoadIntoDiskBuffer. (On the fitted Cheetah, 16.7 MB/s, four disks of 128 KiB blocks nearly
-// fill the bus and staging gains 4 %; docs/simulations.md has that table.)
+// move when the fit to Barve's tables (research/scripts/fit_barve.py) is redone: the published disk
+// on its nominal bus (20 MB/s; Wren 5 MB/s), a 0.05 ms command and the host's 0.25 ms (Wren 0.5 ms)
+// for a LoadIntoDiskBuffer. (On the fitted Cheetah, 16.7 MB/s, four disks of 128 KiB blocks nearly
+// fill the bus and staging gains 4 %; research/simulations.md has that table.)
 EngineWorkload Workload(uint32_t disks, uint64_t block, uint32_t reads, pfio_stage stage,
                         const char *params = "cheetah") {
   EngineWorkload w = DefaultEngineWorkload();

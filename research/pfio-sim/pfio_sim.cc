@@ -8,10 +8,10 @@
 
 #include "common/size_parse.h"
 #include "engine_cmd.h"
-#include "sim/unit_model.h"
 #include "sim/barve_model.h"
 #include "sim/bus_sim.h"
 #include "sim/reorder_experiment.h"
+#include "sim/unit_model.h"
 
 namespace {
 
@@ -50,7 +50,7 @@ subcommands:
       --set K=V,... (rounds, barve-model, barve-pipeline) overrides the set's constants:
       host_ms, drive_ms, stage_host_ms, cmd_bus_ms, avg_seek_ms, a_ms (ms),
       head_rate, bus_rate (MB/s). The defaults are Barve's Table 2 plus constants fitted to
-      his Tables 4-6 by scripts/research/fit_barve.py (docs/simulations.md says which)
+      his Tables 4-6 by research/scripts/fit_barve.py (research/simulations.md says which)
   barve-model --params P [--json FILE]
       simulated (40 s of virtual time after 1 s of warm-up) vs analytic (eqs. 3/4, eq. 11)
       throughput for D = 1..7, blocks 8..128 KiB, fence 0 and 255. JSON: {"rows": [{"disks", "block", "fence", "simulated_mb_s",

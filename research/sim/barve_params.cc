@@ -48,12 +48,12 @@ Status LookupBusDisk(const std::string &name, BusDiskParams *out) {
   p.name = name;
   const double MB = 1e6;
   // Published (Barve Table 2): rpm, sectors per track, surfaces, capacity. Fitted by
-  // scripts/research/fit_barve.py on the platform's own measured table, rows D = 2 and 4, and checked on
-  // the rows it did not see (D = 3; Wren D = 7): the bus's sustained rate (at most its nominal
-  // rate), a command's bus time, the average seek the host saw (published value in the comment),
-  // the head rate (between Table 2's measured surface rate and the track geometry's rate) and the
-  // host's cost of one LoadIntoDiskBuffer. host_ms and drive_ms keep the earlier even split of a
-  // 0.5 ms (Wren: 1 ms) overhead; the fit moves them by less than the tables' rounding.
+  // research/scripts/fit_barve.py on the platform's own measured table, rows D = 2 and 4, and
+  // checked on the rows it did not see (D = 3; Wren D = 7): the bus's sustained rate (at most its
+  // nominal rate), a command's bus time, the average seek the host saw (published value in the
+  // comment), the head rate (between Table 2's measured surface rate and the track geometry's rate)
+  // and the host's cost of one LoadIntoDiskBuffer. host_ms and drive_ms keep the earlier even split
+  // of a 0.5 ms (Wren: 1 ms) overhead; the fit moves them by less than the tables' rounding.
   if (name == "cheetah") {  // Seagate ST-34501W, 4.5 GB, 20 MB/s bus, Sun Ultra-1 (Table 6)
     p.rpm = 10033;
     p.head_rate = 13.2 * MB;  // fitted 13.2 = Table 2's measured rate (geometry 14.55)

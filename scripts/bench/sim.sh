@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs the pfio-sim experiments behind docs/simulations.md and re-renders the docs.
+# Runs the pfio-sim experiments behind research/simulations.md into research/results/ and renders
+# that page and its plots.
 # (Kimbrel's policies in the unit-time model; libprefetch's reorder experiment on one simulated
 # disk; Barve's disks on a shared bus: rounds, the analytic model, the LoadIntoDiskBuffer pipeline.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh
 bash scripts/build.sh release
-out=docs/results
+out=research/results
 mkdir -p "$out"
 build/research/pfio-sim kimbrel --workload figure1 --policy all --json "$out/kimbrel-figure1.json"
 for disks in 1 2 3 4 6 8 12 16; do
@@ -61,4 +62,4 @@ for disks in 1 4 8; do
       --json "$out/engine-policy-$disks-$compute.json" >/dev/null
   done
 done
-/usr/bin/python3 scripts/render/render_docs.py docs/results docs
+/usr/bin/python3 research/scripts/render_simulations.py research/results research

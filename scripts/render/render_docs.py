@@ -8,8 +8,8 @@ usage: render_docs.py RESULTS_DIR DOCS_DIR
 Every number in the pages comes from the JSON; ratios are taken within one invocation (one JSON
 file), never across files, because these shared machines drift between runs. One module per
 benchmark renders its section: render_engine.py, render_mpibench.py, render_testbed.py,
-render_h5bench.py, render_memory.py, render_simulations.py (docs/simulations.md);
-render_common.py holds what they share. What other scripts render into either page after this
+render_h5bench.py, render_memory.py; render_common.py holds what they share (the simulations
+render themselves: research/scripts/render_simulations.py). What other scripts render into either page after this
 script's part (between <!-- name --> markers) is kept as it is.
 """
 import os
@@ -22,7 +22,6 @@ from render_engine import (command, uring_rows, infill_rows, layout_rows, machin
 from render_h5bench import h5bench_rows
 from render_memory import memory_rows
 from render_mpibench import mpibench_rows
-from render_simulations import simulations
 from render_testbed import testbed_rows
 
 
@@ -102,7 +101,6 @@ def main():
     out += h5bench_rows(results, docs)
     out += memory_rows(results, docs)
     write(docs, "benchmarks.md", out)
-    simulations(results, docs)
 
 
 def write(docs, name, out):

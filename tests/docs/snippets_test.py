@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""The documents run as written: the links of README.md and docs/*.md lead to files and headings
-that exist, and every ```python block of docs/python.md runs, in order, each its own process in
-one scratch directory (a block may use the files an earlier one made), with the environment
-docs/python.md gives for a build tree (PYTHONPATH=python, LIBPFIO_DIR=build/hdf5-vfd:build/src).
-Run by ctest with DOCS_SOURCE_DIR and DOCS_BUILD_DIR (not PFIO_*: pfio takes those as its
-settings and refuses names it does not know)."""
+"""The documents run as written: the links of README.md, docs/*.md and research's pages lead to
+files and headings that exist, and every ```python block of docs/python.md runs, in order, each
+its own process in one scratch directory (a block may use the files an earlier one made), with
+the environment docs/python.md gives for a build tree (PYTHONPATH=python,
+LIBPFIO_DIR=build/hdf5-vfd:build/src). Run by ctest with DOCS_SOURCE_DIR and DOCS_BUILD_DIR (not
+PFIO_*: pfio takes those as its settings and refuses names it does not know)."""
 import os
 import re
 import subprocess
@@ -35,10 +35,12 @@ def slug(heading):
 
 class Snippets(unittest.TestCase):
     def test_links(self):
-        """Every relative link of README.md and docs/*.md names a file of the repository, and its
-        #anchor a heading of that file."""
-        docs = sorted(os.listdir(os.path.join(SOURCE, "docs")))
-        pages = ["README.md"] + ["docs/" + n for n in docs if n.endswith(".md")]
+        """Every relative link of README.md, docs/*.md and research's pages names a file of the
+        repository, and its #anchor a heading of that file."""
+        pages = ["README.md"]
+        for folder in ("docs", "research", "research/papers"):
+            names = sorted(os.listdir(os.path.join(SOURCE, folder)))
+            pages += [folder + "/" + n for n in names if n.endswith(".md")]
         broken = []
         for page in pages:
             text = read(os.path.join(SOURCE, page))

@@ -1,8 +1,8 @@
-"""The simulator against the papers' own numbers, cell by cell (part of docs/simulations.md).
+"""The simulator against the papers' own numbers, cell by cell (part of research/simulations.md).
 
-Reads the transcribed tables in docs/papers/ and the pfio-sim results in docs/results/, and
+Reads the transcribed tables in research/papers/ and the pfio-sim results in research/results/, and
 returns Markdown lines: for each table cell the paper's value, the simulated one and the error,
-with the mean and worst absolute error per table. Used by scripts/render/render_docs.py."""
+with the mean and worst absolute error per table. Used by research/scripts/render_simulations.py."""
 import json
 import os
 
@@ -10,7 +10,7 @@ import os
 BARVE = (("table4", "wren", "Wren / Sun Sparc-20"),
          ("table5", "barracuda", "Barracuda / DEC Alpha"),
          ("table6", "cheetah", "Cheetah / Sun Ultra-1"))
-# scripts/research/fit_barve.py fits each platform's unpublished constants on the rows D = 2 and 4 of its
+# research/scripts/fit_barve.py fits each platform's unpublished constants on the rows D = 2 and 4 of its
 # table; the other rows are the check.
 BARVE_CHECK_DISKS = {"wren": (7,), "barracuda": (3,), "cheetah": (3,)}
 
@@ -40,7 +40,7 @@ def barve_lines(results, papers):
            "The disks' published constants (rpm, geometry, surface rate, average seek) are Barve's "
            "Table 2. What the paper does not publish (the bus's sustained rate, a command's bus "
            "time, the host's cost of a LoadIntoDiskBuffer, and, bounded by what Table 2 says, the "
-           "seek and head rate the host saw) is fitted by `scripts/research/fit_barve.py` on the rows with "
+           "seek and head rate the host saw) is fitted by `research/scripts/fit_barve.py` on the rows with "
            "D = 2 and 4 of each table, 16–128 KB, and checked on the rows it did not see (D = 3; "
            "Wren: D = 7). The Sparc-20's LoadIntoDiskBuffer cost is not fitted: Barve §5 measured "
            "it (2.1–2.3 ms; 2.2 used). Fitted values, beside the published ones where there are "
@@ -258,7 +258,7 @@ def libprefetch_lines(results, papers):
             "N leaves about 2N(K−1)/(K(K+1)) blocks between neighbours whatever the disk, so they "
             "follow from the file's and the buffer's sizes (they check the sort). The 18 MB "
             "runtime is the one point that checks the disk model (the overhead hides in "
-            "rotational waits there). `scripts/research/check_libprefetch_figure2.py` (a test) holds all "
+            "rotational waits there). `research/scripts/check_libprefetch_figure2.py` (a test) holds all "
             "four within 15 %."]
     return out + [""]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the transcribed paper tables (docs/papers/) for typos: every Barve percentage column
+"""Checks the transcribed paper tables (research/papers/) for typos: every Barve percentage column
 must match its naive and pipeline MB/s within rounding (1.5 points), except the cells the file
 lists as the paper's own inconsistencies; Kimbrel's Table 2 must have both policies for every
 disk count of both simulators. Usage: check_paper_tables.py DOCS_PAPERS_DIR"""

@@ -1,4 +1,7 @@
-"""docs/simulations.md: pfio-sim's paper reproductions and the engine on simulated disks."""
+"""research/simulations.md: pfio-sim's paper reproductions and the engine on simulated disks.
+
+usage: render_simulations.py RESULTS_DIR OUT_DIR   (scripts/bench.sh sim: research/results research)
+Writes OUT_DIR/simulations.md and its plots; reads the transcribed tables in OUT_DIR/papers/."""
 
 import glob
 import os
@@ -9,9 +12,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "research"))
-import paper_check  # noqa: E402  (scripts/research/paper_check.py: the simulator against the papers)
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(_HERE)), "scripts", "render"))
+import paper_check  # noqa: E402  (research/scripts/paper_check.py: the simulator against the papers)
 
 from render_common import MiB, arg, load, size  # noqa: E402
 
@@ -210,7 +213,7 @@ def engine_sections(results, docs):
 
 
 def simulations(results, docs):
-    """docs/simulations.md from the pfio-sim JSON (Kimbrel's unit-time model)."""
+    """OUT_DIR/simulations.md from the pfio-sim JSON (Kimbrel's unit-time model)."""
     fig1 = os.path.join(results, "kimbrel-figure1.json")
     synth = sorted(glob.glob(os.path.join(results, "kimbrel-synth-*.json")),
                    key=lambda p: int(p.rsplit("-", 1)[1][:-5]))
@@ -330,3 +333,7 @@ def simulations(results, docs):
     with open(os.path.join(docs, "simulations.md"), "w") as f:
         f.write("\n".join(out))
     print(f"wrote {os.path.join(docs, 'simulations.md')}")
+
+
+if __name__ == "__main__":
+    simulations(sys.argv[1], sys.argv[2])

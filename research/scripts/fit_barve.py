@@ -19,7 +19,7 @@ LoadIntoDiskBuffer; for the Sparc-20 it is not fitted: Barve §5 measured 2.1-2.
 Coordinate descent, golden-section search along each constant, a few sweeps; the simulator is
 seeded, so the objective is deterministic.
 
-usage: scripts/research/fit_barve.py PFIO_SIM PAPERS_DIR [platform ...]
+usage: research/scripts/fit_barve.py PFIO_SIM PAPERS_DIR [platform ...]
 Prints the fitted constants (as pfio-sim --set values) and the fit and check errors."""
 import json
 import os

@@ -2,7 +2,7 @@
 """A test: pfio-sim's bus simulator at its defaults against Barve's measured Tables 4-6.
 
 Runs `pfio-sim barve-pipeline` for the three platforms and checks, against the paper's cells
-(docs/papers/barve-tables.json):
+(research/papers/barve-tables.json):
   - every 16-128 KB cell, naive and pipelined, within 12 % (the paper's own model-versus-hardware
     accuracy, the issue's target);
   - the LoadIntoDiskBuffer gain: a loss at 8 KB in every row, as measured; about 0 for Wren with

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A test: pfio-sim reorder at its defaults against the points libprefetch's §3.2 gives for its
-Figure 2 (docs/papers/libprefetch-figure2.json): runtimes at 18 MB and 256 MB of reorder buffer
+Figure 2 (research/papers/libprefetch-figure2.json): runtimes at 18 MB and 256 MB of reorder buffer
 and mean seek distances at 384 KB and 18 MB, each within 15 %, and the number of passes (14 and 1).
 The paper's MB and KB are taken as 2^20 and 2^10 bytes (its 5.2 MB and 112 KB seeks are the
 formula 2N(K-1)/(K(K+1)) in those units).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs `pfio-sim kimbrel --workload synth` at its defaults for 1-4 disks and checks it against
-Kimbrel's Table 2 (UW simulator) and §4.2 as transcribed in docs/papers/kimbrel-tables.json:
+Kimbrel's Table 2 (UW simulator) and §4.2 as transcribed in research/papers/kimbrel-tables.json:
 every fixed-horizon and aggressive elapsed time within TOLERANCE, fixed horizon first beating
 aggressive at the paper's disk count, and fixed horizon's fetch count within 5 % of the paper's.
 The tolerance is the issue's target, 10 % (with the paper's Poisson compute times the worst
