@@ -27,7 +27,7 @@ Methods:
   sec2-again  sec2 again: the A/A spread of the invocation
 Each run is its own process started after the file's pages were dropped (POSIX_FADV_DONTNEED on F
 and on --evict-too, the file behind a test bed's F, and drop_caches when writable; fincore
-checks that none of F stays resident). Methods alternate in a rotating order each round. A run
+checks that none of F stays resident). Methods run in a balanced order (balanced_orders). A run
 reports its time from the open to the last read checked, and pfio's counters when pfio read it.
 """
 import argparse
@@ -190,6 +190,26 @@ def run(args, workload, method, seed):
             "resident_before": resident, "counters": counters}
 
 
+def balanced_orders(methods):
+    """The methods' orders round by round, a Williams design: over len(orders) rounds every method
+    runs at every place once and right after every other method once. A run reads what the run
+    before it read (the same seed in a round), and a plain rotation put each method always after
+    the same one, so whatever a run leaves behind in the device or the host (caches, readahead)
+    fell on one method only."""
+    n = len(methods)
+    first, low, high = [0], 1, n - 1
+    while len(first) < n:
+        first.append(low)
+        low += 1
+        if len(first) < n:
+            first.append(high)
+            high -= 1
+    rows = [[(k + shift) % n for k in first] for shift in range(n)]
+    if n % 2:  # odd: the mirror square too, so that every pair follows once each way
+        rows += [row[::-1] for row in rows]
+    return [[methods[k] for k in row] for row in rows]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--file")
@@ -219,10 +239,10 @@ def main():
     out = open(args.json, "a") if args.json else None
     scratch = tempfile.TemporaryDirectory(prefix="pybench-")  # pfio's counters files, per run
     args.scratch = scratch.name
+    orders = balanced_orders(methods)
     for rnd in range(args.rounds):
         for workload in args.workloads.split(","):
-            order = methods[rnd % len(methods):] + methods[:rnd % len(methods)]
-            for method in order:
+            for method in orders[rnd % len(orders)]:
                 r = run(args, workload, method, seed=rnd)
                 r["round"] = rnd
                 print("%-5s round %d %-7s %-10s %7.1f MiB/s  %6.2f s  wrong %d  resident %s" % (

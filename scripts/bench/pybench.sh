@@ -6,7 +6,8 @@
 # on this machine's disk and on the latency-bound test bed; page cache dropped before every run,
 # every value checked (bench/python/pybench.py). Then docs/benchmarks.md's section "Python
 # readers" and docs/pybench.png from docs/results/pybench/.
-# usage: bash scripts/bench.sh pybench   (env: ROUNDS=3 PROFILE=pfs)
+# usage: bash scripts/bench.sh pybench   (env: ROUNDS=4 PROFILE=pfs; a multiple of 4 rounds puts every
+# method after every other equally often)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh
@@ -14,7 +15,7 @@ bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
 source scripts/lib/disk-and-testbed.sh
 source scripts/lib/machine-json.sh
-rounds=${ROUNDS:-3}; profile=${PROFILE:-pfs}
+rounds=${ROUNDS:-4}; profile=${PROFILE:-pfs}
 data=$PWD/build/pybench.nc
 out=docs/results/pybench
 rm -rf "$out"
