@@ -152,6 +152,16 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id);
 /* The counters of the file holding obj_id (a file, dataset or group id). */
 herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*/);
 
+/* The driver's counters of H5FD_prefetch_stats_t after `engine` (each a uint64_t), in order: the
+ * list the driver's report is written from and that a binding builds its mirror of the struct
+ * from (python/pfio/h5.py, with pfio_stats_fields for `engine`). The array is static; *count
+ * gets its length. */
+typedef struct H5FD_prefetch_stats_field {
+    const char *name;
+    size_t offset; /* from the start of H5FD_prefetch_stats_t */
+} H5FD_prefetch_stats_field;
+const H5FD_prefetch_stats_field *H5FD_prefetch_stats_fields(size_t *count);
+
 /* Reads as hdf5_read (HDF5's own H5Dread) would. When dset_id's file is open with this driver,
  * nothing is declared on it and the selection touches two chunks or more (a chunked dataset) or
  * two runs or more (a contiguous one), the extents HDF5 will read for it are this call's plan:

@@ -3,6 +3,7 @@
  * so a run can show that, and how, an HDF5 program read through pfio, including one that was not
  * written for it (libpfio_hdf5_preload.so). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,51 +11,71 @@
 #include "H5FDprefetch_private.h"
 #include "pfio_front_end.h"
 
+/* The driver's counters after `engine`, in the order of H5FD_prefetch_stats_t, each named by the
+ * member it stands for: the one list the report is written from and H5FD_prefetch_stats_fields
+ * gives (python/pfio/h5.py builds its mirror from it). */
+/* clang-format off */
+#define FIELD(member) {#member, offsetof(H5FD_prefetch_stats_t, member)}
+/* clang-format on */
+static const H5FD_prefetch_stats_field driver_fields[] = {
+    FIELD(raw_reads),
+    FIELD(metadata_reads),
+    FIELD(writes),
+    FIELD(refreshes),
+    FIELD(declared_extents),
+    FIELD(declared_bytes),
+    FIELD(skipped_chunks),
+    FIELD(chunk_lookups),
+    FIELD(predicted_extents),
+    FIELD(prediction_breaks),
+    FIELD(prediction_offs),
+    FIELD(prediction_shifts),
+    FIELD(advised_extents),
+    FIELD(advised_reads),
+    FIELD(unplanned_reads),
+    FIELD(sieve_switches),
+    FIELD(sieved_reads),
+    FIELD(index_reads),
+    FIELD(index_drops),
+    FIELD(index_advised),
+    FIELD(index_chunks),
+    FIELD(chunk_map_hits),
+    FIELD(sweeps),
+    FIELD(sweep_advised),
+    FIELD(call_plans),
+    FIELD(call_plan_extents),
+    FIELD(call_plan_bytes),
+    FIELD(calls_unplanned),
+    FIELD(call_plans_unread),
+    FIELD(calls_ahead),
+    FIELD(calls_ahead_bytes),
+    FIELD(calls_ahead_used),
+    FIELD(calls_ahead_missed),
+};
+#undef FIELD
+/* Every field after `engine` is listed: the struct's size is the list's, 8 bytes each. */
+_Static_assert(sizeof(H5FD_prefetch_stats_t) ==
+                   offsetof(H5FD_prefetch_stats_t, raw_reads) +
+                       sizeof driver_fields / sizeof driver_fields[0] * sizeof(uint64_t),
+               "driver_fields must list every counter of H5FD_prefetch_stats_t");
+
+const H5FD_prefetch_stats_field *H5FD_prefetch_stats_fields(size_t *count)
+{
+    if (count != NULL)
+        *count = sizeof driver_fields / sizeof driver_fields[0];
+    return driver_fields;
+}
+
 /* One "name": value line per counter, in the order of H5FD_prefetch_stats_t. */
 static void report_counters(FILE *out, const H5FD_prefetch_stats_t *s)
 {
-    const struct {
-        const char *name;
+    size_t i, n = sizeof driver_fields / sizeof driver_fields[0];
+    for (i = 0; i < n; ++i) {
         uint64_t value;
-    } counters[] = {
-        {"raw_reads", s->raw_reads},
-        {"metadata_reads", s->metadata_reads},
-        {"writes", s->writes},
-        {"refreshes", s->refreshes},
-        {"declared_extents", s->declared_extents},
-        {"declared_bytes", s->declared_bytes},
-        {"skipped_chunks", s->skipped_chunks},
-        {"chunk_lookups", s->chunk_lookups},
-        {"predicted_extents", s->predicted_extents},
-        {"prediction_breaks", s->prediction_breaks},
-        {"prediction_offs", s->prediction_offs},
-        {"prediction_shifts", s->prediction_shifts},
-        {"advised_extents", s->advised_extents},
-        {"advised_reads", s->advised_reads},
-        {"unplanned_reads", s->unplanned_reads},
-        {"sieve_switches", s->sieve_switches},
-        {"sieved_reads", s->sieved_reads},
-        {"index_reads", s->index_reads},
-        {"index_drops", s->index_drops},
-        {"index_advised", s->index_advised},
-        {"index_chunks", s->index_chunks},
-        {"chunk_map_hits", s->chunk_map_hits},
-        {"sweeps", s->sweeps},
-        {"sweep_advised", s->sweep_advised},
-        {"call_plans", s->call_plans},
-        {"call_plan_extents", s->call_plan_extents},
-        {"call_plan_bytes", s->call_plan_bytes},
-        {"calls_unplanned", s->calls_unplanned},
-        {"call_plans_unread", s->call_plans_unread},
-        {"calls_ahead", s->calls_ahead},
-        {"calls_ahead_bytes", s->calls_ahead_bytes},
-        {"calls_ahead_used", s->calls_ahead_used},
-        {"calls_ahead_missed", s->calls_ahead_missed},
-    };
-    size_t i, n = sizeof counters / sizeof counters[0];
-    for (i = 0; i < n; ++i)
-        fprintf(out, "  \"%s\": %llu%s\n", counters[i].name, (unsigned long long)counters[i].value,
+        memcpy(&value, (const char *)s + driver_fields[i].offset, sizeof value);
+        fprintf(out, "  \"%s\": %llu%s\n", driver_fields[i].name, (unsigned long long)value,
                 i + 1 < n ? "," : "");
+    }
 }
 
 /* Writes `text` as a JSON string (quotes, backslashes and control bytes escaped). */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/balanced_order.h"
 #include "../common/busy_compute.h"
 #include "../common/sequential_rate.h"
 #include "H5FDprefetch.h"

@@ -39,8 +39,9 @@
  * cache first (except for sec2-cached) (fdatasync, POSIX_FADV_DONTNEED, and as root
  * /proc/sys/vm/drop_caches), every value read is checked (element i of a dataset holds seed << 40 |
  * i), and `elapsed` runs from H5Fopen to the last value checked (checking stands for the
- * application's computing, which a prefetcher overlaps). Methods alternate within each round,
- * each round starting with the next method.
+ * application's computing, which a prefetcher overlaps). Methods run in a balanced order
+ * (bench/common/balanced_order.h): over as many rounds as methods are listed (twice as many when
+ * odd) each runs once at every place and right after every other equally often.
  * Prints progress, then a table of medians; --json writes one line per run. The file is made once
  * and kept; a --file that exists and is not a pfio-h5bench file of this size is refused, never
  * overwritten.
@@ -233,6 +234,9 @@ int main(int argc, char **argv) {
                  listed(o.methods, methods[mi]);
   total *= o.rounds * (o.compute_ms != 0 ? 2 : 1);
   if (o.compute_ms != 0) calibrate_compute();
+  int chosen[NMETHODS], nchosen = 0; /* the listed methods, ordered among themselves */
+  for (int mi = 0; mi < NMETHODS; ++mi)
+    if (listed(o.methods, methods[mi])) chosen[nchosen++] = mi;
   for (int round = 0; round < o.rounds; ++round)
     for (int di = 0; di < NDATASETS; ++di)
       for (int pi = 0; pi < NPATTERNS; ++pi) {
@@ -253,12 +257,9 @@ int main(int argc, char **argv) {
             run_compute_only(&o, &runs[nruns]);
             failed += report(&o, &runs[nruns++], 0, 0, json);
           }
-          for (int step = 0; step < NMETHODS && nruns < MAX_RUNS; ++step) {
-            /* Each round starts with another method, so no method always runs first after the
-             * eviction or right after the same neighbour. */
-            const int mi = (step + round) % NMETHODS;
+          for (int step = 0; step < nchosen && nruns < MAX_RUNS; ++step) {
+            const int mi = chosen[balanced_method(round, step, nchosen)];
             Run *run = &runs[nruns];
-            if (!listed(o.methods, methods[mi])) continue;
             *run =
                 (Run){.dataset = di, .pattern = pi, .method = mi, .round = round, .compute_ms = ms};
             run_one(&o, run);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../tests/mpi/pattern.h"
+#include "../common/balanced_order.h"
 #include "../common/busy_compute.h"
 #include "../common/sequential_rate.h"
 

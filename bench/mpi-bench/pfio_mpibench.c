@@ -63,17 +63,18 @@
  *   (1: the shorter of the two hidden entirely; 0: none of it; negative: worse than in turn).
  * --prepare makes (or checks) the file and exits: a file to serve from elsewhere (the test bed).
  * Every run: the file is evicted from the page cache on every rank (fdatasync, then
- * POSIX_FADV_DONTNEED; as root also /proc/sys/vm/drop_caches), every byte read is checked
- * against the self-verifying pattern (a wrong byte aborts with the offset), and the slowest
- * rank's time is reported: `elapsed` from the first open to the last byte checked (checking
- * stands for the application's computing, which a prefetcher overlaps). Methods alternate
- * within each round. Rank 0 prints progress, then a table of medians; --json appends one line
- * per run. Peak RSS is each rank's VmHWM during the run (reset before it); CPU is the user +
- * system seconds of every rank (its threads included) summed, from open to close. The JSON also
+ * POSIX_FADV_DONTNEED; as root also /proc/sys/vm/drop_caches), every byte read is checked against
+ * the self-verifying pattern (a wrong byte aborts with the offset), and the slowest rank's time is
+ * reported: `elapsed` from the first open to the last byte checked (checking stands for the
+ * application's computing, which a prefetcher overlaps). Methods run in a balanced order: over
+ * nmethods rounds (2 x nmethods when odd) each method runs once at every place and right after
+ * every other method equally often. Rank 0 prints progress, then a table of medians; --json appends
+ * one line per run. Peak RSS is each rank's VmHWM during the run (reset before it); CPU is the user
+ * + system seconds of every rank (its threads included) summed, from open to close. The JSON also
  * has the slowest rank's time inside the read calls (in_calls), MPI_File_open (open_s), all the
  * MPI_File_set_view calls (view_s) and MPI_File_close (close_s): where a run's time went. A pfio
- * run's line also says how many of its calls (collective) or reads (independent) the driver gave
- * to ROMIO's own path where that was faster (stepping aside; from the driver's job summary, hint
+ * run's line also says how many of its calls (collective) or reads (independent) the driver gave to
+ * ROMIO's own path where that was faster (stepping aside; from the driver's job summary, hint
  * prefetch_stats, written to a temporary file unless PFIO_STATS is set; to_romio/judged in JSON).
  */
 #define _GNU_SOURCE
@@ -171,7 +172,7 @@ int main(int argc, char **argv) {
           if (nruns < MAX_RUNS) runs[nruns++] = run;
         }
         for (i = 0; i < nmethods; ++i) {
-          m = (i + r) % nmethods; /* methods alternate between rounds */
+          m = balanced_method(r, i, nmethods);
           Run run = {.workload = all_workloads[w], .method = methods[m], .round = r + 1};
           if (skipped[m]) continue;
           if (strcmp(methods[m], "seq") == 0) {

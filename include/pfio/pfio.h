@@ -373,6 +373,20 @@ pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats, size_t size);
 /* Writes the counters and the AIMD history as JSON to `path`. */
 pfio_status pfio_stats_write(pfio_context *ctx, const char *path);
 
+/* The fields of this library's pfio_stats in their order: the one list that the stats JSON is
+ * written from and that a binding builds its mirror of the struct from (the Python package's
+ * pfio.core and pfio.h5 do, so that they read the library they loaded, whatever its version).
+ * `kind`: PFIO_STATS_U64 (uint64_t), PFIO_STATS_DOUBLE (double) or PFIO_STATS_TEXT (char[size],
+ * NUL-terminated). The array is static; *count gets its length. */
+enum { PFIO_STATS_U64 = 0, PFIO_STATS_DOUBLE = 1, PFIO_STATS_TEXT = 2 };
+typedef struct pfio_stats_field {
+  const char *name;
+  size_t offset;
+  size_t size;
+  int kind;
+} pfio_stats_field;
+const pfio_stats_field *pfio_stats_fields(size_t *count);
+
 /* The name and meaning of a status, e.g. "PFIO_EINVAL (invalid argument)". */
 const char *pfio_strerror(pfio_status status);
 

@@ -17,7 +17,7 @@ import threading
 
 from . import PfioError
 from ._loader import load
-from ._stats import _EngineStats, as_dict
+from ._stats import as_dict, engine_stats
 
 _lib = None
 
@@ -144,7 +144,7 @@ class Context:
 
     def stats(self):
         """pfio's counters (pfio_stats) as a dict."""
-        raw = _EngineStats()
+        raw = engine_stats(_library())()
         self._call("pfio_stats_get", _library().pfio_stats_get, ctypes.byref(raw),
                    ctypes.sizeof(raw))
         return as_dict(raw)

@@ -22,7 +22,7 @@ from h5py import h5f, h5p
 
 from . import PfioError
 from ._native import check, driver
-from ._stats import _U64, _EngineStats, as_dict
+from ._stats import as_dict, driver_stats
 
 _SETTINGS_MAX, _KEY_MAX, _VALUE_MAX = 16, 32, 96
 
@@ -35,21 +35,6 @@ class _Config(ctypes.Structure):  # H5FD_prefetch_config_t
     _fields_ = [("magic", ctypes.c_int32), ("version", ctypes.c_int32),
                 ("predict", ctypes.c_int32), ("nsettings", ctypes.c_int32),
                 ("settings", _Setting * _SETTINGS_MAX), ("engine_min", ctypes.c_uint64)]
-
-
-_DRIVER_FIELDS = [  # H5FD_prefetch_stats_t after its pfio_stats, in the order of H5FDprefetch.h
-    "raw_reads", "metadata_reads", "writes", "refreshes", "declared_extents", "declared_bytes",
-    "skipped_chunks", "chunk_lookups", "predicted_extents", "prediction_breaks",
-    "prediction_offs", "prediction_shifts", "advised_extents", "advised_reads",
-    "unplanned_reads", "sieve_switches", "sieved_reads", "index_reads", "index_drops",
-    "index_advised", "index_chunks", "chunk_map_hits", "sweeps", "sweep_advised",
-    "call_plans", "call_plan_extents", "call_plan_bytes", "calls_unplanned",
-    "call_plans_unread", "calls_ahead", "calls_ahead_bytes", "calls_ahead_used",
-    "calls_ahead_missed"]
-
-
-class _Stats(ctypes.Structure):  # H5FD_prefetch_stats_t
-    _fields_ = [("engine", _EngineStats)] + [(name, _U64) for name in _DRIVER_FIELDS]
 
 
 def open(path, mode="r", **settings):  # pylint: disable=redefined-builtin
@@ -127,8 +112,6 @@ def declare(dataset, selection=None):
 def stats(obj):
     """The counters of the file holding obj (an h5py File, Group or Dataset), as a dict."""
     lib = driver()
-    raw = _Stats()
+    raw = driver_stats(lib)()
     check(lib.H5FD_prefetch_get_stats(obj.id.id, ctypes.byref(raw)), "H5FD_prefetch_get_stats")
-    out = {name: getattr(raw, name) for name in _DRIVER_FIELDS}
-    out["engine"] = as_dict(raw.engine)
-    return out
+    return as_dict(raw)

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <set>
+#include <span>
 #include <string>
 
 #include "api/api_errors.h"
@@ -22,6 +23,7 @@
 #include "engine/config_keys.h"
 #include "engine/context.h"
 #include "pfio/pfio.h"
+#include "stats/stats_fields.h"
 
 struct pfio_context {
   std::unique_ptr<pfio::Context> engine;
@@ -448,6 +450,12 @@ pfio_status pfio_stats_get(pfio_context *ctx, pfio_stats *stats, size_t size) {
     std::memcpy(static_cast<void *>(stats), &now, std::min(size, sizeof now));
     return PFIO_OK;
   });
+}
+
+const pfio_stats_field *pfio_stats_fields(size_t *count) {
+  const std::span<const pfio_stats_field> fields = pfio::StatsFields();
+  if (count != nullptr) *count = fields.size();
+  return fields.data();
 }
 
 pfio_status pfio_stats_write(pfio_context *ctx, const char *path) {

@@ -96,9 +96,13 @@ class Package(unittest.TestCase):
             live = pfio.h5.stats(f)
         with open(stats_path + ".hdf5") as j:
             written = json.load(j)
-        for name in pfio.h5._DRIVER_FIELDS:  # the struct's layout, field by field
+        counters = set(live) - {"engine"}
+        self.assertEqual(counters, set(written) - {"pfio", "file", "hdf5", "read_only"})
+        for name in counters:  # the struct's layout, field by field
             self.assertEqual(live[name], written[name], name)
         self.assertGreater(written["raw_reads"], 0)
+        self.assertGreater(len(live["engine"]), 30)  # pfio_stats, as its own list gives it
+        self.assertIsInstance(live["engine"]["backend"], str)
 
     def test_bad_input_is_named(self):
         with self.assertRaisesRegex(pfio.PfioError, r'budget = "lots": expected'):
