@@ -79,14 +79,17 @@ def h5bench_rows(results, docs):
         return max(v) / 1024 if v else None
 
     mib = m["rows"] * m["rows"] * 8 / MiB
+    methods = len({r["method"] for r in runs if r["method"] != "compute-only"})
+    cycle = methods * (2 if methods % 2 else 1)
     out = ["## HDF5 through the driver: pfio-h5bench", "",
            f"`scripts/bench.sh h5bench` runs `pfio-h5bench` on one HDF5 file of four {m['rows']} × "
            f"{m['rows']} datasets of 64-bit values ({mib:.0f} MiB each; chunks of 8 KiB, 128 KiB, "
            f"1 MiB, and contiguous) on {m['cpu']}, {m['cores']} cores, {m['mem_gib']} GiB, Linux "
            f"{m['kernel']}, {m.get('device', '?')} {m.get('fs', '')}, HDF5 {m['hdf5']} (Debian's "
            f"libhdf5-openmpi). Every dataset, pattern and method in one invocation, methods "
-           f"alternating over {m['rounds']} rounds in a balanced order (each at every place and "
-           f"right after every other equally often, `bench/common/balanced_order.h`); "
+           f"alternating over {m['rounds']} rounds in the order of a balanced design "
+           f"(`bench/common/balanced_order.h`: over {cycle} rounds each method runs once at every "
+           f"place and right after every other equally often); "
            f"each run is its own process; the file is "
            f"evicted from the page cache before every run (`fdatasync`, `POSIX_FADV_DONTNEED`, "
            f"`drop_caches`) except for `sec2-cached`; every value read is checked ({len(runs)} "
