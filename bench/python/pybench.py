@@ -146,6 +146,10 @@ def worker(workload, method, path, seed):
 
 
 def evict(paths):
+    # Everything written so far reaches the disk first (the counters files the run before wrote
+    # and removed, on the same disk): else the file system's writeback and journal commit of them
+    # fell inside the next run and slowed whichever method came after a pfio one.
+    os.sync()
     for p in paths:
         fd = os.open(p, os.O_RDONLY)
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
