@@ -25,10 +25,11 @@ Methods:
               block: a file opened with pfio.h5.open; time, point: xarray under the preload, with
               the chunks declared through an h5py handle on the same file)
   sec2-again  sec2 again: the A/A spread of the invocation
-Each run is its own process started after the file's pages were dropped (POSIX_FADV_DONTNEED on F
-and on --evict-too, the file behind a test bed's F, and drop_caches when writable; fincore
-checks that none of F stays resident). Methods run in a balanced order (balanced_orders). A run
-reports its time from the open to the last read checked, and pfio's counters when pfio read it.
+Each run is its own process started after the file's pages were dropped (a sync, then
+POSIX_FADV_DONTNEED on F and on --evict-too, the file behind a test bed's F; fincore checks that
+none of F stays resident: evict() says why not drop_caches). Methods run in a balanced order
+(balanced_orders). A run reports its time from the open to the last read checked, and pfio's
+counters when pfio read it.
 """
 import argparse
 import json
@@ -146,6 +147,11 @@ def worker(workload, method, path, seed):
 
 
 def evict(paths):
+    """Drops the data file's pages (and those of the file behind a test bed's) from the page cache,
+    and says how much of it stays resident (fincore). Only the data: drop_caches would also drop
+    the programs' libraries, and pfio's, which the preload loads at the first H5Fopen (inside the
+    timed span), would then be read from the disk in every run, about 12 ms that a program whose
+    libraries are cached never pays (docs/hdf5-driver.md, "What a call of one chunk costs")."""
     # Everything written so far reaches the disk first (the counters files the run before wrote
     # and removed, on the same disk): else the file system's writeback and journal commit of them
     # fell inside the next run and slowed whichever method came after a pfio one.
@@ -154,11 +160,6 @@ def evict(paths):
         fd = os.open(p, os.O_RDONLY)
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         os.close(fd)
-    try:
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("1\n")
-    except OSError:
-        pass
     resident = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", paths[0]],
                               capture_output=True, text=True)
     return int(resident.stdout.split()[0]) if resident.returncode == 0 else None
@@ -173,6 +174,9 @@ def run(args, workload, method, seed):
         if not (method == "declared" and workload not in ("time", "point")):
             env["LD_PRELOAD"] = args.preload
     resident = evict([args.file] + args.evict_too)
+    if resident:
+        raise SystemExit("pybench: %s: %d bytes still in the page cache after eviction: expected 0"
+                         % (args.file, resident))
     done = subprocess.run([sys.executable, __file__, "--worker", workload, method, args.file,
                            str(seed)], env=env, capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
