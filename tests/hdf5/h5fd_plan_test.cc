@@ -7,6 +7,25 @@ namespace {
 
 using namespace h5fdtest;
 
+// Declares the 1 MiB strips `strips` of `w` (64 rows of 16 KiB each), in that order.
+void DeclareStrips(const WideFile &w, const std::vector<hsize_t> &strips) {
+  for (hsize_t s : strips) {
+    hid_t space = Select(w.dset, {s * 64, 0, 64, 2048});
+    ASSERT_GE(H5FD_prefetch_declare(w.dset, space), 0) << ErrorStack();
+    H5Sclose(space);
+  }
+}
+
+// After `n` strips were read: every one was served through pfio's plan and none was left to the
+// kernel's readahead. The reads do not wait for their advice to land: its completions may still
+// be on their way.
+void ExpectEveryStripAdvised(const WideFile &w, size_t n) {
+  EXPECT_TRUE(Eventually([&] { return Stats(w.file).engine.requests >= 1; }));
+  const H5FD_prefetch_stats_t st = Stats(w.file);
+  EXPECT_EQ(st.engine.bytes_passthrough, 0u) << "left to readahead";
+  EXPECT_EQ(st.engine.hits, n);
+}
+
 // Declared ranges the plan reads out of file order are advised even when dense: tiles of a
 // contiguous dataset declared column of tiles by column (32 x 32 tiles: 256 B of each 16 KiB
 // row). Each row's four tiles are one dense 1 KiB range 15 KiB after the last, which the kernel's
@@ -50,22 +69,14 @@ TEST_F(H5FDPrefetchTest, SingleExtentsAreAdvisedHoweverLarge) {
   ASSERT_TRUE(w.ok) << ErrorStack();
   std::vector<hsize_t> strips(16);
   for (hsize_t i = 0; i < strips.size(); ++i) strips[i] = strips.size() - 1 - i;
-  for (hsize_t s : strips) {
-    hid_t space = Select(w.dset, {s * 64, 0, 64, 2048});
-    ASSERT_GE(H5FD_prefetch_declare(w.dset, space), 0) << ErrorStack();
-    H5Sclose(space);
-  }
+  ASSERT_NO_FATAL_FAILURE(DeclareStrips(w, strips));
   ASSERT_EQ(ReadAndCheck(w.dset, w.spec, {strips[0] * 64, 0, 64, 2048}), 0u);
   const hsize_t last = strips.back();
   EXPECT_TRUE(ResidentSoon(w.path, w.base + last * 64 * 16384, 64 * 16384))
       << "the plan's last strip was not advised";
   for (size_t i = 1; i < strips.size(); ++i)
     ASSERT_EQ(ReadAndCheck(w.dset, w.spec, {strips[i] * 64, 0, 64, 2048}), 0u);
-  // The reads do not wait for their advice to land: its completions may still be on their way.
-  EXPECT_TRUE(Eventually([&] { return Stats(w.file).engine.requests >= 1; }));
-  const H5FD_prefetch_stats_t st = Stats(w.file);
-  EXPECT_EQ(st.engine.bytes_passthrough, 0u) << "left to readahead";
-  EXPECT_EQ(st.engine.hits, strips.size());
+  ExpectEveryStripAdvised(w, strips.size());
 }
 
 // Two extents side by side, read one after the other, are too short a run to leave to the
@@ -82,16 +93,9 @@ TEST_F(H5FDPrefetchTest, RunsShorterThanFourMiBAreAdvised) {
     strips.push_back(2 * pair);
     strips.push_back(2 * pair + 1);
   }
-  for (hsize_t s : strips) {
-    hid_t space = Select(w.dset, {s * 64, 0, 64, 2048});
-    ASSERT_GE(H5FD_prefetch_declare(w.dset, space), 0) << ErrorStack();
-    H5Sclose(space);
-  }
+  ASSERT_NO_FATAL_FAILURE(DeclareStrips(w, strips));
   for (hsize_t s : strips) ASSERT_EQ(ReadAndCheck(w.dset, w.spec, {s * 64, 0, 64, 2048}), 0u);
-  EXPECT_TRUE(Eventually([&] { return Stats(w.file).engine.requests >= 1; }));
-  const H5FD_prefetch_stats_t st = Stats(w.file);
-  EXPECT_EQ(st.engine.bytes_passthrough, 0u) << "left to readahead";
-  EXPECT_EQ(st.engine.hits, strips.size());
+  ExpectEveryStripAdvised(w, strips.size());
 }
 
 // Several streams are advised, all of them, so that the device reads them side by side: two dense
@@ -103,20 +107,13 @@ TEST_F(H5FDPrefetchTest, SeveralDenseRunsAreAllAdvised) {
   const WideFile w(dir_.path(), "wide-streams.h5", 25, "64M", /*predict=*/false);
   ASSERT_TRUE(w.ok) << ErrorStack();
   const std::vector<hsize_t> strips = {0, 1, 2, 3, 4, 10, 11, 12, 13, 14};
-  for (hsize_t s : strips) {
-    hid_t space = Select(w.dset, {s * 64, 0, 64, 2048});
-    ASSERT_GE(H5FD_prefetch_declare(w.dset, space), 0) << ErrorStack();
-    H5Sclose(space);
-  }
+  ASSERT_NO_FATAL_FAILURE(DeclareStrips(w, strips));
   ASSERT_EQ(ReadAndCheck(w.dset, w.spec, {0, 0, 64, 2048}), 0u);
   EXPECT_TRUE(ResidentSoon(w.path, w.base + 14 * 64 * 16384, 64 * 16384))
       << "the second run's last strip was not advised";
   for (size_t i = 1; i < strips.size(); ++i)
     ASSERT_EQ(ReadAndCheck(w.dset, w.spec, {strips[i] * 64, 0, 64, 2048}), 0u);
-  EXPECT_TRUE(Eventually([&] { return Stats(w.file).engine.requests >= 1; }));
-  const H5FD_prefetch_stats_t st = Stats(w.file);
-  EXPECT_EQ(st.engine.bytes_passthrough, 0u) << "left to readahead";
-  EXPECT_EQ(st.engine.hits, strips.size());
+  ExpectEveryStripAdvised(w, strips.size());
 }
 
 }  // namespace
