@@ -101,6 +101,12 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller);
 /* The driver state when reads may use pfio now (started, not broken, bypassed or atomic), else
  * NULL; the stock reads are counted. */
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable(ADIO_File fd);
+/* As ADIOI_PREFETCH_Usable, but a context still pending stays so (pf->ctx NULL): an independent
+ * read asks its judge first, and one the judge gives to ROMIO starts nothing. */
+ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable_unstarted(ADIO_File fd);
+/* 1 when pf's context runs, started now if it was pending; 0 (the read counted as stock) when
+ * it could not start. */
+int ADIOI_PREFETCH_Started(ADIO_File fd, ADIOI_PREFETCH_File *pf);
 /* 1 when pfio may serve the read about to be made: on a file opened read-only it first looks
  * whether the file changed on disk (MPI_File_sync is refused there; one fstat) and drops what
  * was prefetched if so. 0 when it cannot tell: the file reads through the stock path from then

@@ -64,13 +64,28 @@ void ADIOI_PREFETCH_Keep_judge(const ADIOI_PREFETCH_File *pf)
         pfio_judge_keep(pf->judge, judge_key(pf));
 }
 
+/* The file's buffer kind before its context starts, as the setting names it (the judge's key):
+ * 0 when the setting leaves it to the engine (auto), which only a started context can tell. */
+static int kind_known(ADIOI_PREFETCH_File *pf)
+{
+    char kind[16];
+    if (pf->ctx != NULL)
+        return 1;
+    if (pfio_config_get(pf->config, "buffer", kind, sizeof kind) != PFIO_OK ||
+        strcmp(kind, "auto") == 0)
+        return 0;
+    pf->page_cache = strcmp(kind, "cache") == 0;
+    return 1;
+}
+
 /* Whether this read is judged (docs/romio-driver.md, "Stepping aside"). The file's first judged
- * read takes the judge, keyed by the shape of its extents (`first`: `nfirst` of them). */
+ * read takes the judge, keyed by the shape of its extents (`first`: `nfirst` of them), before
+ * pfio's context starts: a file whose carried judge keeps its reads on ROMIO never starts it. */
 static int judging(ADIOI_PREFETCH_File *pf, const pfio_extent *first, int nfirst)
 {
     if (!pf->step_aside || pf->sieving)
         return 0;
-    if (pf->judge == NULL &&
+    if (pf->judge == NULL && kind_known(pf) &&
         pfio_judge_take(judge_key(pf), first, first != NULL ? (size_t)nfirst : 0, &pf->judge) !=
             PFIO_OK)
         pf->judge = NULL; /* no judge: pfio serves every read */
@@ -364,7 +379,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
                                int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                int *error_code)
 {
-    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable(fd);
+    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable_unstarted(fd);
     MPI_Count type_size = 0;
     uint64_t length, nread = 0, more = 0, started;
     pfio_extent read = {0};
@@ -382,7 +397,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
                    error_code);
         return;
     }
-    if (!ADIOI_PREFETCH_Current(fd, pf)) {
+    if (!ADIOI_PREFETCH_Started(fd, pf) || !ADIOI_PREFETCH_Current(fd, pf)) {
         ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
@@ -458,7 +473,7 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code)
 {
-    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable(fd);
+    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable_unstarted(fd);
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
     int npieces = 0, nextents = 0, i, sieve;
@@ -485,7 +500,7 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
                    error_code);
         return;
     }
-    if (!ADIOI_PREFETCH_Current(fd, pf)) {
+    if (!ADIOI_PREFETCH_Started(fd, pf) || !ADIOI_PREFETCH_Current(fd, pf)) {
         ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }

@@ -1,8 +1,9 @@
 /* Whether a file reads through pfio at this moment (ADIOI_PREFETCH_Usable: not broken, not
  * bypassed, not atomic; ADIOI_PREFETCH_Current: not changed on disk under a read-only open), pfio's
- * handle on the file started at its first read (ADIOI_PREFETCH_Start), what is forgotten when it
- * changed (the independent reads' history), and pfio's errors as MPI's. At the bottom of the
- * driver: the read, collective-read, hint and open parts call it; it calls none of them. */
+ * handle on the file started at its first read (ADIOI_PREFETCH_Start; an independent read asks
+ * its judge before, ADIOI_PREFETCH_Usable_unstarted), what is forgotten when it changed (the
+ * independent reads' history), and pfio's errors as MPI's. At the bottom of the driver: the read,
+ * collective-read, hint and open parts call it; it calls none of them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -68,21 +69,35 @@ void ADIOI_PREFETCH_Start(ADIO_File fd, ADIOI_PREFETCH_File *pf)
     }
 }
 
-ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable(ADIO_File fd)
+ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable_unstarted(ADIO_File fd)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
     if (pf != NULL && pf->sieving)
         return pf; /* ROMIO's data sieving inside a read that was let through: its reads too */
     if (pf != NULL && pf->stepping_aside)
         return NULL; /* a collective call handed to ROMIO (counted there): its reads too */
-    if (pf != NULL && pf->ctx == NULL && pf->bypass == 0 && !fd->atomicity)
-        ADIOI_PREFETCH_Start(fd, pf);
-    if (pf == NULL || pf->ctx == NULL || pf->broken || pf->bypass > 0 || fd->atomicity) {
+    if (pf == NULL || (pf->ctx == NULL && !pf->start_pending) || pf->broken || pf->bypass > 0 ||
+        fd->atomicity) {
         if (pf != NULL)
             ++pf->stock_reads;
         return NULL;
     }
     return pf;
+}
+
+int ADIOI_PREFETCH_Started(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+{
+    ADIOI_PREFETCH_Start(fd, pf);
+    if (pf->ctx != NULL)
+        return 1;
+    ++pf->stock_reads;
+    return 0;
+}
+
+ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable(ADIO_File fd)
+{
+    ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable_unstarted(fd);
+    return pf != NULL && ADIOI_PREFETCH_Started(fd, pf) ? pf : NULL;
 }
 
 int ADIOI_PREFETCH_Current(ADIO_File fd, ADIOI_PREFETCH_File *pf)

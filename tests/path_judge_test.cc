@@ -264,6 +264,33 @@ TEST(PathJudge, AStretchCarriedToAnotherFileIsShortened) {
       << "then pfio keeps the calls but for short trials of stock";
 }
 
+// Files read alike, each longer than kFirstStretch (100 calls, ior-hard's shape in 4 MiB files at
+// 1 rank was 89): the first has a trial of its own; it keeps the winner, so the file stretch
+// doubles past the files' length and the next files go on with the stretch, with only its own
+// trials. A file read otherwise after them still has its trial within twice their length.
+TEST(PathJudge, FilesReadAlikeLongerThanTheFileStretchShareTheirTrials) {
+  PathJudge judge;
+  const auto stock_cheaper = [](Path p, uint64_t) { return p == Path::kStock ? 1.0 : 1.5; };
+  RunCalls(&judge, 2000, stock_cheaper);
+  ASSERT_EQ(judge.current(), Path::kStock);
+  int files_with_pfio = 0;
+  for (int file = 0; file < 40; ++file) {
+    judge.NewFile();
+    std::vector<Path> paths;
+    RunCalls(&judge, 100, stock_cheaper, &paths);
+    files_with_pfio += Count(paths, Path::kPfio) > 0;
+  }
+  EXPECT_LE(files_with_pfio, 4) << "a trial in every file would be 40";
+  judge.NewFile();
+  std::vector<Path> paths;
+  RunCalls(
+      &judge, 4000, [](Path p, uint64_t) { return p == Path::kStock ? 4.0 : 1.0; }, &paths);
+  const uint64_t bound = 2 * 128 + PathJudge::kTrialCalls;
+  EXPECT_LE(Count(paths, Path::kStock, 0), bound + 100);
+  EXPECT_LT(Count(paths, Path::kStock, bound + 200), (4000 - bound - 200) / 50)
+      << "pfio's trial came and won";
+}
+
 TEST(JudgeMemory, AKeyNotKeptGivesAFreshJudgeAndANoteOfZero) {
   uint64_t note = 7;
   PathJudge judge = JudgeMemory::Take("test/never kept", &note);

@@ -56,6 +56,12 @@ uint64_t ReorderBuffer::index_bytes() const {
   return bytes;
 }
 
+void ReorderBuffer::ForgetFile(int32_t file) {
+  auto f = by_file_.find(file);
+  if (f != by_file_.end() && f->second.pages.pages() == 0 && f->second.ranges.empty())
+    by_file_.erase(f);
+}
+
 Piece *ReorderBuffer::Create(int32_t file, uint64_t offset, uint64_t length, uint64_t expected,
                              const PieceSite &site, bool by_range) {
   Piece *p;
@@ -199,7 +205,7 @@ void ReorderBuffer::Evict(Piece *p, bool release) {
 uint64_t ReorderBuffer::Destroy(Piece *p) {
   Touched(p);
   const uint64_t wasted = (!p->served && p->state == Piece::State::kReady) ? p->expected : 0;
-  // A file's indexes stay until the end.
+  // A file's indexes stay until it closes (ForgetFile).
   if (p->ranges != nullptr)
     p->ranges->Erase(p->offset);
   else

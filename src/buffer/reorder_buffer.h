@@ -159,6 +159,9 @@ class ReorderBuffer {
   size_t piece_count() const { return count_; }
   // Heap bytes of the files' page and range indexes.
   uint64_t index_bytes() const;
+  // A closed file's indexes go once it holds no piece (Context::CloseFile, after its pieces
+  // went), so that a context kept from file to file keeps none per file it closed.
+  void ForgetFile(int32_t file);
   void ReleaseFreeMemory() { pool_->ReleaseFreeMemory(); }
 
  private:

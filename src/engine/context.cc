@@ -204,6 +204,7 @@ Status Context::Vacate(bool *vacated) {
     return Status::Ok();
   }
   buffer_->FlushReleases();
+  for (const int32_t id : files_.open_ids()) buffer_->ForgetFile(id);
   files_.CloseAll(backend_.get());
   const Status written = WriteStatsPathLocked();
   memory_.Charge(0);
@@ -337,6 +338,7 @@ Status Context::CloseFile(int32_t id) {
   if (s.ok()) s = DropFileLocked(lock, id, "closing");
   if (!s.ok()) return s;
   files_.Close(id, backend_.get());
+  buffer_->ForgetFile(id);
   Refill(false);
   return Status::Ok();
 }

@@ -19,8 +19,7 @@ Status Context::CheckFile(int32_t id, bool *changed) {
 
 Status Context::RevalidateIfDue(Lock &lock) {
   bool any = false;
-  for (int32_t id = 0; static_cast<size_t>(id) < files_.count(); ++id) {
-    if (!files_.IsOpen(id)) continue;
+  for (const int32_t id : files_.open_ids()) {
     if (cfg_.revalidate && !files_.changed(id)) {
       FileVersion now;
       Status s = backend_->Version(files_.handle(id), &now);
@@ -30,8 +29,8 @@ Status Context::RevalidateIfDue(Lock &lock) {
     any = any || files_.changed(id);
   }
   if (!any) return Status::Ok();
-  for (int32_t id = 0; static_cast<size_t>(id) < files_.count(); ++id) {
-    if (!files_.IsOpen(id) || !files_.changed(id)) continue;
+  for (const int32_t id : files_.open_ids()) {
+    if (!files_.changed(id)) continue;
     FileVersion now;
     Status s = backend_->Version(files_.handle(id), &now);
     if (!s.ok()) return Status(s.code(), "revalidate: " + s.message());

@@ -1,5 +1,6 @@
 #include "engine/file_table.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "memory/memory_signals.h"
@@ -18,6 +19,7 @@ int32_t FileTable::Add(const FileHandle &handle) {
   const int32_t id = static_cast<int32_t>(files_.size());
   handles_[id] = &f->handle;
   files_.push_back(std::move(f));
+  open_.push_back(id);
   return id;
 }
 
@@ -25,12 +27,11 @@ void FileTable::Close(int32_t id, Backend *backend) {
   backend->Close(&files_[id]->handle);
   files_[id]->open = false;
   handles_.erase(id);
+  open_.erase(std::find(open_.begin(), open_.end(), id));
 }
 
 void FileTable::CloseAll(Backend *backend) {
-  for (size_t id = 0; id < files_.size(); ++id) {
-    if (files_[id]->open) Close(static_cast<int32_t>(id), backend);
-  }
+  while (!open_.empty()) Close(open_.front(), backend);
 }
 
 bool FileTable::IsOpen(int32_t id) const {

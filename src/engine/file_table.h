@@ -28,6 +28,9 @@ class FileTable {
   void CloseAll(Backend *backend);
 
   bool IsOpen(int32_t id) const;
+  // The ids of the open files, in the order they opened: what a walk over the files visits, so
+  // that a context kept from file to file does not walk every file it ever closed.
+  const std::vector<int32_t> &open_ids() const { return open_; }
   // OK if `id` is open; else PFIO_EBADF naming `what` (e.g. "file", "extent 3: file").
   Status Check(int32_t id, const char *what) const;
   // Checks each of `extents` (open file, length > 0, inside the file) and, when `out` is not
@@ -74,6 +77,7 @@ class FileTable {
     uint64_t stream_end = UINT64_MAX;
   };
   std::vector<std::unique_ptr<File>> files_;
+  std::vector<int32_t> open_;
   std::unordered_map<int32_t, const FileHandle *> handles_;
 };
 

@@ -38,6 +38,7 @@ PathJudge::Path PathJudge::Next() {
     if (phase_ == Phase::kFirst) {
       Begin(Phase::kTrial, Path::kStock, kTrialCalls);
     } else if (phase_ == Phase::kStretch) {
+      file_trial_ = left_ > 0;  // the file's bound, not the stretch's end, called the trial
       Begin(Phase::kTrial, path_ == Path::kPfio ? Path::kStock : Path::kPfio, kTrialCalls);
     } else {
       Decide(tally());  // the caller did not Judge: this rank's own tally
@@ -115,6 +116,11 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given, double
     loss = winner == Path::kStock ? pfio / stock : stock / pfio;
   }
   if (winner == Path::kStock) ++counts_.stock_chosen;
+  if (file_trial_) {
+    file_stretch_ =
+        winner == last_winner_ ? std::min(2 * file_stretch_, kLongestStretch) : kFirstStretch;
+    file_trial_ = false;
+  }
   uint64_t length = stretch_ > 0 && winner == last_winner_ ? std::min(2 * stretch_, kLongestStretch)
                                                            : kFirstStretch;
   // The loser's next trial, in the winner's calls, at most 1/kOverhead of the stretch (when the
@@ -132,21 +138,23 @@ void PathJudge::Decide(const Tally &all, std::optional<Path> loser_given, double
 
 uint64_t PathJudge::ScheduleHash() const {
   uint64_t h = 1469598103934665603ull;
-  for (const uint64_t v :
-       {static_cast<uint64_t>(phase_), static_cast<uint64_t>(path_), left_, file_left_,
-        since_switch_, stretch_, static_cast<uint64_t>(last_winner_)})
+  for (const uint64_t v : {static_cast<uint64_t>(phase_), static_cast<uint64_t>(path_), left_,
+                           file_left_, since_switch_, stretch_, static_cast<uint64_t>(last_winner_),
+                           file_stretch_, static_cast<uint64_t>(file_trial_)})
     h = (h ^ v) * 1099511628211ull;
   return h;
 }
 
 void PathJudge::NewFile() {
   counts_ = {};
-  file_left_ = kFirstStretch;
+  file_left_ = file_stretch_;
 }
 
 void PathJudge::Reset() {
   stretch_ = 0;
   last_winner_ = Path::kPfio;
+  file_stretch_ = kFirstStretch;
+  file_trial_ = false;
   for (size_t i = 0; i < 2; ++i) {
     samples_[i].clear();
     next_sample_[i] = 0;

@@ -27,10 +27,13 @@
 // again from pfio. NewFile() carries a judge on to another file read the same way
 // (predict/judge_memory.h): its counts start again, and until the new file has a trial of its
 // own, stretches (the one under way, or one a trial carried into the file decides) serve at most
-// kFirstStretch of its calls, so that a file read otherwise soon has its trial (a stretch of a
+// a file stretch of its calls, so that a file read otherwise soon has its trial (a stretch of a
 // few thousand calls carried into a file where the other path is 10x faster would cost it more
 // than the file); files shorter than that go on with the stretch, so that short files read alike
-// share long stretches and few trials (docs/small-calls.md, "Many small files").
+// share long stretches and few trials (docs/small-calls.md, "Many small files"). The file
+// stretch is kFirstStretch, twice as long each time a file's own trial keeps the winner (files
+// read alike, each longer than it), at most kLongestStretch, and kFirstStretch again when such a
+// trial changes the winner.
 // Deterministic: the same sequence of Next and Judge inputs gives the same paths, so ranks that
 // judge on the same sums choose alike. Not thread-safe.
 #pragma once
@@ -87,7 +90,7 @@ class PathJudge {
   void Judge(const Tally &all);
   void Reset();
   void NewFile();
-  // A hash of the schedule (phase, path, calls left, stretch): equal on ranks that judged alike.
+  // A hash of the schedule (phase, path, calls left, stretches): equal on ranks that judged alike.
   // Not of the measures, which are each rank's own.
   uint64_t ScheduleHash() const;
 
@@ -107,10 +110,12 @@ class PathJudge {
   Phase phase_ = Phase::kFirst;
   Path path_ = Path::kPfio;
   static constexpr uint64_t kUnbounded = UINT64_MAX;
-  uint64_t left_ = kTrialCalls;      // calls left in this phase
-  uint64_t file_left_ = kUnbounded;  // this file's calls stretches may serve before its trial
-  uint64_t since_switch_ = 0;        // calls on this path since it last changed
-  uint64_t stretch_ = 0;             // the current stretch's length (0 before the first)
+  uint64_t left_ = kTrialCalls;            // calls left in this phase
+  uint64_t file_left_ = kUnbounded;        // this file's calls stretches may serve before its trial
+  uint64_t file_stretch_ = kFirstStretch;  // file_left_ of the next file
+  bool file_trial_ = false;                // the trial under way is a file's own, file_left_'s
+  uint64_t since_switch_ = 0;              // calls on this path since it last changed
+  uint64_t stretch_ = 0;                   // the current stretch's length (0 before the first)
   Path last_winner_ = Path::kPfio;
   std::vector<double> samples_[2];  // ns per byte of each path's period (Path as index)
   size_t next_sample_[2] = {0, 0};  // where the next sample goes once kSamples are held
