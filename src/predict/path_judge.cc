@@ -6,12 +6,17 @@
 namespace pfio::predict {
 namespace {
 
-double Median(std::vector<double> v) {
+// The mean of `v` without its dearest calls, kTrimmed of them and one more: one call the machine
+// stalled does not decide, and a path whose every few calls are dear (the page-cache kind's
+// advice, hot: a median ignored its dearest 10 %, docs/small-calls.md) pays for them.
+double TrimmedMean(std::vector<double> v) {
   if (v.empty()) return 0;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  if (v.size() % 2) return v[mid];
-  return (v[mid] + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
+  const size_t drop = v.size() < 2 ? 0 : v.size() / PathJudge::kTrimmed + 1;
+  const size_t keep = v.size() - drop;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(keep - 1), v.end());
+  double sum = 0;
+  for (size_t i = 0; i < keep; ++i) sum += v[i];
+  return sum / static_cast<double>(keep);
 }
 
 size_t Index(PathJudge::Path path) {
@@ -72,7 +77,7 @@ void PathJudge::Record(Path path, uint64_t bytes, uint64_t ns) {
 }
 
 PathJudge::Tally PathJudge::tally() const {
-  return {Median(samples_[0]), Median(samples_[1]), trial_ns_, before_ns_, trial_bytes_};
+  return {TrimmedMean(samples_[0]), TrimmedMean(samples_[1]), trial_ns_, before_ns_, trial_bytes_};
 }
 
 bool PathJudge::ExchangeDue() const {

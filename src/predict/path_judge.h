@@ -4,8 +4,9 @@
 //
 // Contract. Next() gives the path of each call in turn; the caller serves the call on it and
 // reports its time and bytes with Record (a call not reported counts for nothing); a path's cost
-// is the median time per byte of its last period's measured calls (one call the machine
-// stalled does not decide). The schedule:
+// is the mean time per byte of its last period's measured calls but the dearest 1/kTrimmed of
+// them and one more (one call the machine stalled does not decide; dear calls that come every
+// few calls count). The schedule:
 // the first calls take pfio, then a trial of the stock path; then the path whose time per byte
 // was lower serves a stretch, and a trial of the other path follows it, and so on. A trial lasts
 // at most kTrialCalls calls; it ends early when, with at least kMinMeasured of its calls
@@ -52,7 +53,8 @@ class PathJudge {
   static constexpr uint64_t kSkipPfio = 4;
   static constexpr uint64_t kSkipStock = 4;
   static constexpr uint64_t kMinMeasured = 3;
-  static constexpr size_t kSamples = 64;  // a period's last calls kept for its median
+  static constexpr size_t kSamples = 64;  // a period's last calls kept for its cost
+  static constexpr size_t kTrimmed = 16;  // the dearest 1/kTrimmed of them (and one) left out
   static constexpr double kAbortRatio = 2.0;
   static constexpr double kCutRatio = 4.0;  // over warm-up too: wider than kAbortRatio
   static constexpr uint64_t kTrialFloorNs = 50'000'000;
@@ -62,7 +64,7 @@ class PathJudge {
   // Stock is chosen when its time per byte is below (1 - kMargin) x pfio's.
   static constexpr double kMargin = 0.05;
 
-  // Each path's cost: the median ns per byte of its last period (trial or stretch), 0 when
+  // Each path's cost: the trimmed mean ns per byte of its last period (trial or stretch), 0 when
   // none of its calls was measured.
   // The trial's time and bytes so far (every call of it) and the time of every call before it.
   struct Tally {
