@@ -68,6 +68,7 @@ typedef struct ADIOI_PREFETCH_File {
     char record_path[1024]; /* prefetch_record: rank 0 writes the job's collective plan */
     char replay_path[1024]; /* prefetch_replay: a recorded plan, declared at the first call */
     pfio_coll *coll;        /* when coll_state == 1 */
+    int coll_attached;      /* coll holds ctx (made without it: pfio_coll_attach at need) */
     uint64_t stock_reads;   /* reads that took the stock path */
     uint64_t cache_reads;   /* independent reads of a file of the page-cache kind */
     uint64_t cache_sieved;  /* of those, strided requests read by ROMIO's data sieving */
@@ -107,6 +108,10 @@ ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable_unstarted(ADIO_File fd);
 /* 1 when pf's context runs, started now if it was pending; 0 (the read counted as stock) when
  * it could not start. */
 int ADIOI_PREFETCH_Started(ADIO_File fd, ADIOI_PREFETCH_File *pf);
+/* 1 when the file's buffer kind is known without its context (pf->page_cache set: the setting
+ * names it), or the context runs; 0 when the setting leaves it to the engine (auto). What the
+ * judges' keys need before a context starts. */
+int ADIOI_PREFETCH_Kind_known(ADIOI_PREFETCH_File *pf);
 /* 1 when pfio may serve the read about to be made: on a file opened read-only it first looks
  * whether the file changed on disk (MPI_File_sync is refused there; one fstat) and drops what
  * was prefetched if so. 0 when it cannot tell: the file reads through the stock path from then

@@ -37,11 +37,17 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf, const pfio_ex
         snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "hint romio_cb_read=disable");
         return 0;
     }
-    ADIOI_PREFETCH_Start(fd, pf);
-    if (pf->ctx == NULL) {
-        snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d has no pfio context (%.100s)",
-                 pf->rank, pf->why_stock);
-        return 0;
+    /* The context waits for a call through the layer (pfio_coll_attach) where the buffer kind
+     * is known without it, so a file whose calls the judge gives to ROMIO or to reading alone
+     * starts none (docs/small-calls.md, "Many small files"); a record or a replay needs it. */
+    if (pf->record_path[0] || pf->replay_path[0] || !ADIOI_PREFETCH_Kind_known(pf) ||
+        !pf->start_pending) {
+        ADIOI_PREFETCH_Start(fd, pf);
+        if (pf->ctx == NULL) {
+            snprintf(pf->coll_why_off, sizeof pf->coll_why_off,
+                     "rank %d has no pfio context (%.100s)", pf->rank, pf->why_stock);
+            return 0;
+        }
     }
     o.round_bytes = fd->hints->cb_buffer_size > 0 ? (uint64_t)fd->hints->cb_buffer_size : 16 << 20;
     o.unit = fd->hints->striping_unit > 0 ? (uint64_t)fd->hints->striping_unit : 1 << 20;
@@ -63,7 +69,10 @@ static int coll_local_setup(ADIO_File fd, ADIOI_PREFETCH_File *pf, const pfio_ex
     o.carry_judge = !fd->hints->deferred_open;
     o.first_call = first_call;
     o.first_call_count = first_call != NULL ? (size_t)nfirst : 0;
-    if (pfio_coll_create(fd->comm, pf->ctx, pf->file, &o, &pf->coll) != PFIO_OK) {
+    o.page_cache = pf->page_cache;
+    pf->coll_attached = pf->ctx != NULL;
+    if (pfio_coll_create(fd->comm, pf->ctx, pf->ctx != NULL ? pf->file : -1, &o, &pf->coll) !=
+        PFIO_OK) {
         snprintf(pf->coll_why_off, sizeof pf->coll_why_off, "rank %d: %.140s", pf->rank,
                  pfio_last_error());
         return 0;
@@ -433,6 +442,10 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
                                              &pieces, &npieces, &extents, &nextents, &total);
     want_stock = !have_pieces || ADIOI_PREFETCH_Active(fd) == NULL ||
                  !clip_to_file(fd, pf, pieces, npieces, &total);
+    if (!want_stock && !pf->coll_attached) { /* the first call this rank reads through the layer */
+        pfio_coll_attach(pf->coll, pf->ctx, pf->file);
+        pf->coll_attached = 1;
+    }
     rc = pfio_coll_read(pf->coll, pieces, have_pieces ? (size_t)npieces : 0, want_stock, &nread,
                         &stock);
     free(pieces);

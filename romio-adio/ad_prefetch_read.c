@@ -64,20 +64,6 @@ void ADIOI_PREFETCH_Keep_judge(const ADIOI_PREFETCH_File *pf)
         pfio_judge_keep(pf->judge, judge_key(pf));
 }
 
-/* The file's buffer kind before its context starts, as the setting names it (the judge's key):
- * 0 when the setting leaves it to the engine (auto), which only a started context can tell. */
-static int kind_known(ADIOI_PREFETCH_File *pf)
-{
-    char kind[16];
-    if (pf->ctx != NULL)
-        return 1;
-    if (pfio_config_get(pf->config, "buffer", kind, sizeof kind) != PFIO_OK ||
-        strcmp(kind, "auto") == 0)
-        return 0;
-    pf->page_cache = strcmp(kind, "cache") == 0;
-    return 1;
-}
-
 /* Whether this read is judged (docs/romio-driver.md, "Stepping aside"). The file's first judged
  * read takes the judge, keyed by the shape of its extents (`first`: `nfirst` of them), before
  * pfio's context starts: a file whose carried judge keeps its reads on ROMIO never starts it. */
@@ -85,7 +71,7 @@ static int judging(ADIOI_PREFETCH_File *pf, const pfio_extent *first, int nfirst
 {
     if (!pf->step_aside || pf->sieving)
         return 0;
-    if (pf->judge == NULL && kind_known(pf) &&
+    if (pf->judge == NULL && ADIOI_PREFETCH_Kind_known(pf) &&
         pfio_judge_take(judge_key(pf), first, first != NULL ? (size_t)nfirst : 0, &pf->judge) !=
             PFIO_OK)
         pf->judge = NULL; /* no judge: pfio serves every read */

@@ -6,6 +6,7 @@
  * collective-read, hint and open parts call it; it calls none of them. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "ad_prefetch.h"
@@ -67,6 +68,18 @@ void ADIOI_PREFETCH_Start(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         pfio_context_destroy(pf->ctx);
         pf->ctx = NULL;
     }
+}
+
+int ADIOI_PREFETCH_Kind_known(ADIOI_PREFETCH_File *pf)
+{
+    char kind[16];
+    if (pf->ctx != NULL)
+        return 1;
+    if (pfio_config_get(pf->config, "buffer", kind, sizeof kind) != PFIO_OK ||
+        strcmp(kind, "auto") == 0)
+        return 0;
+    pf->page_cache = strcmp(kind, "cache") == 0;
+    return 1;
 }
 
 ADIOI_PREFETCH_File *ADIOI_PREFETCH_Usable_unstarted(ADIO_File fd)

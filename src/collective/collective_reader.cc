@@ -50,8 +50,9 @@ uint64_t CollectiveReader::DeclaredAllowance(pfio_context *ctx) {
 std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, int32_t file,
                                      const ReaderOptions &options,
                                      std::unique_ptr<CollectiveReader> *out) {
-  if (transport == nullptr || ctx == nullptr)
-    return "collective reader needs a transport and a context";
+  if (transport == nullptr) return "collective reader needs a transport";
+  if (ctx == nullptr && (!options.replay_path.empty() || !options.record_path.empty()))
+    return "collective reader: a record or a replay needs the context at creation";
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
     return "collective round of " + std::to_string(options.round_bytes) +
            " bytes (expected 1 byte to 1 GiB)";
@@ -96,6 +97,13 @@ CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int3
   const std::vector<int> &a = aggregation_.aggregators();
   auto it = std::find(a.begin(), a.end(), transport_->rank());
   if (it != a.end()) my_aggregator_ = static_cast<int>(it - a.begin());
+  page_cache_ = options.page_cache;
+  if (ctx_ != nullptr) Attach(ctx_, file_);
+}
+
+void CollectiveReader::Attach(pfio_context *ctx, int32_t file) {
+  ctx_ = ctx;
+  file_ = file;
   int page_cache = 0;
   page_cache_ = pfio_file_buffer(ctx_, file_, &page_cache) == PFIO_OK && page_cache;
 }
@@ -259,7 +267,7 @@ CollectiveReader::Outcome CollectiveReader::BeginCall(Route *route, std::string 
   if (!why.empty()) return Fail(why, error);
   const Path was = begun_;
   begun_ = judge_.Next();
-  if (begun_ == Path::kStock && was == Path::kPfio && my_aggregator_ >= 0) {
+  if (begun_ == Path::kStock && was == Path::kPfio && my_aggregator_ >= 0 && ctx_ != nullptr) {
     // Nothing pfio planned ahead is read through it while the stock path serves.
     pfio_extent none{};
     if (pfio_plan_replace(ctx_, &none, 0) != PFIO_OK) ++stats_.plan_errors;
@@ -336,7 +344,8 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
   // The head of every rank's message: the bytes its budget lets declared calls hold, and its
   // extents. Every rank holds every rank's declared extents, so the job's must fit the least
   // allowance; a rank whose own extents do not sends no calls, and every rank refuses.
-  const uint64_t allowance = DeclaredAllowance(ctx_);
+  // A rank without its context yet holds no declared call (the front end starts it first).
+  const uint64_t allowance = ctx_ != nullptr ? DeclaredAllowance(ctx_) : 0;
   uint64_t my_extents = 0;
   for (const FileRanges &call : my_calls) my_extents += call.size();
   const bool mine_fit = my_extents <= allowance / sizeof(FileRange);

@@ -64,6 +64,8 @@ struct ReaderOptions {
   // leaves its own there when it is destroyed unbroken (predict/judge_memory.h). Every rank must
   // give the same key; the C face's names the communicator's ranks and the buffer kind.
   std::string judge_key;
+  // The file's buffer kind when Create has no context (1: the page cache).
+  bool page_cache = false;
 };
 
 struct ReaderStats {
@@ -108,9 +110,14 @@ class CollectiveReader {
   static uint64_t DeclaredAllowance(pfio_context *ctx);
 
   // "" and *out, or what is wrong with the options (*out untouched). The reader does not own
-  // the transport or the context; both must outlive it.
+  // the transport or the context; both must outlive it. `ctx` may be null (not with a record or
+  // a replay): the context starts when a call first goes through the layer (Attach), so a file
+  // whose calls the judge gives to the stock path or to reading alone starts none; until then a
+  // call through Read asks every rank for the stock path.
   static std::string Create(Transport *transport, pfio_context *ctx, int32_t file,
                             const ReaderOptions &options, std::unique_ptr<CollectiveReader> *out);
+  // The context Create was not given, and the file in it.
+  void Attach(pfio_context *ctx, int32_t file);
 
   Outcome Read(const pfio_read_piece *pieces, size_t count, bool want_stock, uint64_t *nread,
                std::string *error);

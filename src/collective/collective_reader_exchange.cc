@@ -13,7 +13,9 @@ CollectiveReader::Outcome CollectiveReader::ExchangePlans(
     const FileRanges &mine, bool want_stock, std::vector<FileRanges> *plans,
     std::vector<std::vector<uint8_t>> *messages, uint64_t *file_size, std::string *error) {
   uint64_t size_here = 0;
-  if (pfio_file_size(ctx_, file_, &size_here) != PFIO_OK) want_stock = true;
+  // No context yet (Attach): this rank cannot read through the layer, so every rank takes the
+  // stock path for this call.
+  if (ctx_ == nullptr || pfio_file_size(ctx_, file_, &size_here) != PFIO_OK) want_stock = true;
   std::vector<uint8_t> message(kHead);
   message[0] = want_stock ? kWantStock : 0;
   std::memcpy(&message[1], &size_here, sizeof size_here);

@@ -23,9 +23,10 @@ struct pfio_coll {
 namespace {
 
 // The ranks of comm as MPI_COMM_WORLD numbers them, hashed (FNV-1a), with their count and the
-// buffer kind: the same on every rank of comm, different for another set of ranks.
-std::string JudgeKey(MPI_Comm comm, pfio_context *ctx, int32_t file) {
-  int size = 0, page_cache = 0;
+// buffer kind (the file's in ctx, else `page_cache`): the same on every rank of comm, different
+// for another set of ranks.
+std::string JudgeKey(MPI_Comm comm, pfio_context *ctx, int32_t file, int page_cache) {
+  int size = 0;
   MPI_Comm_size(comm, &size);
   MPI_Group group, world;
   MPI_Comm_group(comm, &group);
@@ -37,7 +38,7 @@ std::string JudgeKey(MPI_Comm comm, pfio_context *ctx, int32_t file) {
   MPI_Group_free(&world);
   uint64_t hash = 1469598103934665603ull;
   for (int r : in_world) hash = (hash ^ static_cast<uint32_t>(r)) * 1099511628211ull;
-  if (pfio_file_buffer(ctx, file, &page_cache) != PFIO_OK) page_cache = 0;
+  if (ctx != nullptr && pfio_file_buffer(ctx, file, &page_cache) != PFIO_OK) page_cache = 0;
   return "collective/" + std::to_string(size) + "/" + std::to_string(hash) +
          (page_cache ? "/cache" : "/engine");
 }
@@ -66,13 +67,14 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
     if (options->file_name) o.file_name = options->file_name;
     if (options->record_path) o.record_path = options->record_path;
     if (options->replay_path) o.replay_path = options->replay_path;
+    o.page_cache = options->page_cache != 0;
     if (options->carry_judge) {
       pfio::collective::FileRanges first;
       for (size_t i = 0; i < options->first_call_count; ++i)
         pfio::collective::AppendCoalesced(&first, options->first_call[i].offset,
                                           options->first_call[i].length);
       o.judge_key =
-          JudgeKey(comm, ctx, file) + "/" +
+          JudgeKey(comm, ctx, file, options->page_cache) + "/" +
           pfio::predict::RequestShape(std::span<const pfio::collective::FileRange>(first));
     }
     auto coll = std::make_unique<pfio_coll>();
@@ -88,6 +90,10 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
   } catch (const std::exception &e) {
     return Fail(PFIO_EIO, std::string("collective reader: ") + e.what());
   }
+}
+
+extern "C" void pfio_coll_attach(pfio_coll *coll, pfio_context *ctx, int32_t file) {
+  coll->reader->Attach(ctx, file);
 }
 
 extern "C" uint64_t pfio_coll_carried(const pfio_coll *coll) {

@@ -45,6 +45,7 @@ typedef struct pfio_coll_options {
                                   * collective call in request order (NULL: none, a declared
                                   * plan), whose shape (RequestShape) keys the carried judge */
   size_t first_call_count;
+  int page_cache; /* with no context at creation: the file's buffer kind (1: the page cache) */
 } pfio_coll_options;
 
 typedef struct pfio_coll_stats {
@@ -69,9 +70,14 @@ typedef struct pfio_coll_stats {
 } pfio_coll_stats;
 
 /* PFIO_OK and *out, or PFIO_EINVAL naming the bad option or why the replay is refused (another
- * file, size or rank count), PFIO_ENOMEM. Not collective. */
+ * file, size or rank count), PFIO_ENOMEM. Not collective. `ctx` may be NULL (not with a record or
+ * a replay; options->page_cache names the buffer kind): a file whose calls go to the stock path
+ * or are read alone then starts no context; pfio_coll_attach gives it before the first
+ * pfio_coll_read this rank wants read through the layer (until then its calls ask for the stock
+ * path). */
 pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
                              const pfio_coll_options *options, pfio_coll **out);
+void pfio_coll_attach(pfio_coll *coll, pfio_context *ctx, int32_t file);
 /* With carry_judge: a hash of what this rank carried from the last file; the front end compares
  * it across ranks before the first call and, where it differs, calls pfio_coll_forget_carried on
  * every rank (CollectiveReader::CarriedHash). */
