@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "io/backend_wrapper.h"
 #include "io/sync_backend.h"
@@ -48,6 +49,22 @@ TEST(FileTable, IdsAreNeverReusedAndClosedIdsAreNamed) {
   t.CloseAll(&backend);
   EXPECT_EQ(backend.closed, 3);
   EXPECT_EQ(t.handles().size(), 0u);
+}
+
+// A context kept from file to file opens many: its walks over the files (revalidation) visit
+// the open ones only, in the order they opened, not every id it ever gave.
+TEST(FileTable, TheOpenIdsAreTheFilesStillOpen) {
+  FileTable t;
+  ClosingBackend backend;
+  for (int k = 0; k < 1000; ++k) t.Close(t.Add(Handle("/closed", 1)), &backend);
+  const int32_t a = t.Add(Handle("/a", 1));
+  const int32_t b = t.Add(Handle("/b", 1));
+  const int32_t c = t.Add(Handle("/c", 1));
+  t.Close(b, &backend);
+  EXPECT_EQ(t.open_ids(), (std::vector<int32_t>{a, c}));
+  t.CloseAll(&backend);
+  EXPECT_TRUE(t.open_ids().empty());
+  EXPECT_EQ(backend.closed, 1003);
 }
 
 TEST(FileTable, ReadsInFlightAreCountedPerFile) {

@@ -27,7 +27,8 @@ void FileTable::Close(int32_t id, Backend *backend) {
   backend->Close(&files_[id]->handle);
   files_[id]->open = false;
   handles_.erase(id);
-  open_.erase(std::find(open_.begin(), open_.end(), id));
+  const auto listed = std::find(open_.begin(), open_.end(), id);
+  if (listed != open_.end()) open_.erase(listed);
 }
 
 void FileTable::CloseAll(Backend *backend) {
