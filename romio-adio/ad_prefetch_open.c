@@ -1,6 +1,7 @@
 /* Open and close a prefetch file, and the consistency points (sync, resize) that drop what was
  * prefetched. The file itself is opened by UFS; pfio opens it a second time, read-only. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,143 +134,117 @@ int ADIOI_PREFETCH_Invalidate(ADIO_File fd, const char *caller)
  * every file pfio writes, pfio_front_end_write). */
 static const char kSummarySignature[] = "{\n  \"pfio\": \"job summary\"";
 
-/* What a job summary holds, in the order it writes them; the fields from F_COLL_CALLS on are the
- * collective layer's. Each is reduced over the ranks: summed, summed and divided by the ranks
- * (what every rank counts alike: calls), the most of any rank, or the least. */
-enum Field {
-    F_READS,
-    F_HITS,
-    F_MISSES,
-    F_STALLS,
-    F_BYTES_SERVED,
-    F_BYTES_READ,
-    F_BYTES_WASTED,
-    F_REQUESTS,
-    F_IO_ERRORS,
-    F_STOCK_READS,
-    F_INVALIDATIONS,
-    F_STEPPED_ASIDE,
-    F_CACHE_READS,
-    F_CACHE_SIEVED,
-    F_PAGE_CACHE_RANKS,
-    F_MEMORY_PEAK,
-    F_MEMORY_HELD,
-    F_BUDGET_MIN,
-    F_COLL_CALLS,
-    F_COLL_STOCK_CALLS,
-    F_COLL_ROUNDS,
-    F_COLL_PLAN_EXTENTS,
-    F_COLL_PLAN_BYTES,
-    F_COLL_PREDICTED_HITS,
-    F_COLL_PREDICTED_MISSES,
-    F_COLL_DECLARED_CALLS,
-    F_COLL_BYTES_READ,
-    F_COLL_BYTES_SHIPPED,
-    F_COLL_EXCHANGE_STEPS,
-    F_COLL_EXCHANGE_PEAK,
-    F_COLL_PLANNED_AHEAD,
-    F_COLL_BYTES_ADVISED,
-    F_COLL_STEPPED_ASIDE,
-    F_COLL_JUDGE_DECISIONS,
-    F_COLL_JUDGE_CHOSE_STOCK,
-    F_COLL_ALONE_CALLS,
-    kFields
-};
+/* The driver's own counts of a rank for the job summary, beside the engine's (pfio_stats) and the
+ * collective layer's (pfio_coll_stats). */
+typedef struct summary_counts {
+    uint64_t stock_reads, invalidations, stepped_aside, cache_reads, cache_sieved;
+    uint64_t page_cache_ranks; /* 1 on a rank whose context is of the page-cache kind */
+    uint64_t memory_held;      /* the reorder buffer's peak and the exchange buffers */
+    uint64_t budget_least;     /* the budget's cap as its complement, which MPI_MAX maximizes */
+} summary_counts;
+
+/* Each is reduced over the ranks: summed, summed and divided by the ranks (what every rank counts
+ * alike: calls), the most of any rank, or the least. */
 enum Reduce { SUM, PER_RANK, MOST, LEAST };
+enum Source { ENGINE, DRIVER, COLLECTIVE };
+/* The offset of a uint64_t member: a member of another type stops the build. */
+#define U64_AT(type, member)                                                                       \
+    (offsetof(type, member) + 0 * sizeof(char[sizeof(((type *)0)->member) == 8 ? 1 : -1]))
+#define FROM_ENGINE(name, member, reduce)                                                          \
+    {                                                                                              \
+        name, ENGINE, U64_AT(pfio_stats, member), reduce                                           \
+    }
+#define FROM_DRIVER(name, member, reduce)                                                          \
+    {                                                                                              \
+        name, DRIVER, U64_AT(summary_counts, member), reduce                                       \
+    }
+#define FROM_COLL(name, member, reduce)                                                            \
+    {                                                                                              \
+        name, COLLECTIVE, U64_AT(pfio_coll_stats, member), reduce                                  \
+    }
+
+/* What a job summary holds, in the order it writes them; the collective layer's fields, last, go
+ * in an object of their own. */
 static const struct {
     const char *name;
+    enum Source from;
+    size_t offset;
     enum Reduce reduce;
-} kFieldOf[kFields] = {
-    [F_READS] = {"reads", SUM},
-    [F_HITS] = {"hits", SUM},
-    [F_MISSES] = {"misses", SUM},
-    [F_STALLS] = {"stalls", SUM},
-    [F_BYTES_SERVED] = {"bytes_served", SUM},
-    [F_BYTES_READ] = {"bytes_read", SUM},
-    [F_BYTES_WASTED] = {"bytes_wasted", SUM},
-    [F_REQUESTS] = {"requests", SUM},
-    [F_IO_ERRORS] = {"io_errors", SUM},
-    [F_STOCK_READS] = {"stock_reads", SUM},
-    [F_INVALIDATIONS] = {"invalidations", SUM},
-    [F_STEPPED_ASIDE] = {"stepped_aside", SUM},
-    [F_CACHE_READS] = {"cache_reads", SUM},
-    [F_CACHE_SIEVED] = {"cache_sieved", SUM},
-    [F_PAGE_CACHE_RANKS] = {"page_cache_kind_ranks", SUM},
-    [F_MEMORY_PEAK] = {"memory_peak_max_rank", MOST}, /* the reorder buffer's peak */
-    [F_MEMORY_HELD] = {"memory_held_max_rank", MOST}, /* that and the exchange buffers */
-    [F_BUDGET_MIN] = {"budget_min_rank", LEAST},      /* the budget's cap */
-    [F_COLL_CALLS] = {"calls", PER_RANK},
-    [F_COLL_STOCK_CALLS] = {"stock_calls", PER_RANK},
-    [F_COLL_ROUNDS] = {"rounds", PER_RANK},
-    [F_COLL_PLAN_EXTENTS] = {"plan_extents", SUM},
-    [F_COLL_PLAN_BYTES] = {"plan_bytes", SUM},
-    [F_COLL_PREDICTED_HITS] = {"predicted_hits", PER_RANK},
-    [F_COLL_PREDICTED_MISSES] = {"predicted_misses", PER_RANK},
-    [F_COLL_DECLARED_CALLS] = {"declared_calls", PER_RANK},
-    [F_COLL_BYTES_READ] = {"bytes_read_by_aggregators", SUM},
-    [F_COLL_BYTES_SHIPPED] = {"bytes_shipped", SUM},
-    [F_COLL_EXCHANGE_STEPS] = {"exchange_steps", PER_RANK},
-    [F_COLL_EXCHANGE_PEAK] = {"exchange_peak_max_rank", MOST},
-    [F_COLL_PLANNED_AHEAD] = {"calls_planned_ahead", SUM},
-    [F_COLL_BYTES_ADVISED] = {"bytes_advised", SUM},
-    [F_COLL_STEPPED_ASIDE] = {"stepped_aside", PER_RANK},
-    [F_COLL_JUDGE_DECISIONS] = {"judge_decisions", PER_RANK},
-    [F_COLL_JUDGE_CHOSE_STOCK] = {"judge_chose_stock", PER_RANK},
-    [F_COLL_ALONE_CALLS] = {"alone_calls", PER_RANK},
+} kSummaryField[] = {
+    FROM_ENGINE("reads", reads, SUM),
+    FROM_ENGINE("hits", hits, SUM),
+    FROM_ENGINE("misses", misses, SUM),
+    FROM_ENGINE("stalls", stalls, SUM),
+    FROM_ENGINE("bytes_served", bytes_served, SUM),
+    FROM_ENGINE("bytes_read", bytes_read, SUM),
+    FROM_ENGINE("bytes_wasted", bytes_wasted, SUM),
+    FROM_ENGINE("requests", requests, SUM),
+    FROM_ENGINE("io_errors", io_errors, SUM),
+    FROM_DRIVER("stock_reads", stock_reads, SUM),
+    FROM_DRIVER("invalidations", invalidations, SUM),
+    FROM_DRIVER("stepped_aside", stepped_aside, SUM),
+    FROM_DRIVER("cache_reads", cache_reads, SUM),
+    FROM_DRIVER("cache_sieved", cache_sieved, SUM),
+    FROM_DRIVER("page_cache_kind_ranks", page_cache_ranks, SUM),
+    FROM_ENGINE("memory_peak_max_rank", memory_peak, MOST), /* the reorder buffer's peak */
+    FROM_DRIVER("memory_held_max_rank", memory_held, MOST),
+    FROM_DRIVER("budget_min_rank", budget_least, LEAST),
+    FROM_COLL("calls", calls, PER_RANK),
+    FROM_COLL("stock_calls", stock_calls, PER_RANK),
+    FROM_COLL("rounds", rounds, PER_RANK),
+    FROM_COLL("plan_extents", plan_extents, SUM),
+    FROM_COLL("plan_bytes", plan_bytes, SUM),
+    FROM_COLL("predicted_hits", predicted_hits, PER_RANK),
+    FROM_COLL("predicted_misses", predicted_misses, PER_RANK),
+    FROM_COLL("declared_calls", declared_calls, PER_RANK),
+    FROM_COLL("bytes_read_by_aggregators", bytes_read, SUM),
+    FROM_COLL("bytes_shipped", bytes_shipped, SUM),
+    FROM_COLL("exchange_steps", exchange_steps, PER_RANK),
+    FROM_COLL("exchange_peak_max_rank", exchange_peak, MOST),
+    FROM_COLL("calls_planned_ahead", calls_planned_ahead, SUM),
+    FROM_COLL("bytes_advised", bytes_advised, SUM),
+    FROM_COLL("stepped_aside", stepped_aside, PER_RANK),
+    FROM_COLL("judge_decisions", judge_decisions, PER_RANK),
+    FROM_COLL("judge_chose_stock", judge_chose_stock, PER_RANK),
+    FROM_COLL("alone_calls", alone_calls, PER_RANK),
 };
+enum { kSummaryFields = sizeof kSummaryField / sizeof kSummaryField[0] };
 
-/* This rank's value of every field (a least as its complement, which the reduction maximizes). */
+/* This rank's value of every field; 0 where it has no context or no collective layer, which no
+ * reduction takes (a least is held as its complement). */
 static void summary_fields(ADIOI_PREFETCH_File *pf, unsigned long long *v)
 {
-    pfio_stats st;
-    memset(&st, 0, sizeof st);
-    memset(v, 0, kFields * sizeof *v); /* a rank without a context: 0, which no reduction takes */
-    if (pf->ctx != NULL && pfio_stats_get(pf->ctx, &st, sizeof st) == PFIO_OK) {
-        v[F_READS] = st.reads;
-        v[F_HITS] = st.hits;
-        v[F_MISSES] = st.misses;
-        v[F_STALLS] = st.stalls;
-        v[F_BYTES_SERVED] = st.bytes_served;
-        v[F_BYTES_READ] = st.bytes_read;
-        v[F_BYTES_WASTED] = st.bytes_wasted;
-        v[F_REQUESTS] = st.requests;
-        v[F_IO_ERRORS] = st.io_errors;
-        v[F_MEMORY_PEAK] = st.memory_peak;
-        v[F_MEMORY_HELD] = st.memory_peak + st.memory_charged;
-        v[F_BUDGET_MIN] = ~st.budget_cap;
+    pfio_stats engine;
+    pfio_coll_stats coll;
+    summary_counts own;
+    const char *source[3];
+    int i;
+    memset(&engine, 0, sizeof engine);
+    memset(&coll, 0, sizeof coll);
+    memset(&own, 0, sizeof own);
+    if (pf->ctx != NULL && pfio_stats_get(pf->ctx, &engine, sizeof engine) != PFIO_OK)
+        memset(&engine, 0, sizeof engine);
+    else if (pf->ctx != NULL) {
+        own.memory_held = engine.memory_peak + engine.memory_charged;
+        own.budget_least = ~engine.budget_cap;
     }
     if (pf->ctx != NULL)
-        v[F_PAGE_CACHE_RANKS] = (unsigned long long)pf->page_cache;
-    v[F_STOCK_READS] = pf->stock_reads;
-    if (pf->judge != NULL) {
-        uint64_t stepped = 0;
-        pfio_judge_counts(pf->judge, &stepped, NULL, NULL);
-        v[F_STEPPED_ASIDE] = stepped;
-    }
-    v[F_INVALIDATIONS] = pf->invalidations;
-    v[F_CACHE_READS] = pf->cache_reads;
-    v[F_CACHE_SIEVED] = pf->cache_sieved;
-    if (pf->coll != NULL) {
-        pfio_coll_stats cs;
-        pfio_coll_get_stats(pf->coll, &cs);
-        v[F_COLL_CALLS] = cs.calls;
-        v[F_COLL_STOCK_CALLS] = cs.stock_calls;
-        v[F_COLL_ROUNDS] = cs.rounds;
-        v[F_COLL_PLAN_EXTENTS] = cs.plan_extents;
-        v[F_COLL_PLAN_BYTES] = cs.plan_bytes;
-        v[F_COLL_PREDICTED_HITS] = cs.predicted_hits;
-        v[F_COLL_PREDICTED_MISSES] = cs.predicted_misses;
-        v[F_COLL_DECLARED_CALLS] = cs.declared_calls;
-        v[F_COLL_BYTES_READ] = cs.bytes_read;
-        v[F_COLL_BYTES_SHIPPED] = cs.bytes_shipped;
-        v[F_COLL_EXCHANGE_STEPS] = cs.exchange_steps;
-        v[F_COLL_EXCHANGE_PEAK] = cs.exchange_peak;
-        v[F_COLL_PLANNED_AHEAD] = cs.calls_planned_ahead;
-        v[F_COLL_BYTES_ADVISED] = cs.bytes_advised;
-        v[F_COLL_STEPPED_ASIDE] = cs.stepped_aside;
-        v[F_COLL_JUDGE_DECISIONS] = cs.judge_decisions;
-        v[F_COLL_JUDGE_CHOSE_STOCK] = cs.judge_chose_stock;
-        v[F_COLL_ALONE_CALLS] = cs.alone_calls;
+        own.page_cache_ranks = (uint64_t)pf->page_cache;
+    own.stock_reads = pf->stock_reads;
+    if (pf->judge != NULL)
+        pfio_judge_counts(pf->judge, &own.stepped_aside, NULL, NULL);
+    own.invalidations = pf->invalidations;
+    own.cache_reads = pf->cache_reads;
+    own.cache_sieved = pf->cache_sieved;
+    if (pf->coll != NULL)
+        pfio_coll_get_stats(pf->coll, &coll);
+    source[ENGINE] = (const char *)&engine;
+    source[DRIVER] = (const char *)&own;
+    source[COLLECTIVE] = (const char *)&coll;
+    for (i = 0; i < kSummaryFields; ++i) {
+        uint64_t value;
+        memcpy(&value, source[kSummaryField[i].from] + kSummaryField[i].offset, sizeof value);
+        v[i] = value;
     }
 }
 
@@ -277,14 +252,14 @@ static void summary_fields(ADIOI_PREFETCH_File *pf, unsigned long long *v)
  * Collective. */
 static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
 {
-    unsigned long long mine[kFields], sum[kFields], most[kFields];
+    unsigned long long mine[kSummaryFields], sum[kSummaryFields], most[kSummaryFields];
     int nprocs, i;
     /* with deferred open not every rank reaches Close: no collective summary then */
     if (pf->stats_path[0] == '\0' || fd->hints->deferred_open)
         return;
     summary_fields(pf, mine);
-    MPI_Reduce(mine, sum, kFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
-    MPI_Reduce(mine, most, kFields, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
+    MPI_Reduce(mine, sum, kSummaryFields, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, fd->comm);
+    MPI_Reduce(mine, most, kSummaryFields, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, fd->comm);
     MPI_Comm_size(fd->comm, &nprocs);
     if (pf->rank == 0) {
         char *text = NULL;
@@ -297,17 +272,21 @@ static void write_summary(ADIO_File fd, ADIOI_PREFETCH_File *pf)
         }
         fprintf(f, "%s,\n  \"file\": \"%s\",\n  \"ranks\": %d,\n", kSummarySignature, fd->filename,
                 nprocs);
-        for (i = 0; i < kFields; ++i) {
-            unsigned long long value = kFieldOf[i].reduce == SUM        ? sum[i]
-                                       : kFieldOf[i].reduce == PER_RANK ? sum[i] / (unsigned)nprocs
-                                       : kFieldOf[i].reduce == MOST     ? most[i]
-                                                                        : ~most[i];
-            if (i < F_COLL_CALLS)
-                fprintf(f, "  \"%s\": %llu,\n", kFieldOf[i].name, value);
+        for (i = 0; i < kSummaryFields; ++i) {
+            const enum Reduce reduce = kSummaryField[i].reduce;
+            const int inner = kSummaryField[i].from == COLLECTIVE;
+            const int first_inner = inner && (i == 0 || kSummaryField[i - 1].from != COLLECTIVE);
+            unsigned long long value = reduce == SUM        ? sum[i]
+                                       : reduce == PER_RANK ? sum[i] / (unsigned)nprocs
+                                       : reduce == MOST     ? most[i]
+                                                            : ~most[i];
+            if (!inner)
+                fprintf(f, "  \"%s\": %llu,\n", kSummaryField[i].name, value);
             else
-                fprintf(f, "%s\"%s\": %llu%s", i == F_COLL_CALLS ? "  \"collective\": {" : ", ",
-                        kFieldOf[i].name, value, i + 1 == kFields ? "}\n}\n" : "");
+                fprintf(f, "%s\"%s\": %llu", first_inner ? "  \"collective\": {" : ", ",
+                        kSummaryField[i].name, value);
         }
+        fprintf(f, "}\n}\n");
         if (fclose(f) != 0 || text == NULL)
             fprintf(stderr, "pfio: file %s: job summary %s not written: %s\n", fd->filename,
                     pf->stats_path, strerror(errno));
