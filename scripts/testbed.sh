@@ -9,6 +9,8 @@
 #        bash scripts/testbed.sh check             fio's rates of the running target
 #        bash scripts/testbed.sh status            whether it is up, its profile and path
 #        bash scripts/testbed.sh down              unmount and stop (idempotent)
+#        bash scripts/testbed.sh pids              the server's processes (nbdkit, nbdfuse), to
+#                                                  count the CPU the target takes (pybench does)
 #        bash scripts/testbed.sh profiles          the profiles
 # Profiles (delay per read request; requests in flight at most):
 #   pfs   2 ms, 64 in flight   (a PFS storage target over a network)
@@ -189,6 +191,7 @@ case "${1:-}" in
   down) down ;;
   check) check ;;
   status) status ;;
+  pids) is_up || die "down: no server processes"; cat "$state/nbdkit.pid" "$state/nbdfuse.pid" ;;
   profiles) for p in pfs far near; do echo "$p $(profile_params $p | awk '{print $1 " ms, " $2 " in flight"}')"; done ;;
-  *) die "usage: testbed.sh up PROFILE FILE | check | status | down | profiles" ;;
+  *) die "usage: testbed.sh up PROFILE FILE | check | status | pids | down | profiles" ;;
 esac

@@ -28,13 +28,16 @@ Methods:
 Each run is its own process started after the file's pages were dropped (a sync, then
 POSIX_FADV_DONTNEED on F and on --evict-too, the file behind a test bed's F; fincore checks that
 none of F stays resident: evict() says why not drop_caches). Methods run in a balanced order
-(balanced_orders). A run reports its time from the open to the last read checked, and pfio's
-counters when pfio read it.
+(balanced_orders). A run reports its time from the open to the last read checked, the reader's CPU time over it (every
+thread's), pfio's counters when pfio read it, and, with --server-pid (testbed.sh pids), the CPU the
+test bed's server took during the run: on a machine whose cores the server shares, (reader + server)
+/ cores is a floor of the run's time.
 """
 import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -93,11 +96,28 @@ def grid_block(r0, r1, c0, c1):
     return (np.arange(r0, r1, dtype="u8")[:, None] * GRID[1] + np.arange(c0, c1, dtype="u8"))
 
 
+def cpu_seconds():
+    """This process's CPU time so far, user and system, every thread's (pfio's too)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
+def server_cpu_seconds(pids):
+    """The CPU time so far of the test bed's server processes (testbed.sh pids), every thread's."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
 def worker(workload, method, path, seed):
-    """One run in this process: (seconds, bytes, wrong values)."""
+    """One run in this process: (seconds, bytes, wrong values, CPU seconds of the run)."""
     import h5py
     side, wrong, nbytes = GRID[2], 0, 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     if workload in ("tiles", "strips", "columns", "block", "zstrips"):
         if method == "declared":
             import pfio.h5
@@ -143,7 +163,7 @@ def worker(workload, method, path, seed):
         ds.close()
         if handle is not None:
             handle.close()
-    return time.perf_counter() - start, nbytes, wrong
+    return time.perf_counter() - start, nbytes, wrong, cpu_seconds() - cpu_start
 
 
 def evict(paths):
@@ -177,11 +197,13 @@ def run(args, workload, method, seed):
     if resident:
         raise SystemExit("pybench: %s: %d bytes still in the page cache after eviction: expected 0"
                          % (args.file, resident))
+    server_before = server_cpu_seconds(args.server_pid)
     done = subprocess.run([sys.executable, __file__, "--worker", workload, method, args.file,
                            str(seed)], env=env, capture_output=True, text=True, timeout=1800)
+    server = server_cpu_seconds(args.server_pid) - server_before if args.server_pid else None
     if done.returncode != 0:
         raise SystemExit("pybench: %s %s failed:\n%s" % (workload, method, done.stderr[-2000:]))
-    seconds, nbytes, wrong = json.loads(done.stdout.strip().splitlines()[-1])
+    seconds, nbytes, wrong, cpu = json.loads(done.stdout.strip().splitlines()[-1])
     counters = None
     if stats is not None:
         try:
@@ -195,7 +217,8 @@ def run(args, workload, method, seed):
                 os.remove(leftover)
     return {"target": args.target, "workload": workload, "method": method, "seconds": seconds,
             "bytes": nbytes, "mib_s": nbytes / seconds / 2**20, "wrong": wrong,
-            "resident_before": resident, "counters": counters}
+            "resident_before": resident, "counters": counters, "cpu_reader": cpu,
+            "cpu_server": server, "cores": os.cpu_count()}
 
 
 def balanced_orders(methods):
@@ -228,6 +251,8 @@ def main():
     p.add_argument("--workloads", default=",".join(WORKLOADS))
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--json")
+    p.add_argument("--server-pid", type=int, action="append", default=[],
+                   help="a process of the test bed's server (testbed.sh pids): its CPU per run")
     p.add_argument("--preload", default=os.environ.get("PYBENCH_PRELOAD", "libpfio_hdf5_preload.so"))
     p.add_argument("--worker", nargs=4, metavar=("WORKLOAD", "METHOD", "FILE", "SEED"))
     args = p.parse_args()
@@ -253,9 +278,11 @@ def main():
             for method in orders[rnd % len(orders)]:
                 r = run(args, workload, method, seed=rnd)
                 r["round"] = rnd
-                print("%-5s round %d %-7s %-10s %7.1f MiB/s  %6.2f s  wrong %d  resident %s" % (
-                    args.target, rnd + 1, workload, method, r["mib_s"], r["seconds"], r["wrong"],
-                    r["resident_before"]), flush=True)
+                server = "" if r["cpu_server"] is None else "  server CPU %.2f s" % r["cpu_server"]
+                print("%-5s round %d %-7s %-10s %7.1f MiB/s  %6.2f s  CPU %.2f s%s  wrong %d  "
+                      "resident %s" % (args.target, rnd + 1, workload, method, r["mib_s"],
+                                       r["seconds"], r["cpu_reader"], server, r["wrong"],
+                                       r["resident_before"]), flush=True)
                 if r["wrong"]:
                     raise SystemExit("pybench: %d wrong values" % r["wrong"])
                 if out:

@@ -35,7 +35,10 @@ for target in "${pfio_targets[@]}"; do
   if [ "$target" = disk ]; then
     "${bench[@]}" --file "$data" --target disk | tee -a "$out/pybench.log"
   else
-    "${bench[@]}" --file "$pfio_served" --evict-too "$data" --target "$target" | tee -a "$out/pybench.log"
+    server=()
+    for pid in $(bash scripts/testbed.sh pids); do server+=(--server-pid "$pid"); done
+    "${bench[@]}" --file "$pfio_served" --evict-too "$data" --target "$target" "${server[@]}" |
+      tee -a "$out/pybench.log"
   fi
 done
 /usr/bin/python3 scripts/render/render_pybench.py "$out" docs

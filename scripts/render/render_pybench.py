@@ -64,6 +64,27 @@ def table(runs, target):
     return out
 
 
+def cpu_table(runs, target):
+    """Where the test bed's server shares this machine's cores: the reader's and the server's CPU
+    per run, and the floor of a run's time they give, (reader + server) / cores."""
+    out = ["| workload | method | time (s) | reader CPU (s) | server CPU (s) | "
+           "floor: (reader + server) / cores (s) | floor as MiB/s |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for w in WORKLOADS:
+        for m in ("sec2", "preload", "declared"):
+            runs_of = [r for r in runs if r["target"] == target and r["workload"] == w
+                       and r["method"] == m and r.get("cpu_server") is not None]
+            if not runs_of:
+                continue
+            med = lambda k: statistics.median(r[k] for r in runs_of)  # noqa: E731
+            floor = statistics.median((r["cpu_reader"] + r["cpu_server"]) / r["cores"]
+                                      for r in runs_of)
+            out.append(f"| {w} | {m} | {med('seconds'):.3f} | {med('cpu_reader'):.3f} | "
+                       f"{med('cpu_server'):.3f} | {floor:.3f} | "
+                       f"{med('bytes') / floor / 2**20:.0f} |")
+    return out if len(out) > 2 else []
+
+
 def plot(runs, targets, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -105,6 +126,12 @@ def main():
             "`sec2` run again over `sec2`."]
     for target in targets:
         body += ["", target_title(folder, target), ""] + table(runs, target)
+        cpu = cpu_table(runs, target)
+        if cpu:
+            body += ["", f"CPU on the test bed `{target}` (medians; the server is nbdkit and "
+                     "nbdfuse on this machine's cores, as a storage target on other machines would "
+                     "not be): no reader on these cores can take less than its floor, whatever it "
+                     "asks of the target and however many requests it keeps in flight.", ""] + cpu
     body += ["", "![Python readers](pybench.png)", "", END]
     plot(runs, targets, os.path.join(docs, "pybench.png"))
     replace_section(os.path.join(docs, "benchmarks.md"), BEGIN, END, body)
