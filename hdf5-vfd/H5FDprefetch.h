@@ -169,7 +169,10 @@ const H5FD_prefetch_stats_field *H5FD_prefetch_stats_fields(size_t *count);
  * reads them one by one, and what the call leaves unread (chunks in HDF5's chunk cache) is
  * dropped when it returns. Every other call is passed on. Any failure to plan is silent and the
  * call is passed on. This is what libpfio_hdf5_preload.so calls for an unmodified program's
- * H5Dread (docs/hdf5-driver.md, "No code change"). */
+ * H5Dread (docs/hdf5-driver.md, "No code change"), and what this library's own H5Dread calls
+ * with HDF5's H5Dread behind it: a program linked with the driver ahead of HDF5 binds H5Dread to
+ * the driver's (H5Dread@PFIO_HDF5_0) and has each call planned the same way, without the preload
+ * (docs/hdf5-driver.md, "Per-call plans"). */
 herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
                                hid_t file_space_id, hid_t dxpl_id, void *buf,
                                herr_t (*hdf5_read)(hid_t, hid_t, hid_t, hid_t, hid_t, void *));

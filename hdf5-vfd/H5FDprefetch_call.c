@@ -13,8 +13,12 @@
  * calls move one box by one shift has its next call's extents handed over when the call before it
  * returns (foresee). Guesses are kept only while they are read: unread plans and calls not made
  * as foreseen switch the dataset's planning, or its foresight, off for 1, 2, 4 .. 64 calls.
+ * A program linked with the driver before HDF5 gets the same: H5Dread here.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,4 +375,44 @@ herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space
     }
     pthread_mutex_unlock(&calls);
     return ret;
+}
+
+typedef herr_t (*read_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
+
+/* HDF5's own H5Dread: that of the library this driver's H5Dopen2 comes from (never this one). */
+static read_fn hdf5_dread(void)
+{
+    static read_fn found;
+    read_fn fn = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
+    Dl_info at;
+    void *hdf5;
+    if (fn != NULL)
+        return fn;
+    if (dladdr((void *)&H5Dopen2, &at) != 0 && at.dli_fname != NULL &&
+        (hdf5 = dlopen(at.dli_fname, RTLD_NOLOAD | RTLD_LAZY)) != NULL) {
+        fn = (read_fn)dlsym(hdf5, "H5Dread");
+        dlclose(hdf5);
+    }
+    if (fn == H5Dread)
+        fn = NULL;
+    __atomic_store_n(&found, fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+/* A program that links this driver ahead of HDF5 (as `-lpfio_hdf5 ... -lhdf5`, pkg-config's and
+ * CMake's order for a program that names the driver) calls this H5Dread (the symbol is of the
+ * driver's version node, so HDF5's own references and other programs never bind to it): each
+ * call is H5FD_prefetch_auto_read's, as under the preload. Calls on files not open with the
+ * driver go to HDF5 unchanged. */
+herr_t H5Dread(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_space_id,
+               hid_t dxpl_id, void *buf)
+{
+    read_fn hdf5 = hdf5_dread();
+    if (hdf5 == NULL) {
+        fprintf(stderr, "pfio: H5Dread: HDF5's own H5Dread was not found beside this driver's "
+                        "H5Dopen2: the call fails\n");
+        return -1;
+    }
+    return H5FD_prefetch_auto_read(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf,
+                                   hdf5);
 }

@@ -12,7 +12,7 @@ using namespace h5fdtest;
 
 // H5Dread through H5FD_prefetch_auto_read, as the preload makes it.
 herr_t AutoRead(hid_t dset, hid_t mtype, hid_t mspace, hid_t fspace, hid_t dxpl, void *buf) {
-  return H5FD_prefetch_auto_read(dset, mtype, mspace, fspace, dxpl, buf, H5Dread);
+  return H5FD_prefetch_auto_read(dset, mtype, mspace, fspace, dxpl, buf, Hdf5Read);
 }
 
 size_t AutoReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s) {
@@ -43,6 +43,44 @@ TEST_F(AutoReadTest, EachColumnOfChunksIsItsOwnPlanAndCallsMovedByOneShiftArePla
   EXPECT_EQ(st.calls_unplanned, 0u);
   EXPECT_EQ(st.raw_reads, columns * per_column);
   EXPECT_EQ(st.unplanned_reads, 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
+// A program that links the driver ahead of HDF5 (this test does) and calls H5Dread calls the
+// driver's: each call of a column of chunks is its own plan, as under the preload, and HDF5's
+// error stack is as HDF5 leaves it. HDF5's own H5Dread (a program linking HDF5 first) plans none.
+TEST_F(AutoReadTest, AProgramLinkedWithTheDriverHasEachH5DreadPlanned) {
+  const DatasetSpec &d = Named("c128k");
+  hid_t fapl = PrefetchFapl(true, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+  ASSERT_GE(dset, 0);
+  const std::vector<Slab> columns = Pattern("columns", d);
+  for (const Slab &s : columns) EXPECT_EQ(ReadAndCheck(dset, d, s, H5Dread), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.call_plans, columns.size());
+  EXPECT_EQ(st.unplanned_reads, 0u);
+  for (const Slab &s : columns) EXPECT_EQ(ReadAndCheck(dset, d, s, Hdf5Read), 0u);
+  EXPECT_EQ(Stats(file).call_plans, columns.size()) << "HDF5's own H5Dread was planned";
+  Slab s = columns[0];
+  hid_t fspace = Select(dset, s);
+  hsize_t small[2] = {1, 1};  // a memory space of the wrong size: HDF5 refuses the read
+  hid_t mspace = H5Screate_simple(2, small, nullptr);
+  std::vector<uint64_t> buf(1);
+  EXPECT_LT(Quietly([&] {
+              return H5Dread(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data());
+            }),
+            0);
+  const std::string ours = ErrorStack();
+  EXPECT_LT(Quietly([&] {
+              return Hdf5Read(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data());
+            }),
+            0);
+  EXPECT_EQ(ours, ErrorStack());
+  H5Sclose(mspace);
+  H5Sclose(fspace);
   H5Dclose(dset);
   H5Fclose(file);
   H5Pclose(fapl);
@@ -85,7 +123,7 @@ TEST_F(AutoReadTest, AFailedReadKeepsHdf5sErrorAndTheFileReadsOn) {
   EXPECT_LT(rc, 0);
   const std::string ours = ErrorStack();
   rc = Quietly(
-      [&] { return H5Dread(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data()); });
+      [&] { return Hdf5Read(dset, H5T_NATIVE_UINT64, mspace, fspace, H5P_DEFAULT, buf.data()); });
   EXPECT_LT(rc, 0);
   const std::string hdf5s = ErrorStack();  // HDF5's own error for the same read
   EXPECT_FALSE(hdf5s.empty());

@@ -150,7 +150,7 @@ TEST_F(H5FDPrefetchTest, UnallocatedChunksAreSkippedAndReadAsFillValues) {
   EXPECT_EQ(st.skipped_chunks, 12u);
   EXPECT_EQ(st.declared_bytes, 4u * 32 * 32 * sizeof(uint64_t));
   std::vector<uint64_t> buf(128 * 128);
-  ASSERT_GE(H5Dread(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), 0);
+  ASSERT_GE(Hdf5Read(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), 0);
   size_t bad = 0;
   for (hsize_t r = 0; r < 128; ++r)
     for (hsize_t c = 0; c < 128; ++c)
@@ -227,7 +227,7 @@ TEST_F(H5FDPrefetchTest, WritesAfterPrefetchAreReadBack) {
   H5Sclose(ms);
   H5Sclose(fs);
   std::vector<uint64_t> buf(kRows * kCols);
-  ASSERT_GE(H5Dread(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), 0);
+  ASSERT_GE(Hdf5Read(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), 0);
   size_t bad = 0;
   for (hsize_t r = 0; r < kRows; ++r)
     for (hsize_t c = 0; c < kCols; ++c)
