@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "io/backend_wrapper.h"
 #include "io/sync_backend.h"
 #include "sim/barve_params.h"
@@ -89,6 +93,56 @@ TEST(IoDriver, ThreadedDriverLandsAReadAndStagesAfterTheSubmit) {
   driver->Stop(lock, false);
   EXPECT_TRUE(driver->stopped());
   ob->Close(&h);
+}
+
+// A backend whose submissions after the first wait, as an O_DIRECT io_submit behind FUSE can.
+class SlowSubmitBackend : public BackendWrapper {
+ public:
+  using BackendWrapper::BackendWrapper;
+  Status Submit(IoRequest *req) override {
+    if (submits.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Status s = BackendWrapper::Submit(req);
+    ++submits;
+    return s;
+  }
+  std::atomic<int> submits{0};
+};
+
+// A read that completes while the rest of its batch is still being submitted reaches its reader
+// then, not after the batch.
+TEST(IoDriver, ThreadedDriverLandsReadsWhileItsBatchIsStillBeingSubmitted) {
+  test::ScratchDir dir;
+  const std::string path = dir.MakeFile("slow", 1 << 20, kSeed);
+  auto slow = std::make_unique<SlowSubmitBackend>(std::make_unique<SyncBackend>(2));
+  SlowSubmitBackend *sb = slow.get();
+  FileHandle h;
+  ASSERT_TRUE(sb->Open(path, &h).ok());
+  constexpr int kReads = 5;
+  std::vector<std::vector<char>> bufs(kReads, std::vector<char>(8192));
+  std::vector<IoRequest> reqs(kReads);
+  Harness hs;
+  for (int i = 0; i < kReads; ++i) {
+    reqs[i].file = &h;
+    reqs[i].offset = 8192ull * i;
+    reqs[i].length = 8192;
+    reqs[i].iov = {{bufs[i].data(), 8192}};
+    hs.to_issue.push_back(&reqs[i]);
+  }
+  auto driver = IoDriver::Make(sb, &hs.mu, hs.Hooks());
+  IoDriver::Lock lock(hs.mu);
+  driver->Wake();
+  ASSERT_TRUE(driver->WaitUntil(lock, 10000, [&] { return !hs.completed.empty(); }));
+  const int submitted = sb->submits.load();
+  EXPECT_EQ(hs.completed[0], &reqs[0]);
+  EXPECT_LT(submitted, kReads) << "the first read landed only once the whole batch was submitted";
+  ASSERT_TRUE(
+      driver->WaitUntil(lock, 10000, [&] { return hs.completed.size() == size_t{kReads}; }));
+  for (int i = 0; i < kReads; ++i) {
+    EXPECT_EQ(reqs[i].result, 8192);
+    EXPECT_TRUE(test::HoldsPattern(bufs[i].data(), 8192ull * i, 8192, kSeed));
+  }
+  driver->Stop(lock, false);
+  sb->Close(&h);
 }
 
 TEST(IoDriver, VirtualDriverRunsTheSimulatorToEachCompletion) {

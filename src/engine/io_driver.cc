@@ -17,6 +17,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 // The I/O thread's poll timeout: the longest it sleeps without looking at the stop flag.
 constexpr int kIoPollMs = 100;
+// While it submits a batch, the I/O thread lands what completed at most this long ago: behind
+// FUSE each io_submit of an O_DIRECT read can take milliseconds, and a batch of them held the
+// reads that landed meanwhile from their readers (docs/limits.md, "The latency-bound test bed").
+constexpr auto kLandWhileSubmitting = std::chrono::microseconds(100);
 
 class ThreadedIoDriver : public IoDriver {
  public:
@@ -62,6 +66,7 @@ class ThreadedIoDriver : public IoDriver {
         if (!stopped_) hooks_.issue(&submit, &stage);
       }
       // Outside the lock: the application keeps reading from the buffer meanwhile.
+      Clock::time_point landed_at = Clock::now();
       SubmitBatch(
           submit, stage,
           [this](IoRequest *req) {
@@ -72,6 +77,12 @@ class ThreadedIoDriver : public IoDriver {
           [this](const Status &s) {
             Lock lock(*mu_);
             hooks_.stage_failed(s);
+          },
+          [&] {
+            const Clock::time_point now = Clock::now();
+            if (now - landed_at < kLandWhileSubmitting) return;
+            landed_at = now;
+            Land(&done);
           });
       submit.clear();
       stage.clear();
@@ -82,14 +93,18 @@ class ThreadedIoDriver : public IoDriver {
         ssize_t r = read(wake_fd_, &v, sizeof v);
         (void)r;
       }
-      done.clear();
-      backend_->Reap(&done);
-      if (!done.empty()) {
-        Lock lock(*mu_);
-        for (IoRequest *r : done) hooks_.complete(r);
-        landed_.notify_all();
-      }
+      Land(&done);
     }
+  }
+
+  // Hands what the backend completed to the hooks, and wakes the readers waiting for it.
+  void Land(std::vector<IoRequest *> *done) {
+    done->clear();
+    backend_->Reap(done);
+    if (done->empty()) return;
+    Lock lock(*mu_);
+    for (IoRequest *r : *done) hooks_.complete(r);
+    landed_.notify_all();
   }
 
   std::mutex *mu_;
@@ -173,12 +188,14 @@ bool IoDriver::WaitUntil(Lock &lock, uint32_t timeout_ms, const std::function<bo
 void IoDriver::SubmitBatch(const std::vector<IoRequest *> &submit,
                            const std::vector<StageCall> &stage,
                            const std::function<void(IoRequest *)> &failed,
-                           const std::function<void(const Status &)> &stage_failed) {
+                           const std::function<void(const Status &)> &stage_failed,
+                           const std::function<void()> &between) {
   for (IoRequest *req : submit) {
     if (!backend_->Submit(req).ok()) {
       req->result = -EIO;
       failed(req);
     }
+    if (between) between();
   }
   for (const StageCall &c : stage) {
     Status s = backend_->Stage(*c.file, c.offset, c.length, c.kind);

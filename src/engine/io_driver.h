@@ -61,10 +61,12 @@ class IoDriver {
   // One wait step: false at the deadline (real time) or when nothing is in progress (virtual).
   virtual bool WaitStep(Lock &lock, std::chrono::steady_clock::time_point deadline) = 0;
   // Submits each read, then runs the stage calls in order (stopping at the first that fails).
-  // `failed` / `stage_failed` are called as the hooks must be: with the mutex held.
+  // `failed` / `stage_failed` are called as the hooks must be: with the mutex held. `between`,
+  // when given, runs after each read submitted.
   void SubmitBatch(const std::vector<IoRequest *> &submit, const std::vector<StageCall> &stage,
                    const std::function<void(IoRequest *)> &failed,
-                   const std::function<void(const Status &)> &stage_failed);
+                   const std::function<void(const Status &)> &stage_failed,
+                   const std::function<void()> &between = nullptr);
 
   Backend *backend_;
   Hooks hooks_;
