@@ -31,12 +31,14 @@ TEST(Aggregation, DealsStripeUnitsRoundRobin) {
 }
 
 TEST(Aggregation, ChecksNameTheBadValue) {
-  EXPECT_NE(Aggregation::Check(0, 1, {0}, 1).find("stripe unit 0"), std::string::npos);
-  EXPECT_NE(Aggregation::Check(1, 0, {0}, 1).find("0 storage targets"), std::string::npos);
-  EXPECT_NE(Aggregation::Check(1, 1, {}, 1).find("no aggregator"), std::string::npos);
-  EXPECT_NE(Aggregation::Check(1, 1, {4}, 4).find("aggregator rank 4 (expected 0..3)"),
+  EXPECT_NE(Aggregation::Check(0, 1, {0}, 1).message().find("stripe unit 0"), std::string::npos);
+  EXPECT_NE(Aggregation::Check(1, 0, {0}, 1).message().find("0 storage targets"),
             std::string::npos);
-  EXPECT_EQ(Aggregation::Check(1, 1, {3}, 4), "");
+  EXPECT_NE(Aggregation::Check(1, 1, {}, 1).message().find("no aggregator"), std::string::npos);
+  EXPECT_NE(Aggregation::Check(1, 1, {4}, 4).message().find("aggregator rank 4 (expected 0..3)"),
+            std::string::npos);
+  EXPECT_EQ(Aggregation::Check(0, 1, {0}, 1).code(), PFIO_EINVAL);
+  EXPECT_TRUE(Aggregation::Check(1, 1, {3}, 4).ok());
 }
 
 // Which aggregator must read `offset`: the one rank asking for its unit when that rank is an

@@ -32,7 +32,7 @@ TEST_F(CollectiveReaderTest, DeclaredCallsArePlannedAndChecked) {
   RunRanks(4, path_, ReaderOptions{}, [&](Rank &rank, int r) {
     std::vector<FileRanges> mine;
     for (uint64_t call = 0; call < 5; ++call) mine.push_back(PermutedCall(order, r, 4, call));
-    ASSERT_EQ(rank.reader->DeclareCollective(mine), "");
+    ASSERT_TRUE(test::IsOk(rank.reader->DeclareCollective(mine)));
     for (uint64_t call = 0; call < 5; ++call) ReadAndCheck(rank, PermutedCall(order, r, 4, call));
     ReadAndCheck(rank, PermutedCall(order, r, 4, 5));  // not declared: no look-ahead, right bytes
     const ReaderStats &s = rank.reader->stats();
@@ -67,7 +67,7 @@ TEST_P(DeclaredDense, CallsAheadAreAdvisedWhereReadaheadDoesNotReach) {
       auto call = [&](uint64_t c) {
         return FileRanges{{c * stride + static_cast<uint64_t>(r) * part, part}};
       };
-      ASSERT_EQ(rank.reader->DeclareCollective({call(0), call(1), call(2)}), "");
+      ASSERT_TRUE(test::IsOk(rank.reader->DeclareCollective({call(0), call(1), call(2)})));
       for (uint64_t c = 0; c < 3; ++c) ReadAndCheck(rank, call(c));
       EXPECT_EQ(rank.reader->stats().predicted_hits, 3u);
       advised += rank.reader->stats().bytes_advised;
@@ -98,7 +98,7 @@ TEST_F(CollectiveReaderTest, ADeclarationThatIsWrongCostsAMissNeverABadByte) {
   const std::vector<uint64_t> order = Permutation(4 * 6 * 24, 10);
   RunRanks(2, path_, ReaderOptions{}, [&](Rank &rank, int r) {
     std::vector<FileRanges> declared = {PermutedCall(order, r, 2, 0), PermutedCall(order, r, 2, 7)};
-    ASSERT_EQ(rank.reader->DeclareCollective(declared), "");
+    ASSERT_TRUE(test::IsOk(rank.reader->DeclareCollective(declared)));
     ReadAndCheck(rank, PermutedCall(order, r, 2, 0));
     ReadAndCheck(rank, PermutedCall(order, r, 2, 1));  // declared 7, read 1
     EXPECT_EQ(rank.reader->stats().predicted_hits, 1u);
@@ -109,7 +109,9 @@ TEST_F(CollectiveReaderTest, ADeclarationThatIsWrongCostsAMissNeverABadByte) {
 TEST_F(CollectiveReaderTest, RanksDeclaringDifferentCallCountsAreRefusedEverywhere) {
   RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
     std::vector<FileRanges> mine(r == 1 ? 2 : 3, FileRanges{{0, 100}});
-    std::string why = rank.reader->DeclareCollective(mine);
+    const Status refused = rank.reader->DeclareCollective(mine);
+    EXPECT_EQ(refused.code(), PFIO_EINVAL);
+    const std::string why = refused.message();
     EXPECT_NE(why.find("rank 1 declared 2 collective calls, rank 0 declared 3"), std::string::npos)
         << why;
     EXPECT_EQ(rank.reader->stats().declared_calls, 0u);
@@ -129,7 +131,7 @@ TEST_F(CollectiveReaderTest, DeclaredCallsAreHeldToHalfTheLeastBudget) {
     return std::vector<FileRanges>{call};
   };
   RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
-    std::string why = rank.reader->DeclareCollective(extents(r, 50000));
+    std::string why = rank.reader->DeclareCollective(extents(r, 50000)).message();
     EXPECT_NE(why.find("declared plan: 150000 extents of all ranks"), std::string::npos) << why;
     uint64_t cap = 0;  // rank 0's budget cap (4M less what the engine keeps for itself)
     ASSERT_EQ(pfio_memory_cap(rank.ctx, &cap), PFIO_OK);
@@ -140,10 +142,11 @@ TEST_F(CollectiveReaderTest, DeclaredCallsAreHeldToHalfTheLeastBudget) {
           << why;
     }
     // One rank alone beyond it sends no calls; every rank still refuses, by the same count.
-    why = rank.reader->DeclareCollective(extents(r, r == 2 ? 200000 : 10));
+    why = rank.reader->DeclareCollective(extents(r, r == 2 ? 200000 : 10)).message();
     EXPECT_NE(why.find("declared plan: 200020 extents"), std::string::npos) << why;
-    EXPECT_EQ(rank.reader->DeclareCollective(extents(r, 30000)), "");
-    why = rank.reader->DeclareCollective(extents(r, 30000));  // 180,000 held with the first
+    EXPECT_TRUE(test::IsOk(rank.reader->DeclareCollective(extents(r, 30000))));
+    why =
+        rank.reader->DeclareCollective(extents(r, 30000)).message();  // 180,000 held with the first
     EXPECT_NE(why.find("declared plan: 180000 extents"), std::string::npos) << why;
     EXPECT_EQ(rank.reader->stats().declared_calls, 1u);
   });
@@ -158,7 +161,7 @@ TEST_F(CollectiveReaderTest, ARecordedRunReplaysEveryCall) {
   recording.record_path = record;
   RunRanks(3, path_, recording, [&](Rank &rank, int r) {
     for (uint64_t call = 0; call < 6; ++call) ReadAndCheck(rank, PermutedCall(order, r, 3, call));
-    EXPECT_EQ(rank.reader->record_error(), "");
+    EXPECT_TRUE(test::IsOk(rank.reader->record_error()));
   });
   ReaderOptions replaying;
   replaying.file_name = path_;
@@ -177,14 +180,14 @@ TEST_F(CollectiveReaderTest, ARecordedRunReplaysEveryCall) {
   int32_t file = -1;
   ASSERT_EQ(pfio_file_open(ctx, path_.c_str(), &file), PFIO_OK);
   std::unique_ptr<CollectiveReader> reader;
-  std::string why = CollectiveReader::Create(&t, ctx, file, replaying, &reader);
+  std::string why = CollectiveReader::Create(&t, ctx, file, replaying, &reader).message();
   EXPECT_NE(why.find("written by 3 ranks, this communicator has 2"), std::string::npos) << why;
   PlanRecordHeader header;
-  ASSERT_EQ(ReadPlanRecordHeader(record, &header), "");
-  why = CheckPlanRecord(record, header, path_ + ".other", header.size, 3);
+  ASSERT_TRUE(test::IsOk(ReadPlanRecordHeader(record, &header)));
+  why = CheckPlanRecord(record, header, path_ + ".other", header.size, 3).message();
   EXPECT_NE(why.find("written for file " + path_ + ", not " + path_ + ".other"), std::string::npos)
       << why;
-  why = CheckPlanRecord(record, header, path_, header.size + 1, 3);
+  why = CheckPlanRecord(record, header, path_, header.size + 1, 3).message();
   EXPECT_NE(why.find("bytes; it has"), std::string::npos) << why;
   EXPECT_EQ(pfio_context_destroy(ctx), PFIO_OK);
 }
@@ -193,9 +196,9 @@ TEST_F(CollectiveReaderTest, ARecordCutShortEndsAtItsLastCompleteCall) {
   const std::string record = dir_.path() + "/cut.rec";
   {
     PlanRecordWriter w;
-    ASSERT_EQ(PlanRecordWriter::Open(record, "f", 10, 2, &w), "");
-    ASSERT_EQ(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})}), "");
-    ASSERT_EQ(w.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})}), "");
+    ASSERT_TRUE(test::IsOk(PlanRecordWriter::Open(record, "f", 10, 2, &w)));
+    ASSERT_TRUE(test::IsOk(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})})));
+    ASSERT_TRUE(test::IsOk(w.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})})));
   }
   std::string text;
   {
@@ -204,11 +207,11 @@ TEST_F(CollectiveReaderTest, ARecordCutShortEndsAtItsLastCompleteCall) {
   }
   std::ofstream(record, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() - 2);
   std::vector<CallPlans> calls;
-  ASSERT_EQ(LoadPlanRecord(record, "f", 10, 2, 100, &calls), "");
+  ASSERT_TRUE(test::IsOk(LoadPlanRecord(record, "f", 10, 2, 100, &calls)));
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0][1], (FileRanges{{4, 4}}));
   std::ofstream(record, std::ios::binary | std::ios::trunc) << "not a plan\n";
-  EXPECT_NE(LoadPlanRecord(record, "f", 10, 2, 100, &calls).find("does not start with"),
+  EXPECT_NE(LoadPlanRecord(record, "f", 10, 2, 100, &calls).message().find("does not start with"),
             std::string::npos);
 }
 
@@ -218,14 +221,14 @@ TEST_F(CollectiveReaderTest, ARecordCutShortEndsAtItsLastCompleteCall) {
 TEST_F(CollectiveReaderTest, ARecordNeverOverwritesWhatIsNotARecord) {
   const std::string record = dir_.path() + "/plan.rec", other = dir_.path() + "/notes.txt";
   std::ofstream(other) << "precious\n";
-  std::string why = CheckRecordTarget(path_, path_);
+  std::string why = CheckRecordTarget(path_, path_).message();
   EXPECT_NE(why.find("names the file being read"), std::string::npos) << why;
-  why = CheckRecordTarget(other, path_);
+  why = CheckRecordTarget(other, path_).message();
   EXPECT_NE(why.find("is not a pfio plan record"), std::string::npos) << why;
-  why = CheckRecordTarget(dir_.path(), path_);
+  why = CheckRecordTarget(dir_.path(), path_).message();
   EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
   PlanRecordWriter refused;
-  EXPECT_NE(PlanRecordWriter::Open(other, path_, 10, 2, &refused), "");
+  EXPECT_FALSE(PlanRecordWriter::Open(other, path_, 10, 2, &refused).ok());
   EXPECT_FALSE(refused.open());
   std::ifstream kept(other);
   std::string line;
@@ -236,14 +239,14 @@ TEST_F(CollectiveReaderTest, ARecordNeverOverwritesWhatIsNotARecord) {
   // followed (the temporary is created with O_EXCL | O_NOFOLLOW); the files they name are left.
   const std::string link_path = dir_.path() + "/link.rec";
   ASSERT_EQ(symlink(other.c_str(), link_path.c_str()), 0);
-  why = CheckRecordTarget(link_path, path_);
+  why = CheckRecordTarget(link_path, path_).message();
   EXPECT_NE(why.find("is a symbolic link"), std::string::npos) << why;
   const std::string planted = record + ".pfio-tmp-" + std::to_string(getpid()) + "-";
   for (int i = 0; i < 64; ++i)
     ASSERT_EQ(symlink(other.c_str(), (planted + std::to_string(i)).c_str()), 0);
   {
     PlanRecordWriter w;
-    why = PlanRecordWriter::Open(record, path_, 10, 2, &w);
+    why = PlanRecordWriter::Open(record, path_, 10, 2, &w).message();
     EXPECT_FALSE(w.open());
     EXPECT_NE(why.find("cannot be created: File exists"), std::string::npos) << why;
   }
@@ -251,23 +254,23 @@ TEST_F(CollectiveReaderTest, ARecordNeverOverwritesWhatIsNotARecord) {
   EXPECT_EQ(line, "precious");
   for (int i = 0; i < 64; ++i) unlink((planted + std::to_string(i)).c_str());
 
-  EXPECT_EQ(CheckRecordTarget(record, path_), "");  // new
+  EXPECT_TRUE(test::IsOk(CheckRecordTarget(record, path_)));  // new
   {
     PlanRecordWriter w;
-    ASSERT_EQ(PlanRecordWriter::Open(record, path_, 10, 2, &w), "");
-    ASSERT_EQ(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})}), "");
+    ASSERT_TRUE(test::IsOk(PlanRecordWriter::Open(record, path_, 10, 2, &w)));
+    ASSERT_TRUE(test::IsOk(w.Append({EncodePlan({{0, 4}}), EncodePlan({{4, 4}})})));
   }
-  EXPECT_EQ(CheckRecordTarget(record, path_), "");  // an earlier record
+  EXPECT_TRUE(test::IsOk(CheckRecordTarget(record, path_)));  // an earlier record
   PlanRecordWriter second;
-  ASSERT_EQ(PlanRecordWriter::Open(record, path_, 10, 2, &second), "");
-  ASSERT_EQ(second.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})}), "");
-  ASSERT_EQ(second.Append({EncodePlan({{1, 1}}), EncodePlan({{2, 1}})}), "");
+  ASSERT_TRUE(test::IsOk(PlanRecordWriter::Open(record, path_, 10, 2, &second)));
+  ASSERT_TRUE(test::IsOk(second.Append({EncodePlan({{8, 1}}), EncodePlan({{9, 1}})})));
+  ASSERT_TRUE(test::IsOk(second.Append({EncodePlan({{1, 1}}), EncodePlan({{2, 1}})})));
   std::vector<CallPlans> calls;
-  ASSERT_EQ(LoadPlanRecord(record, path_, 10, 2, 100, &calls), "");
+  ASSERT_TRUE(test::IsOk(LoadPlanRecord(record, path_, 10, 2, 100, &calls)));
   EXPECT_EQ(calls.size(), 1u) << "the earlier record stays until the new one is complete";
-  ASSERT_EQ(second.Close(), "");
+  ASSERT_TRUE(test::IsOk(second.Close()));
   calls.clear();
-  ASSERT_EQ(LoadPlanRecord(record, path_, 10, 2, 100, &calls), "");
+  ASSERT_TRUE(test::IsOk(LoadPlanRecord(record, path_, 10, 2, 100, &calls)));
   ASSERT_EQ(calls.size(), 2u);
   EXPECT_EQ(calls[1][1], (FileRanges{{2, 1}}));
 }
@@ -275,14 +278,15 @@ TEST_F(CollectiveReaderTest, ARecordNeverOverwritesWhatIsNotARecord) {
 // A replay path that is a directory, and header numbers that overflow, are named as such.
 TEST_F(CollectiveReaderTest, RecordHeadersWithBadNumbersAndDirectoriesAreNamed) {
   std::vector<CallPlans> calls;
-  std::string why = LoadPlanRecord(dir_.path(), "f", 10, 2, 100, &calls);
+  EXPECT_EQ(LoadPlanRecord(dir_.path(), "f", 10, 2, 100, &calls).code(), PFIO_EIO);
+  std::string why = LoadPlanRecord(dir_.path(), "f", 10, 2, 100, &calls).message();
   EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
   const std::string record = dir_.path() + "/bad.rec";
   std::ofstream(record) << "pfio-collective-plan 1\nfile f\nsize 10\nranks 99999999999\ncalls\n";
-  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls);
+  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls).message();
   EXPECT_NE(why.find("ranks \"99999999999\": expected 1 to"), std::string::npos) << why;
   std::ofstream(record) << "pfio-collective-plan 1\nfile f\nsize -3\nranks 2\ncalls\n";
-  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls);
+  why = LoadPlanRecord(record, "f", 10, 2, 100, &calls).message();
   EXPECT_NE(why.find("size \"-3\": expected a byte count"), std::string::npos) << why;
 }
 

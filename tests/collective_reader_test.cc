@@ -227,10 +227,10 @@ TEST_P(CollectiveReaderPathTest, OddSizedOverlappingRequestsIntoScatteredMemory)
           pieces.push_back({&memory[slot], e.offset + at, std::min<uint64_t>(3, e.length - at)});
         }
       uint64_t nread = 0;
-      std::string error;
-      ASSERT_EQ(rank.reader->Read(pieces.data(), pieces.size(), false, &nread, &error),
-                CollectiveReader::Outcome::kRead)
-          << error;
+      bool stock = false;
+      ASSERT_TRUE(
+          test::IsOk(rank.reader->Read(pieces.data(), pieces.size(), false, &nread, &stock)));
+      ASSERT_FALSE(stock);
       ASSERT_EQ(nread, total);
       std::vector<uint8_t> want(3);
       for (const pfio_read_piece &p : pieces) {
@@ -272,20 +272,20 @@ TEST_F(CollectiveReaderTest, OneRankAskingForTheStockPathSendsEveryRankThere) {
     std::vector<uint8_t> buf(kBlock);
     pfio_read_piece piece{buf.data(), static_cast<uint64_t>(r) * kBlock, kBlock};
     uint64_t nread = 7;
-    std::string error;
-    EXPECT_EQ(rank.reader->Read(&piece, 1, r == 1, &nread, &error),
-              CollectiveReader::Outcome::kStock);
+    bool stock = false;
+    EXPECT_TRUE(test::IsOk(rank.reader->Read(&piece, 1, r == 1, &nread, &stock)));
+    EXPECT_TRUE(stock);
     EXPECT_EQ(nread, 0u);
     // Past the end of the file as pfio knows it: the stock path too (the file may have grown).
     uint64_t size = 0;
     ASSERT_EQ(pfio_file_size(rank.ctx, rank.file, &size), PFIO_OK);
     piece.offset = r == 2 ? size - 10 : 0;
-    EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error),
-              CollectiveReader::Outcome::kStock);
+    EXPECT_TRUE(test::IsOk(rank.reader->Read(&piece, 1, false, &nread, &stock)));
+    EXPECT_TRUE(stock);
     EXPECT_EQ(rank.reader->stats().stock_calls, 2u);
     piece.offset = 0;
-    EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error), CollectiveReader::Outcome::kRead)
-        << error;
+    EXPECT_TRUE(test::IsOk(rank.reader->Read(&piece, 1, false, &nread, &stock)));
+    EXPECT_FALSE(stock);
     EXPECT_TRUE(test::HoldsPattern(buf.data(), 0, kBlock, kSeed));
   });
 }
@@ -296,25 +296,24 @@ TEST_F(CollectiveReaderTest, OneRankAskingForTheStockPathSendsEveryRankThere) {
 TEST_F(CollectiveReaderTest, AReaderWithoutItsContextSendsEveryRankToTheStockPathUntilAttached) {
   RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
     if (r == 1) {
-      ASSERT_EQ(
-          CollectiveReader::Create(&rank.transport, nullptr, -1, ReaderOptions{}, &rank.reader),
-          "");
+      ASSERT_TRUE(test::IsOk(
+          CollectiveReader::Create(&rank.transport, nullptr, -1, ReaderOptions{}, &rank.reader)));
     }
     std::vector<uint8_t> buf(kBlock);
     pfio_read_piece piece{buf.data(), static_cast<uint64_t>(r) * kBlock, kBlock};
     uint64_t nread = 0;
-    std::string error;
-    EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error),
-              CollectiveReader::Outcome::kStock);
+    bool stock = false;
+    EXPECT_TRUE(test::IsOk(rank.reader->Read(&piece, 1, false, &nread, &stock)));
+    EXPECT_TRUE(stock);
     if (r == 1) rank.reader->Attach(rank.ctx, rank.file);
-    EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error), CollectiveReader::Outcome::kRead)
-        << error;
+    EXPECT_TRUE(test::IsOk(rank.reader->Read(&piece, 1, false, &nread, &stock)));
+    EXPECT_FALSE(stock);
     EXPECT_EQ(nread, kBlock);
     EXPECT_TRUE(test::HoldsPattern(buf.data(), piece.offset, kBlock, kSeed));
     ReaderOptions recording;
     recording.record_path = path_ + ".record";
     std::unique_ptr<CollectiveReader> refused;
-    EXPECT_NE(CollectiveReader::Create(&rank.transport, nullptr, -1, recording, &refused), "");
+    EXPECT_FALSE(CollectiveReader::Create(&rank.transport, nullptr, -1, recording, &refused).ok());
     EXPECT_EQ(refused, nullptr);
   });
 }
@@ -326,11 +325,9 @@ TEST_F(CollectiveReaderTest, EveryRankStepsAsideTogetherWhereTheStockPathIsFaste
   for (const double stock_cost : {0.25, 8.0}) {
     std::vector<std::vector<bool>> paths(3);
     RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
-      std::string error;
       for (uint64_t call = 0; call < 400; ++call) {
         CollectiveReader::Route route = CollectiveReader::Route::kLayer;
-        ASSERT_EQ(rank.reader->BeginCall(&route, &error), CollectiveReader::Outcome::kRead)
-            << error;
+        ASSERT_TRUE(test::IsOk(rank.reader->BeginCall(&route)));
         const bool stock = route == CollectiveReader::Route::kStock;
         paths[r].push_back(stock);
         if (route == CollectiveReader::Route::kLayer)
@@ -370,11 +367,9 @@ TEST_F(CollectiveReaderTest, CallsThatShipNothingAreReadAloneBetweenChecks) {
   for (const uint64_t alone_cost : {1, 8}) {
     std::vector<std::vector<R>> routes(3);
     RunRanks(3, path_, ReaderOptions{}, [&](Rank &rank, int r) {
-      std::string error;
       for (uint64_t call = 0; call < kCalls; ++call) {
         R route = R::kStock;
-        ASSERT_EQ(rank.reader->BeginCall(&route, &error), CollectiveReader::Outcome::kRead)
-            << error;
+        ASSERT_TRUE(test::IsOk(rank.reader->BeginCall(&route)));
         routes[r].push_back(route);
         const FileRanges mine =
             call < kOwn
@@ -430,17 +425,16 @@ TEST_P(CollectiveReaderPathTest, AnAggregatorsReadErrorReachesEveryRank) {
       std::vector<uint8_t> buf(kBlock);
       pfio_read_piece piece{buf.data(), (40 + static_cast<uint64_t>(r)) * kBlock, kBlock};
       uint64_t nread = 0;
-      std::string error;
-      EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error),
-                CollectiveReader::Outcome::kError);
-      EXPECT_NE(error.find("aggregator rank"), std::string::npos) << error;
+      bool stock = false;
+      const Status failed = rank.reader->Read(&piece, 1, false, &nread, &stock);
+      EXPECT_EQ(failed.code(), PFIO_EIO);
+      EXPECT_NE(failed.message().find("aggregator rank"), std::string::npos) << failed.message();
       EXPECT_EQ(nread, 0u);
       // The group is still usable: a read inside the file works.
       piece.offset = 1000;
       piece.length = 5000;
-      EXPECT_EQ(rank.reader->Read(&piece, 1, false, &nread, &error),
-                CollectiveReader::Outcome::kRead)
-          << error;
+      EXPECT_TRUE(test::IsOk(rank.reader->Read(&piece, 1, false, &nread, &stock)));
+      EXPECT_FALSE(stock);
       EXPECT_TRUE(test::HoldsPattern(buf.data(), 1000, 5000, kSeed));
     });
   for (auto &t : threads) t.join();
@@ -475,9 +469,7 @@ TEST_F(CollectiveReaderTest, AJudgeKeyCarriesTheJudgesAndReadingAloneToTheNextFi
           if (f + 1 == kFiles) rank.reader->ForgetCarried();
           for (uint64_t call = 0; call < kCallsPerFile; ++call) {
             R route = R::kStock;
-            std::string error;
-            ASSERT_EQ(rank.reader->BeginCall(&route, &error), CollectiveReader::Outcome::kRead)
-                << error;
+            ASSERT_TRUE(test::IsOk(rank.reader->BeginCall(&route)));
             routes[r].push_back(route);
             const FileRanges mine = Interleaved(r, 3, call, 1);
             if (route == R::kLayer) ReadAndCheck(rank, mine);

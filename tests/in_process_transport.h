@@ -38,31 +38,32 @@ class InProcessTransport final : public collective::Transport {
   int rank() const override { return rank_; }
   int size() const override { return group_->ranks(); }
 
-  std::string Allgather(const std::vector<uint8_t> &mine,
-                        std::vector<std::vector<uint8_t>> *all) override {
+  Status Allgather(const std::vector<uint8_t> &mine,
+                   std::vector<std::vector<uint8_t>> *all) override {
     my_slot().bytes = mine;
     group_->barrier_.arrive_and_wait();
     all->clear();
     for (auto &slot : group_->slots_) all->push_back(slot.bytes);
     group_->barrier_.arrive_and_wait();
-    return "";
+    return Status::Ok();
   }
 
-  std::string Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts,
-                        uint8_t *recv, const std::vector<uint64_t> &recv_counts) override {
+  Status Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts, uint8_t *recv,
+                   const std::vector<uint64_t> &recv_counts) override {
     my_slot().send = send;
     my_slot().send_counts = send_counts;
     group_->barrier_.arrive_and_wait();
-    std::string why;
+    Status why;
     for (int from = 0; from < size(); ++from) {
       const auto &slot = group_->slots_[static_cast<size_t>(from)];
       uint64_t at = 0;
       for (int r = 0; r < rank_; ++r) at += slot.send_counts[static_cast<size_t>(r)];
       const uint64_t n = slot.send_counts[static_cast<size_t>(rank_)];
       if (n != recv_counts[static_cast<size_t>(from)])
-        why = "rank " + std::to_string(rank_) + " expected " +
-              std::to_string(recv_counts[static_cast<size_t>(from)]) + " bytes from rank " +
-              std::to_string(from) + ", which sent " + std::to_string(n);
+        why = Status::Io("rank " + std::to_string(rank_) + " expected " +
+                         std::to_string(recv_counts[static_cast<size_t>(from)]) +
+                         " bytes from rank " + std::to_string(from) + ", which sent " +
+                         std::to_string(n));
       else if (n > 0)
         std::memcpy(recv, slot.send + at, n);
       recv += recv_counts[static_cast<size_t>(from)];
@@ -71,22 +72,22 @@ class InProcessTransport final : public collective::Transport {
     return why;
   }
 
-  std::string AllreduceMax(int64_t mine, int64_t *result) override {
+  Status AllreduceMax(int64_t mine, int64_t *result) override {
     my_slot().value = mine;
     group_->barrier_.arrive_and_wait();
     *result = mine;
     for (auto &slot : group_->slots_) *result = std::max(*result, slot.value);
     group_->barrier_.arrive_and_wait();
-    return "";
+    return Status::Ok();
   }
 
-  std::string Broadcast(int root, std::string *text) override {
+  Status Broadcast(int root, std::string *text) override {
     if (rank_ == root) my_slot().bytes.assign(text->begin(), text->end());
     group_->barrier_.arrive_and_wait();
     const auto &b = group_->slots_[static_cast<size_t>(root)].bytes;
     text->assign(b.begin(), b.end());
     group_->barrier_.arrive_and_wait();
-    return "";
+    return Status::Ok();
   }
 
  private:

@@ -14,7 +14,7 @@ namespace {
 FileRanges RoundTrip(const FileRanges &plan) {
   std::vector<uint8_t> wire = EncodePlan(plan);
   FileRanges back;
-  EXPECT_EQ(DecodePlan(wire.data(), wire.size(), 1u << 30, &back), "");
+  EXPECT_TRUE(DecodePlan(wire.data(), wire.size(), 1u << 30, &back).ok());
   return back;
 }
 
@@ -71,17 +71,17 @@ TEST(PlanCodec, RefusesTruncatedTrailingAndOversizedMessages) {
   std::vector<uint8_t> wire = EncodePlan(plan);
   FileRanges out = {{1, 1}};
   for (size_t cut = 0; cut < wire.size(); ++cut) {
-    std::string why = DecodePlan(wire.data(), cut, 1000, &out);
+    const std::string why = DecodePlan(wire.data(), cut, 1000, &out).message();
     EXPECT_NE(why.find("truncated"), std::string::npos) << "cut at " << cut << ": " << why;
   }
   std::vector<uint8_t> longer = wire;
   longer.push_back(0);
-  EXPECT_NE(DecodePlan(longer.data(), longer.size(), 1000, &out).find("1 bytes after"),
+  EXPECT_NE(DecodePlan(longer.data(), longer.size(), 1000, &out).message().find("1 bytes after"),
             std::string::npos);
-  EXPECT_NE(DecodePlan(wire.data(), wire.size(), 3, &out).find("more than 3 extents"),
+  EXPECT_NE(DecodePlan(wire.data(), wire.size(), 3, &out).message().find("more than 3 extents"),
             std::string::npos);
   const uint8_t zero_count[] = {1, 0, 0, 5};
-  EXPECT_NE(DecodePlan(zero_count, sizeof zero_count, 1000, &out).find("count 0"),
+  EXPECT_NE(DecodePlan(zero_count, sizeof zero_count, 1000, &out).message().find("count 0"),
             std::string::npos);
   EXPECT_EQ(out, (FileRanges{{1, 1}})) << "nothing appended on error";
 }
@@ -91,7 +91,8 @@ TEST(PlanCodec, RefusesExtentsPastTwoToTheSixtyFour) {
   std::vector<uint8_t> wire = EncodePlan(plan);
   wire[wire.size() - 1] = 9;  // length 9 from 2^64 - 6
   FileRanges out;
-  EXPECT_NE(DecodePlan(wire.data(), wire.size(), 10, &out).find("past 2^64"), std::string::npos);
+  EXPECT_NE(DecodePlan(wire.data(), wire.size(), 10, &out).message().find("past 2^64"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -62,6 +62,12 @@ class ScratchDir {
   std::string path_;
 };
 
+// Asserts a call succeeded, its message shown when it did not.
+inline ::testing::AssertionResult IsOk(const Status &status) {
+  if (status.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << status.message();
+}
+
 // Asserts buf holds the pattern bytes of [offset, offset+length).
 inline ::testing::AssertionResult HoldsPattern(const void *buf, uint64_t offset, uint64_t length,
                                                uint64_t seed) {

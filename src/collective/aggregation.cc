@@ -5,16 +5,16 @@
 
 namespace pfio::collective {
 
-std::string Aggregation::Check(uint64_t unit, uint32_t targets, const std::vector<int> &aggregators,
-                               int ranks) {
-  if (unit == 0) return "stripe unit 0 (expected >= 1 byte)";
-  if (targets == 0) return "0 storage targets (expected >= 1)";
-  if (aggregators.empty()) return "no aggregator ranks (expected >= 1)";
+Status Aggregation::Check(uint64_t unit, uint32_t targets, const std::vector<int> &aggregators,
+                          int ranks) {
+  if (unit == 0) return Status::Invalid("stripe unit 0 (expected >= 1 byte)");
+  if (targets == 0) return Status::Invalid("0 storage targets (expected >= 1)");
+  if (aggregators.empty()) return Status::Invalid("no aggregator ranks (expected >= 1)");
   for (int r : aggregators)
     if (r < 0 || r >= ranks)
-      return "aggregator rank " + std::to_string(r) + " (expected 0.." + std::to_string(ranks - 1) +
-             ")";
-  return "";
+      return Status::Invalid("aggregator rank " + std::to_string(r) + " (expected 0.." +
+                             std::to_string(ranks - 1) + ")");
+  return Status::Ok();
 }
 
 Aggregation::Aggregation(uint64_t unit, uint32_t targets, std::vector<int> aggregators)

@@ -12,13 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
+
 namespace pfio::collective {
 
 class Aggregation {
  public:
-  // Returns "" or what is wrong (unit 0, no targets, no aggregators, a rank outside [0, ranks)).
-  static std::string Check(uint64_t unit, uint32_t targets, const std::vector<int> &aggregators,
-                           int ranks);
+  // OK, or PFIO_EINVAL and what is wrong (unit 0, no targets, no aggregators, a rank outside
+  // [0, ranks)).
+  static Status Check(uint64_t unit, uint32_t targets, const std::vector<int> &aggregators,
+                      int ranks);
   Aggregation(uint64_t unit, uint32_t targets, std::vector<int> aggregators);
 
   uint64_t unit() const { return unit_; }

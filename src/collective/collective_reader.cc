@@ -47,31 +47,32 @@ uint64_t CollectiveReader::DeclaredAllowance(pfio_context *ctx) {
   return cap / 2;
 }
 
-std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, int32_t file,
-                                     const ReaderOptions &options,
-                                     std::unique_ptr<CollectiveReader> *out) {
-  if (transport == nullptr) return "collective reader needs a transport";
+Status CollectiveReader::Create(Transport *transport, pfio_context *ctx, int32_t file,
+                                const ReaderOptions &options,
+                                std::unique_ptr<CollectiveReader> *out) {
+  if (transport == nullptr) return Status::Invalid("collective reader needs a transport");
   if (ctx == nullptr && (!options.replay_path.empty() || !options.record_path.empty()))
-    return "collective reader: a record or a replay needs the context at creation";
+    return Status::Invalid("collective reader: a record or a replay needs the context at creation");
   if (options.round_bytes == 0 || options.round_bytes > (1ull << 30))
-    return "collective round of " + std::to_string(options.round_bytes) +
-           " bytes (expected 1 byte to 1 GiB)";
+    return Status::Invalid("collective round of " + std::to_string(options.round_bytes) +
+                           " bytes (expected 1 byte to 1 GiB)");
   std::vector<int> aggregators = ChooseAggregators(transport->size(), options.aggregators);
   const uint32_t targets =
       options.targets ? options.targets : static_cast<uint32_t>(aggregators.size());
-  std::string why = Aggregation::Check(options.unit, targets, aggregators, transport->size());
-  if (!why.empty()) return why;
+  Status why = Aggregation::Check(options.unit, targets, aggregators, transport->size());
+  if (!why.ok()) return why;
   std::unique_ptr<CollectiveReader> reader(new CollectiveReader(
       transport, ctx, file, options, Aggregation(options.unit, targets, std::move(aggregators))));
   uint64_t size = 0;
-  if ((!options.replay_path.empty() || !options.record_path.empty()) &&
-      pfio_file_size(ctx, file, &size) != PFIO_OK)
-    return pfio_last_error();
+  if (!options.replay_path.empty() || !options.record_path.empty()) {
+    const pfio_status sized = pfio_file_size(ctx, file, &size);
+    if (sized != PFIO_OK) return Status(sized, pfio_last_error());
+  }
   if (!options.replay_path.empty()) {
     std::vector<CallPlans> calls;
     why = LoadPlanRecord(options.replay_path, options.file_name, size, transport->size(),
                          options.max_extents, &calls);
-    if (!why.empty()) return why;
+    if (!why.ok()) return why;
     reader->stats_.declared_calls += calls.size();
     for (const CallPlans &call : calls) reader->declared_extents_ += ExtentsOf(call);
     reader->declared_.assign(calls.begin(), calls.end());
@@ -79,11 +80,11 @@ std::string CollectiveReader::Create(Transport *transport, pfio_context *ctx, in
   if (!options.record_path.empty() && transport->rank() == 0) {
     why = PlanRecordWriter::Open(options.record_path, options.file_name, size, transport->size(),
                                  &reader->record_);
-    if (!why.empty()) return why;
+    if (!why.ok()) return why;
   }
   reader->TakeCarried();
   *out = std::move(reader);
-  return "";
+  return Status::Ok();
 }
 
 CollectiveReader::CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
@@ -145,20 +146,17 @@ CollectiveReader::~CollectiveReader() {
   predict::JudgeMemory::Keep(key + "/alone", alone_judge_, alone ? alone_run_ : 0);
 }
 
-CollectiveReader::Outcome CollectiveReader::Fail(std::string why, std::string *error) {
-  broken_ = std::move(why);
-  *error = broken_;
-  return Outcome::kError;
+Status CollectiveReader::Fail(Status why) {
+  broken_ = why.message();
+  return why;
 }
 
-CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, size_t count,
-                                                 bool want_stock, uint64_t *nread,
-                                                 std::string *error) {
+Status CollectiveReader::Read(const pfio_read_piece *pieces, size_t count, bool want_stock,
+                              uint64_t *nread, bool *stock) {
   *nread = 0;
-  if (!broken_.empty()) {
-    *error = "collective reads of this file stopped after an earlier failure: " + broken_;
-    return Outcome::kError;
-  }
+  *stock = false;
+  if (!broken_.empty())
+    return Status::Io("collective reads of this file stopped after an earlier failure: " + broken_);
   ++stats_.calls;
   std::vector<uint64_t> starts;
   const FileRanges mine = RangesOf(pieces, count, &starts);
@@ -168,8 +166,8 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   std::vector<FileRanges> plans;
   std::vector<std::vector<uint8_t>> messages;
   uint64_t file_size = 0;
-  const Outcome exchanged = ExchangePlans(mine, want_stock, &plans, &messages, &file_size, error);
-  if (exchanged != Outcome::kRead) {
+  const Status exchanged = ExchangePlans(mine, want_stock, &plans, &messages, &file_size, stock);
+  if (!exchanged.ok() || *stock) {
     StopReadingAlone();  // the same outcome on every rank
     return exchanged;
   }
@@ -181,10 +179,10 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
   if (my_aggregator_ >= 0 && !checking_)
     PlanAhead(schedule, plans, static_cast<size_t>(my_aggregator_), file_size);
   // 3. Rounds: read, ship, copy out (collective_reader_rounds.cc).
-  std::string read_error;
+  Status read_error;
   const uint64_t steps_before = stats_.exchange_steps;
-  const Outcome rounds = ReadRounds(schedule, pieces, starts, &read_error, error);
-  if (rounds != Outcome::kRead) return rounds;
+  const Status rounds = ReadRounds(schedule, pieces, starts, &read_error);
+  if (!rounds.ok()) return rounds;
   // Every rank knows whether anything was shipped (the schedule is the same everywhere): when
   // not, every rank's bytes are its own reads and its own error is the whole verdict, without a
   // collective (a large part of a one-block call: docs/measurements.md, "Others").
@@ -199,16 +197,14 @@ CollectiveReader::Outcome CollectiveReader::Read(const pfio_read_piece *pieces, 
     advise_after_.clear();
   }
   // 4. One verdict for every rank that received another's bytes.
-  if (!shipped && !read_error.empty()) {
-    *error =
-        "aggregator rank " + std::to_string(transport_->rank()) + " failed to read: " + read_error;
-    return Outcome::kError;
-  }
-  const Outcome verdict = shipped ? Verdict(read_error, error) : Outcome::kRead;
-  if (verdict != Outcome::kRead) return verdict;
+  if (!shipped && !read_error.ok())
+    return Status(read_error.code(), "aggregator rank " + std::to_string(transport_->rank()) +
+                                         " failed to read: " + read_error.message());
+  const Status verdict = shipped ? Verdict(read_error) : Status::Ok();
+  if (!verdict.ok()) return verdict;
   stats_.bytes_received += total;
   *nread = total;
-  return Outcome::kRead;
+  return Status::Ok();
 }
 
 void CollectiveReader::StopReadingAlone() {
@@ -230,8 +226,8 @@ void CollectiveReader::NoteShipping(bool shipped) {
   if (own_calls_ >= kOwnCallsBeforeAlone) alone_left_ = alone_run_;
 }
 
-std::string CollectiveReader::JudgeTogether(predict::PathJudge *judge) {
-  if (!judge->ExchangeDue()) return "";
+Status CollectiveReader::JudgeTogether(predict::PathJudge *judge) {
+  if (!judge->ExchangeDue()) return Status::Ok();
   // Every rank's measures, combined in rank order on every rank, so every rank chooses alike:
   // the mean over the ranks that measured something.
   const predict::PathJudge::Tally t = judge->tally();
@@ -240,8 +236,8 @@ std::string CollectiveReader::JudgeTogether(predict::PathJudge *judge) {
   std::vector<uint8_t> message(sizeof mine);
   std::memcpy(message.data(), mine, sizeof mine);
   std::vector<std::vector<uint8_t>> all;
-  const std::string why = transport_->Allgather(message, &all);
-  if (!why.empty()) return why;
+  const Status why = transport_->Allgather(message, &all);
+  if (!why.ok()) return why;
   double sum[kMeasures] = {}, mean[kMeasures] = {};
   int counted[kMeasures] = {};
   for (const std::vector<uint8_t> &m : all) {
@@ -255,16 +251,16 @@ std::string CollectiveReader::JudgeTogether(predict::PathJudge *judge) {
   }
   for (int i = 0; i < kMeasures; ++i) mean[i] = counted[i] ? sum[i] / counted[i] : 0;
   judge->Judge({mean[0], mean[1], mean[2], mean[3], mean[4]});
-  return "";
+  return Status::Ok();
 }
 
-CollectiveReader::Outcome CollectiveReader::BeginCall(Route *route, std::string *error) {
+Status CollectiveReader::BeginCall(Route *route) {
   using Path = predict::PathJudge::Path;
   *route = Route::kLayer;
   alone_judged_ = false;
-  if (!broken_.empty()) return Outcome::kRead;  // Read says why
-  std::string why = JudgeTogether(&judge_);
-  if (!why.empty()) return Fail(why, error);
+  if (!broken_.empty()) return Status::Ok();  // Read says why
+  Status why = JudgeTogether(&judge_);
+  if (!why.ok()) return Fail(why);
   const Path was = begun_;
   begun_ = judge_.Next();
   if (begun_ == Path::kStock && was == Path::kPfio && my_aggregator_ >= 0 && ctx_ != nullptr) {
@@ -278,23 +274,23 @@ CollectiveReader::Outcome CollectiveReader::BeginCall(Route *route, std::string 
     ++stats_.stock_calls;
     StopReadingAlone();  // pfio's calls, when they come back, exchange again first
     *route = Route::kStock;
-    return Outcome::kRead;
+    return Status::Ok();
   }
-  if (alone_left_ == 0) return Outcome::kRead;
+  if (alone_left_ == 0) return Status::Ok();
   // A call that may go alone: whether reading alone pays against the layer is judged on the
   // calls of both (alone as the judge's first path: it costs no exchange on a tie). With MPICH
   // on an oversubscribed node a barrier alone took 8.6 ms a call, the layer's call far less
   // (docs/romio-driver.md, "Stepping aside").
   why = JudgeTogether(&alone_judge_);
-  if (!why.empty()) return Fail(why, error);
+  if (!why.ok()) return Fail(why);
   alone_judged_ = true;
   alone_begun_ = alone_judge_.Next();
-  if (alone_begun_ == Path::kStock) return Outcome::kRead;  // through the layer: Read
+  if (alone_begun_ == Path::kStock) return Status::Ok();  // through the layer: Read
   ++stats_.calls;
   ++stats_.alone_calls;
   checking_ = --alone_left_ == 0;
   *route = Route::kAlone;
-  return Outcome::kRead;
+  return Status::Ok();
 }
 
 void CollectiveReader::EndCall(uint64_t bytes, uint64_t ns) {
@@ -304,7 +300,7 @@ void CollectiveReader::EndCall(uint64_t bytes, uint64_t ns) {
 
 void CollectiveReader::ObserveCall(const std::vector<std::vector<uint8_t>> &messages,
                                    const std::vector<FileRanges> &plans) {
-  if (record_.open() && record_error_.empty()) {
+  if (record_.open() && record_error_.ok()) {
     std::vector<std::vector<uint8_t>> coded_plans;
     for (const auto &m : messages) coded_plans.emplace_back(m.begin() + kHead, m.end());
     record_error_ = record_.Append(coded_plans);
@@ -321,26 +317,24 @@ void CollectiveReader::ObserveCall(const std::vector<std::vector<uint8_t>> &mess
   }
 }
 
-CollectiveReader::Outcome CollectiveReader::Verdict(const std::string &read_error,
-                                                    std::string *error) {
+Status CollectiveReader::Verdict(const Status &read_error) {
   // The lowest-numbered failing rank's message, on every rank.
   const int me = transport_->rank();
   const int64_t ranks = transport_->size();
   int64_t failed = 0;
-  std::string why = transport_->AllreduceMax(read_error.empty() ? 0 : ranks - me, &failed);
-  if (!why.empty()) return Fail(why, error);
-  if (failed == 0) return Outcome::kRead;
+  Status why = transport_->AllreduceMax(read_error.ok() ? 0 : ranks - me, &failed);
+  if (!why.ok()) return Fail(why);
+  if (failed == 0) return Status::Ok();
   const int root = static_cast<int>(ranks - failed);
-  std::string text = read_error;
+  std::string text = read_error.message();
   why = transport_->Broadcast(root, &text);
-  if (!why.empty()) return Fail(why, error);
-  *error = "aggregator rank " + std::to_string(root) + " failed to read: " + text;
-  return Outcome::kError;
+  if (!why.ok()) return Fail(why);
+  return Status::Io("aggregator rank " + std::to_string(root) + " failed to read: " + text);
 }
 
-std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &my_calls) {
+Status CollectiveReader::DeclareCollective(const std::vector<FileRanges> &my_calls) {
   if (!broken_.empty())
-    return "collective reads of this file stopped after an earlier failure: " + broken_;
+    return Status::Io("collective reads of this file stopped after an earlier failure: " + broken_);
   // The head of every rank's message: the bytes its budget lets declared calls hold, and its
   // extents. Every rank holds every rank's declared extents, so the job's must fit the least
   // allowance; a rank whose own extents do not sends no calls, and every rank refuses.
@@ -361,11 +355,8 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
     message.insert(message.end(), coded.begin(), coded.end());
   }
   std::vector<std::vector<uint8_t>> all;
-  std::string why = transport_->Allgather(message, &all);
-  if (!why.empty()) {
-    broken_ = why;
-    return why;
-  }
+  Status why = transport_->Allgather(message, &all);
+  if (!why.ok()) return Fail(why);
   // Every rank decodes the same bytes, so every rank comes to the same verdict.
   uint64_t least = UINT64_MAX, extents = declared_extents_;
   std::vector<size_t> body(all.size());
@@ -374,19 +365,20 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
     size_t pos = 0;
     if (!GetVarint(all[r].data(), all[r].size(), &pos, &allowed) ||
         !GetVarint(all[r].data(), all[r].size(), &pos, &count))
-      return "declared plan of rank " + std::to_string(r) + " is truncated";
+      return Status::Invalid("declared plan of rank " + std::to_string(r) + " is truncated");
     least = std::min(least, allowed);
     extents = count > UINT64_MAX - extents ? UINT64_MAX : extents + count;
     body[r] = pos;
   }
   if (extents > least / sizeof(FileRange)) {
-    return "declared plan: " + std::to_string(extents) +
-           " extents of all ranks (those declared before included) would hold " +
-           std::to_string(extents > UINT64_MAX / sizeof(FileRange) ? UINT64_MAX
-                                                                   : extents * sizeof(FileRange)) +
-           " bytes on every rank: expected at most " + std::to_string(least) +
-           " (half the least budget of any rank); nothing is declared (declare fewer calls at "
-           "a time, or raise budget)";
+    return Status::Invalid(
+        "declared plan: " + std::to_string(extents) +
+        " extents of all ranks (those declared before included) would hold " +
+        std::to_string(extents > UINT64_MAX / sizeof(FileRange) ? UINT64_MAX
+                                                                : extents * sizeof(FileRange)) +
+        " bytes on every rank: expected at most " + std::to_string(least) +
+        " (half the least budget of any rank); nothing is declared (declare fewer calls at "
+        "a time, or raise budget)");
   }
   std::vector<CallPlans> calls;
   for (size_t r = 0; r < all.size(); ++r) {
@@ -394,21 +386,21 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
     size_t pos = body[r];
     uint64_t n = 0;
     if (!GetVarint(m.data(), m.size(), &pos, &n))
-      return "declared plan of rank " + std::to_string(r) + " is truncated";
+      return Status::Invalid("declared plan of rank " + std::to_string(r) + " is truncated");
     if (r == 0) calls.assign(n, CallPlans(all.size()));
     if (n != calls.size())
-      return "rank " + std::to_string(r) + " declared " + std::to_string(n) +
-             " collective calls, rank 0 declared " + std::to_string(calls.size()) +
-             ": every rank must declare the same number of calls";
+      return Status::Invalid("rank " + std::to_string(r) + " declared " + std::to_string(n) +
+                             " collective calls, rank 0 declared " + std::to_string(calls.size()) +
+                             ": every rank must declare the same number of calls");
     for (uint64_t k = 0; k < n; ++k) {
       uint64_t len = 0;
       if (!GetVarint(m.data(), m.size(), &pos, &len) || len > m.size() - pos)
-        return "declared plan of rank " + std::to_string(r) + " is truncated at call " +
-               std::to_string(k);
+        return Status::Invalid("declared plan of rank " + std::to_string(r) +
+                               " is truncated at call " + std::to_string(k));
       why = DecodePlan(m.data() + pos, len, options_.max_extents, &calls[k][r]);
-      if (!why.empty())
-        return "declared plan of rank " + std::to_string(r) + ", call " + std::to_string(k) + ": " +
-               why;
+      if (!why.ok())
+        return Status::Invalid("declared plan of rank " + std::to_string(r) + ", call " +
+                               std::to_string(k) + ": " + why.message());
       pos += len;
     }
   }
@@ -417,7 +409,7 @@ std::string CollectiveReader::DeclareCollective(const std::vector<FileRanges> &m
   declared_.insert(declared_.end(), calls.begin(), calls.end());
   judge_.Reset();      // pfio's path is tried anew on the declared calls
   StopReadingAlone();  // which Read takes one by one: none is read alone
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace pfio::collective

@@ -10,11 +10,11 @@
 //  3. in rounds of at most round_bytes per aggregator the bytes are shipped to the ranks that
 //     asked (Alltoallv) and copied into their buffers; the reads of later rounds and calls are
 //     in flight in the engine's I/O thread meanwhile (no pfio thread calls the transport).
-// Outcomes agree on every rank: kRead (every byte of the request delivered, *nread = its size),
-// kStock (a rank asked for the stock path, or some rank's request reaches past the smallest
+// Outcomes agree on every rank: read (every byte of the request delivered, *nread = its size),
+// stock (a rank asked for the stock path, or some rank's request reaches past the smallest
 // file size the ranks' pfio contexts know: a write since open may have grown the file for some
-// ranks only; nothing was read), kError (*error says which rank failed
-// and why; the buffer's contents are undefined, never reported as read). A transport failure
+// ranks only; nothing was read), or an error (a Status saying which rank failed and why; the
+// buffer's contents are undefined, never reported as read). A transport failure
 // (a rank that stopped calling, a bound passed) makes every later call fail at once.
 // Look-ahead comes from calls declared in advance (DeclareCollective, or a record of an earlier
 // run replayed) and, when none are left, from repetition.
@@ -37,6 +37,7 @@
 #include "collective/file_range.h"
 #include "collective/plan_record.h"
 #include "collective/transport.h"
+#include "common/status.h"
 #include "pfio/pfio.h"
 #include "predict/path_judge.h"
 #include "predict/shifted_calls.h"
@@ -96,7 +97,6 @@ struct ReaderStats {
 
 class CollectiveReader {
  public:
-  enum class Outcome { kRead, kStock, kError };
   // A rank's rounds take at most 1/kBudgetShare of its budget's cap each (two are held: a
   // quarter of the budget), and are at least kMinRound.
   static constexpr uint64_t kBudgetShare = 8;
@@ -109,18 +109,20 @@ class CollectiveReader {
   // to the engine may hold), UINT64_MAX when the cap is unknown.
   static uint64_t DeclaredAllowance(pfio_context *ctx);
 
-  // "" and *out, or what is wrong with the options (*out untouched). The reader does not own
-  // the transport or the context; both must outlive it. `ctx` may be null (not with a record or
-  // a replay): the context starts when a call first goes through the layer (Attach), so a file
-  // whose calls the judge gives to the stock path or to reading alone starts none; until then a
-  // call through Read asks every rank for the stock path.
-  static std::string Create(Transport *transport, pfio_context *ctx, int32_t file,
-                            const ReaderOptions &options, std::unique_ptr<CollectiveReader> *out);
+  // OK and *out, or PFIO_EINVAL naming what is wrong with the options (*out untouched). The reader
+  // does not own the transport or the context; both must outlive it. `ctx` may be null (not with a
+  // record or a replay): the context starts when a call first goes through the layer (Attach), so a
+  // file whose calls the judge gives to the stock path or to reading alone starts none; until then
+  // a call through Read asks every rank for the stock path.
+  static Status Create(Transport *transport, pfio_context *ctx, int32_t file,
+                       const ReaderOptions &options, std::unique_ptr<CollectiveReader> *out);
   // The context Create was not given, and the file in it.
   void Attach(pfio_context *ctx, int32_t file);
 
-  Outcome Read(const pfio_read_piece *pieces, size_t count, bool want_stock, uint64_t *nread,
-               std::string *error);
+  // The collective call (the contract above): OK and *stock false with *nread its bytes, OK and
+  // *stock true for the stock path, or the error.
+  Status Read(const pfio_read_piece *pieces, size_t count, bool want_stock, uint64_t *nread,
+              bool *stock);
 
   // Where BeginCall sends a call: Read (pfio's layer), the front end's stock path, or this
   // rank's request read alone, as an independent read through pfio (the front end's own path;
@@ -137,12 +139,12 @@ class CollectiveReader {
   // reading alone pays is judged against Read on those calls, as the stock path is against
   // pfio's (a second PathJudge, the same schedule: trials of Read between stretches). Every rank
   // gets the same route: the judge decides on every rank's times summed (one Allgather at a
-  // decision), the runs on what every rank's Read saw alike. kError only when the transport
+  // decision), the runs on what every rank's Read saw alike. An error only when the transport
   // fails. Front ends that never call BeginCall have every call read by Read.
   static constexpr uint32_t kOwnCallsBeforeAlone = 2;
   static constexpr uint64_t kFirstAlone = 8;
   static constexpr uint64_t kLongestAlone = 256;
-  Outcome BeginCall(Route *route, std::string *error);
+  Status BeginCall(Route *route);
   // The call begun took `ns` nanoseconds for `bytes` of this rank's request on the path begun,
   // timed alike for both paths by the front end.
   void EndCall(uint64_t bytes, uint64_t ns);
@@ -151,11 +153,12 @@ class CollectiveReader {
   // every rank gives for the same number of calls; appended to the calls already declared.
   // Declared calls are planned ahead (up to lookahead_calls) before the repetition predictor;
   // a call that differs from its declaration counts as a miss and still reads the right bytes.
-  // "" or why the declaration was refused (the same on every rank; nothing appended): among
-  // the reasons, every rank's extents declared so far held beyond DeclaredAllowance of any rank.
-  std::string DeclareCollective(const std::vector<FileRanges> &my_calls);
-  // The first failure to write the record ("" when none); recording stops there.
-  const std::string &record_error() const { return record_error_; }
+  // OK, or PFIO_EINVAL and why the declaration was refused (the same on every rank; nothing
+  // appended): among the reasons, every rank's extents declared so far held beyond
+  // DeclaredAllowance of any rank. PFIO_EIO when the transport fails.
+  Status DeclareCollective(const std::vector<FileRanges> &my_calls);
+  // The first failure to write the record (OK when none); recording stops there.
+  const Status &record_error() const { return record_error_; }
 
   const ReaderStats &stats() const { return stats_; }
   // Stepping aside: calls given to each path (stock_calls: BeginCall's), the decisions.
@@ -177,7 +180,8 @@ class CollectiveReader {
  private:
   CollectiveReader(Transport *transport, pfio_context *ctx, int32_t file,
                    const ReaderOptions &options, Aggregation aggregation);
-  Outcome Fail(std::string why, std::string *error);
+  // The transport failed: every later call fails too.
+  Status Fail(Status why);
   // With options_.judge_key: the judges, and whether calls go alone, as the last reader with the
   // key left them (predict/judge_memory.h).
   void TakeCarried();
@@ -186,37 +190,36 @@ class CollectiveReader {
   void PlanAhead(const CallSchedule &now, const std::vector<FileRanges> &plans, size_t me,
                  uint64_t file_size);
   // Reads aggregator me's shares of a round, in send order: other ranks' into `out` (their send
-  // buffer, in order), this rank's own straight into its pieces. "" or pfio's message.
-  std::string ReadRound(const std::vector<Share> &shares, uint8_t *out,
-                        const pfio_read_piece *pieces, const std::vector<uint64_t> &starts);
+  // buffer, in order), this rank's own straight into its pieces. OK or pfio's error.
+  Status ReadRound(const std::vector<Share> &shares, uint8_t *out, const pfio_read_piece *pieces,
+                   const std::vector<uint64_t> &starts);
 
   // The steps of Read. 1 (collective_reader_exchange.cc): every rank's message (flags, the
-  // file size its pfio knows, its round allowance, its coded plan) to every rank; kRead with
-  // every rank's plan and the size all know, kStock when any rank wants the stock path or asks
-  // past that size (the same verdict everywhere), kError when a plan does not decode. Agrees
+  // file size its pfio knows, its round allowance, its coded plan) to every rank; OK with
+  // every rank's plan and the size all know, *stock when any rank wants the stock path or asks
+  // past that size (the same verdict everywhere), an error when a plan does not decode. Agrees
   // the round (the smallest allowance) and charges the exchange buffers to the budget.
-  Outcome ExchangePlans(const FileRanges &mine, bool want_stock, std::vector<FileRanges> *plans,
-                        std::vector<std::vector<uint8_t>> *messages, uint64_t *file_size,
-                        std::string *error);
+  Status ExchangePlans(const FileRanges &mine, bool want_stock, std::vector<FileRanges> *plans,
+                       std::vector<std::vector<uint8_t>> *messages, uint64_t *file_size,
+                       bool *stock);
   // The call's plans seen: recorded (rank 0, when recording), a declared call checked and used
   // up, the predictor told.
   void ObserveCall(const std::vector<std::vector<uint8_t>> &messages,
                    const std::vector<FileRanges> &plans);
   // 3 (collective_reader_rounds.cc): every round of `schedule`; this rank's first read failure
-  // goes to *read_error and the rounds go on (every rank must finish the exchange); kError only
-  // when the transport fails.
-  Outcome ReadRounds(const CallSchedule &schedule, const pfio_read_piece *pieces,
-                     const std::vector<uint64_t> &starts, std::string *read_error,
-                     std::string *error);
+  // goes to *read_error and the rounds go on (every rank must finish the exchange); an error
+  // only when the transport fails.
+  Status ReadRounds(const CallSchedule &schedule, const pfio_read_piece *pieces,
+                    const std::vector<uint64_t> &starts, Status *read_error);
   // Round k's exchange in steps, and what arrives copied into the pieces (unless !copy_out);
-  // "" or the transport's message (then the buffers are leaked: the exchange may still run).
-  std::string ShipRound(const CallSchedule &schedule, size_t k, std::vector<uint8_t> *send,
-                        const std::vector<uint64_t> &send_counts, uint64_t send_total,
-                        const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
-                        bool copy_out);
-  // 4, when bytes were shipped: the lowest-numbered failing rank's message on every rank
-  // (kError), or kRead.
-  Outcome Verdict(const std::string &read_error, std::string *error);
+  // OK or the transport's error (then the buffers are leaked: the exchange may still run).
+  Status ShipRound(const CallSchedule &schedule, size_t k, std::vector<uint8_t> *send,
+                   const std::vector<uint64_t> &send_counts, uint64_t send_total,
+                   const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
+                   bool copy_out);
+  // 4, when bytes were shipped: the lowest-numbered failing rank's message on every rank (an
+  // error), or OK.
+  Status Verdict(const Status &read_error);
 
   // The head of every rank's plan message: flags, the file size its pfio knows, its round
   // allowance; the coded plan follows.
@@ -244,9 +247,9 @@ class CollectiveReader {
   predict::PathJudge alone_judge_;
   predict::PathJudge::Path alone_begun_ = predict::PathJudge::Path::kPfio;
   bool alone_judged_ = false;
-  // When `judge` is due: every rank's tally gathered and judged alike on every rank; "" or the
+  // When `judge` is due: every rank's tally gathered and judged alike on every rank; OK or the
   // transport's failure.
-  std::string JudgeTogether(predict::PathJudge *judge);
+  Status JudgeTogether(predict::PathJudge *judge);
   // After a Read that exchanged plans: whether its calls can be read alone (every rank alike).
   void NoteShipping(bool shipped);
   // No call goes alone before two more calls through Read ship nothing (every rank alike).
@@ -257,7 +260,7 @@ class CollectiveReader {
   // once this call's bytes are read (PlanAhead has the why).
   std::vector<pfio_extent> advise_after_;
   PlanRecordWriter record_;  // rank 0 only, when recording
-  std::string record_error_;
+  Status record_error_;
   ReaderStats stats_;
   std::string broken_;  // the transport failure that stopped this reader, "" while usable
   // The aggregator's reads land in the kernel's page cache: the file is of the engine's

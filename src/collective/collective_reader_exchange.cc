@@ -9,9 +9,11 @@
 
 namespace pfio::collective {
 
-CollectiveReader::Outcome CollectiveReader::ExchangePlans(
-    const FileRanges &mine, bool want_stock, std::vector<FileRanges> *plans,
-    std::vector<std::vector<uint8_t>> *messages, uint64_t *file_size, std::string *error) {
+Status CollectiveReader::ExchangePlans(const FileRanges &mine, bool want_stock,
+                                       std::vector<FileRanges> *plans,
+                                       std::vector<std::vector<uint8_t>> *messages,
+                                       uint64_t *file_size, bool *stock) {
+  *stock = false;
   uint64_t size_here = 0;
   // No context yet (Attach): this rank cannot read through the layer, so every rank takes the
   // stock path for this call.
@@ -26,8 +28,8 @@ CollectiveReader::Outcome CollectiveReader::ExchangePlans(
   stats_.plan_extents += mine.size();
   stats_.plan_bytes += coded.size();
   std::vector<std::vector<uint8_t>> &all = *messages;
-  std::string why = transport_->Allgather(message, &all);
-  if (!why.empty()) return Fail(why, error);
+  Status why = transport_->Allgather(message, &all);
+  if (!why.ok()) return Fail(why);
   // Every aggregator must hold every byte asked for within the size its pfio knows (a write
   // since open may have grown the file for some ranks only): else the stock path, everywhere.
   // Rounds are the smallest any rank's budget allows, so every rank's exchange buffers fit.
@@ -36,7 +38,8 @@ CollectiveReader::Outcome CollectiveReader::ExchangePlans(
     uint64_t size = 0, allowed = 0;
     if (m.size() < kHead || (m[0] & kWantStock)) {
       ++stats_.stock_calls;
-      return Outcome::kStock;
+      *stock = true;
+      return Status::Ok();
     }
     std::memcpy(&size, &m[1], sizeof size);
     std::memcpy(&allowed, &m[1 + sizeof size], sizeof allowed);
@@ -54,20 +57,19 @@ CollectiveReader::Outcome CollectiveReader::ExchangePlans(
   for (size_t r = 0; r < all.size(); ++r) {
     why = DecodePlan(all[r].data() + kHead, all[r].size() - kHead, options_.max_extents - extents,
                      &(*plans)[r]);
-    if (!why.empty()) {  // every rank decodes the same bytes: every rank fails here
-      *error = "rank " + std::to_string(r) + "'s plan: " + why;
-      return Outcome::kError;
-    }
+    if (!why.ok())  // every rank decodes the same bytes: every rank fails here
+      return Status(why.code(), "rank " + std::to_string(r) + "'s plan: " + why.message());
     extents += (*plans)[r].size();
   }
   for (const FileRanges &plan : *plans)
     for (const FileRange &e : plan)
       if (e.end() > known) {
         ++stats_.stock_calls;
-        return Outcome::kStock;
+        *stock = true;
+        return Status::Ok();
       }
   *file_size = known;
-  return Outcome::kRead;
+  return Status::Ok();
 }
 
 }  // namespace pfio::collective

@@ -41,9 +41,9 @@ void Scatter(const pfio_read_piece *pieces, const std::vector<uint64_t> &starts,
 
 }  // namespace
 
-std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out,
-                                        const pfio_read_piece *pieces,
-                                        const std::vector<uint64_t> &starts) {
+Status CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_t *out,
+                                   const pfio_read_piece *pieces,
+                                   const std::vector<uint64_t> &starts) {
   const int me = transport_->rank();
   ++stats_.aggregator_reads;
   std::vector<pfio_read_piece> reads;
@@ -70,20 +70,17 @@ std::string CollectiveReader::ReadRound(const std::vector<Share> &shares, uint8_
   };
   SortIfUnsorted(reads.begin(), reads.end(), by_offset);
   uint64_t got = 0;
-  if (pfio_readv(ctx_, file_, reads.data(), reads.size(), &got) != PFIO_OK)
-    return pfio_last_error();
+  const pfio_status read = pfio_readv(ctx_, file_, reads.data(), reads.size(), &got);
+  if (read != PFIO_OK) return Status(read, pfio_last_error());
   if (got != total)
-    return "short read: " + std::to_string(got) + " of " + std::to_string(total) +
-           " bytes (the file shrank while it was read)";
+    return Status::Io("short read: " + std::to_string(got) + " of " + std::to_string(total) +
+                      " bytes (the file shrank while it was read)");
   stats_.bytes_read += total;
-  return "";
+  return Status::Ok();
 }
 
-CollectiveReader::Outcome CollectiveReader::ReadRounds(const CallSchedule &schedule,
-                                                       const pfio_read_piece *pieces,
-                                                       const std::vector<uint64_t> &starts,
-                                                       std::string *read_error,
-                                                       std::string *error) {
+Status CollectiveReader::ReadRounds(const CallSchedule &schedule, const pfio_read_piece *pieces,
+                                    const std::vector<uint64_t> &starts, Status *read_error) {
   const int me = transport_->rank();
   const size_t ranks = static_cast<size_t>(transport_->size());
   std::vector<uint8_t> send;
@@ -111,20 +108,20 @@ CollectiveReader::Outcome CollectiveReader::ReadRounds(const CallSchedule &sched
     uint64_t send_total = 0;
     for (uint64_t c : send_counts) send_total += c;
     send.resize(send_total);
-    if (read_error->empty() && !outgoing.empty())
+    if (read_error->ok() && !outgoing.empty())
       *read_error = ReadRound(outgoing, send.data(), pieces, starts);
-    const std::string why =
-        ShipRound(schedule, k, &send, send_counts, send_total, pieces, starts, read_error->empty());
-    if (!why.empty()) return Fail(why, error);
+    const Status why =
+        ShipRound(schedule, k, &send, send_counts, send_total, pieces, starts, read_error->ok());
+    if (!why.ok()) return Fail(why);
   }
-  return Outcome::kRead;
+  return Status::Ok();
 }
 
-std::string CollectiveReader::ShipRound(const CallSchedule &schedule, size_t k,
-                                        std::vector<uint8_t> *send,
-                                        const std::vector<uint64_t> &send_counts,
-                                        uint64_t send_total, const pfio_read_piece *pieces,
-                                        const std::vector<uint64_t> &starts, bool copy_out) {
+Status CollectiveReader::ShipRound(const CallSchedule &schedule, size_t k,
+                                   std::vector<uint8_t> *send,
+                                   const std::vector<uint64_t> &send_counts, uint64_t send_total,
+                                   const pfio_read_piece *pieces,
+                                   const std::vector<uint64_t> &starts, bool copy_out) {
   const int me = transport_->rank();
   const size_t ranks = static_cast<size_t>(transport_->size());
   const std::vector<int> &aggregators = aggregation_.aggregators();
@@ -163,9 +160,9 @@ std::string CollectiveReader::ShipRound(const CallSchedule &schedule, size_t k,
       recv_counts[static_cast<size_t>(aggregators[b])] = round_counts[b][static_cast<size_t>(me)];
     recv.resize(step_recv[static_cast<size_t>(me)]);
     stats_.exchange_peak = std::max(stats_.exchange_peak, send->size() + recv.size());
-    const std::string why = transport_->Alltoallv(send->data(), mine ? send_counts : no_counts,
-                                                  recv.data(), recv_counts);
-    if (!why.empty()) {
+    const Status why = transport_->Alltoallv(send->data(), mine ? send_counts : no_counts,
+                                             recv.data(), recv_counts);
+    if (!why.ok()) {
       // The exchange may still complete later: its buffers must stay valid (leaked).
       new std::vector<uint8_t>(std::move(*send));
       new std::vector<uint8_t>(std::move(recv));
@@ -182,7 +179,7 @@ std::string CollectiveReader::ShipRound(const CallSchedule &schedule, size_t k,
     }
     if (mine) stats_.bytes_shipped += send_total;
   }
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace pfio::collective

@@ -45,15 +45,15 @@ MpiTransport::MpiTransport(MPI_Comm comm, int timeout_ms, std::string bound_name
   MPI_Comm_size(comm_, &size_);
 }
 
-std::string MpiTransport::Broken() const {
-  return "the MPI transport of collective reads failed earlier: " + broken_;
+Status MpiTransport::Broken() const {
+  return Status::Io("the MPI transport of collective reads failed earlier: " + broken_);
 }
 
-std::string MpiTransport::Wait(MPI_Request *request, int started, const char *operation) {
+Status MpiTransport::Wait(MPI_Request *request, int started, const char *operation) {
   if (started != MPI_SUCCESS) {
     broken_ = std::string(operation) + " failed on rank " + std::to_string(rank_) + ": " +
               MpiError(started);
-    return broken_;
+    return Status::Io(broken_);
   }
   const double deadline = Seconds() + timeout_ms_ / 1000.0;
   for (unsigned spins = 0;; ++spins) {
@@ -62,9 +62,9 @@ std::string MpiTransport::Wait(MPI_Request *request, int started, const char *op
     if (rc != MPI_SUCCESS) {
       broken_ =
           std::string(operation) + " failed on rank " + std::to_string(rank_) + ": " + MpiError(rc);
-      return broken_;
+      return Status::Io(broken_);
     }
-    if (done) return "";
+    if (done) return Status::Ok();
     // Yield so ranks that share a core (oversubscribed nodes) make progress too.
     if (spins % 64 == 63) {
       if (Seconds() > deadline) {
@@ -74,15 +74,15 @@ std::string MpiTransport::Wait(MPI_Request *request, int started, const char *op
                   ": a rank stopped making collective reads of this file, made fewer of them "
                   "than the others, or failed (" +
                   bound_name_ + " sets the bound)";
-        return broken_;
+        return Status::Io(broken_);
       }
     }
     sched_yield();
   }
 }
 
-std::string MpiTransport::Allgather(const std::vector<uint8_t> &mine,
-                                    std::vector<std::vector<uint8_t>> *all) {
+Status MpiTransport::Allgather(const std::vector<uint8_t> &mine,
+                               std::vector<std::vector<uint8_t>> *all) {
   if (!broken_.empty()) return Broken();
   // One collective for small messages: each rank's size and up to kInline bytes of its message
   // go in a slot of fixed size; only when a message is larger do the ranks gather them all again
@@ -107,11 +107,11 @@ std::string MpiTransport::Allgather(const std::vector<uint8_t> &mine,
   std::memcpy(b->my_slot.head, mine.data(), std::min(mine.size(), kInline));
   b->slots.resize(static_cast<size_t>(size_));
   MPI_Request request;
-  std::string why = Wait(&request,
-                         MPI_Iallgather(&b->my_slot, sizeof(Slot), MPI_BYTE, b->slots.data(),
-                                        sizeof(Slot), MPI_BYTE, comm_, &request),
-                         "MPI_Iallgather of collective plans");
-  if (!why.empty()) {
+  Status why = Wait(&request,
+                    MPI_Iallgather(&b->my_slot, sizeof(Slot), MPI_BYTE, b->slots.data(),
+                                   sizeof(Slot), MPI_BYTE, comm_, &request),
+                    "MPI_Iallgather of collective plans");
+  if (!why.ok()) {
     b.release();
     return why;
   }
@@ -121,13 +121,13 @@ std::string MpiTransport::Allgather(const std::vector<uint8_t> &mine,
   if (inline_all) {
     for (size_t r = 0; r < all->size(); ++r)
       (*all)[r].assign(b->slots[r].head, b->slots[r].head + b->slots[r].size);
-    return "";
+    return Status::Ok();
   }
   b->send = mine;
   for (const Slot &slot : b->slots) b->sizes.push_back(slot.size);
   if (!ToInts(b->sizes, &b->counts, &b->displs)) {
     broken_ = "collective plans of all ranks exceed 2 GiB on rank " + std::to_string(rank_);
-    return broken_;
+    return Status::Io(broken_);
   }
   b->recv.resize(static_cast<size_t>(b->displs.back()) + static_cast<size_t>(b->counts.back()));
   why = Wait(
@@ -135,17 +135,17 @@ std::string MpiTransport::Allgather(const std::vector<uint8_t> &mine,
       MPI_Iallgatherv(b->send.data(), static_cast<int>(b->send.size()), MPI_BYTE, b->recv.data(),
                       b->counts.data(), b->displs.data(), MPI_BYTE, comm_, &request),
       "MPI_Iallgatherv of collective plans");
-  if (!why.empty()) {
+  if (!why.ok()) {
     b.release();
     return why;
   }
   for (size_t r = 0; r < all->size(); ++r)
     (*all)[r].assign(b->recv.begin() + b->displs[r], b->recv.begin() + b->displs[r] + b->counts[r]);
-  return "";
+  return Status::Ok();
 }
 
-std::string MpiTransport::Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts,
-                                    uint8_t *recv, const std::vector<uint64_t> &recv_counts) {
+Status MpiTransport::Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts,
+                               uint8_t *recv, const std::vector<uint64_t> &recv_counts) {
   if (!broken_.empty()) return Broken();
   struct Counts {
     std::vector<int> send, send_displs, recv, recv_displs;
@@ -154,48 +154,48 @@ std::string MpiTransport::Alltoallv(const uint8_t *send, const std::vector<uint6
   if (!ToInts(send_counts, &c->send, &c->send_displs) ||
       !ToInts(recv_counts, &c->recv, &c->recv_displs)) {
     broken_ = "a collective read round exceeds 2 GiB on rank " + std::to_string(rank_);
-    return broken_;
+    return Status::Io(broken_);
   }
   MPI_Request request;
-  std::string why =
+  Status why =
       Wait(&request,
            MPI_Ialltoallv(send, c->send.data(), c->send_displs.data(), MPI_BYTE, recv,
                           c->recv.data(), c->recv_displs.data(), MPI_BYTE, comm_, &request),
            "MPI_Ialltoallv of collective read data");
-  if (!why.empty()) c.release();
+  if (!why.ok()) c.release();
   return why;
 }
 
-std::string MpiTransport::AllreduceMax(int64_t mine, int64_t *result) {
+Status MpiTransport::AllreduceMax(int64_t mine, int64_t *result) {
   if (!broken_.empty()) return Broken();
   auto v = std::make_unique<int64_t[]>(2);
   v[0] = mine;
   MPI_Request request;
-  std::string why =
+  Status why =
       Wait(&request, MPI_Iallreduce(&v[0], &v[1], 1, MPI_INT64_T, MPI_MAX, comm_, &request),
            "MPI_Iallreduce of collective read status");
-  if (!why.empty()) {
+  if (!why.ok()) {
     v.release();
     return why;
   }
   *result = v[1];
-  return "";
+  return Status::Ok();
 }
 
-std::string MpiTransport::Broadcast(int root, std::string *text) {
+Status MpiTransport::Broadcast(int root, std::string *text) {
   if (!broken_.empty()) return Broken();
   auto buf = std::make_unique<char[]>(1024);
   std::memset(buf.get(), 0, 1024);
   if (rank_ == root) std::strncpy(buf.get(), text->c_str(), 1023);
   MPI_Request request;
-  std::string why = Wait(&request, MPI_Ibcast(buf.get(), 1024, MPI_CHAR, root, comm_, &request),
-                         "MPI_Ibcast of a collective read error");
-  if (!why.empty()) {
+  Status why = Wait(&request, MPI_Ibcast(buf.get(), 1024, MPI_CHAR, root, comm_, &request),
+                    "MPI_Ibcast of a collective read error");
+  if (!why.ok()) {
     buf.release();
     return why;
   }
   *text = buf.get();
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace pfio::collective

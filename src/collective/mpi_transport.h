@@ -23,17 +23,17 @@ class MpiTransport final : public Transport {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  std::string Allgather(const std::vector<uint8_t> &mine,
-                        std::vector<std::vector<uint8_t>> *all) override;
-  std::string Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts,
-                        uint8_t *recv, const std::vector<uint64_t> &recv_counts) override;
-  std::string AllreduceMax(int64_t mine, int64_t *result) override;
-  std::string Broadcast(int root, std::string *text) override;
+  Status Allgather(const std::vector<uint8_t> &mine,
+                   std::vector<std::vector<uint8_t>> *all) override;
+  Status Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts, uint8_t *recv,
+                   const std::vector<uint64_t> &recv_counts) override;
+  Status AllreduceMax(int64_t mine, int64_t *result) override;
+  Status Broadcast(int root, std::string *text) override;
 
  private:
   // Completes *request within the bound; on failure the transport is broken.
-  std::string Wait(MPI_Request *request, int started, const char *operation);
-  std::string Broken() const;
+  Status Wait(MPI_Request *request, int started, const char *operation);
+  Status Broken() const;
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;

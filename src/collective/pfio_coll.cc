@@ -52,6 +52,10 @@ pfio_status Fail(pfio_status status, const char *message) {
   return pfio_front_end_fail(status, message);
 }
 
+pfio_status Fail(const pfio::Status &status) {
+  return pfio_front_end_fail(status.code(), status.message().c_str());
+}
+
 }  // namespace
 
 extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
@@ -80,9 +84,9 @@ extern "C" pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_
     auto coll = std::make_unique<pfio_coll>();
     coll->transport = std::make_unique<pfio::collective::MpiTransport>(
         comm, options->timeout_ms, options->bound_name ? options->bound_name : "timeout_ms");
-    std::string why = pfio::collective::CollectiveReader::Create(coll->transport.get(), ctx, file,
-                                                                 o, &coll->reader);
-    if (!why.empty()) return Fail(PFIO_EINVAL, why);
+    const pfio::Status made = pfio::collective::CollectiveReader::Create(coll->transport.get(), ctx,
+                                                                         file, o, &coll->reader);
+    if (!made.ok()) return Fail(made);
     *out = coll.release();
     return PFIO_OK;
   } catch (const std::bad_alloc &) {
@@ -106,20 +110,13 @@ extern "C" void pfio_coll_forget_carried(pfio_coll *coll) {
 
 extern "C" pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pieces, size_t count,
                                       int want_stock, uint64_t *nread, int *stock) {
-  using Outcome = pfio::collective::CollectiveReader::Outcome;
   *stock = 0;
   try {
-    std::string why;
-    switch (coll->reader->Read(pieces, count, want_stock != 0, nread, &why)) {
-      case Outcome::kRead:
-        return PFIO_OK;
-      case Outcome::kStock:
-        *stock = 1;
-        return PFIO_OK;
-      case Outcome::kError:
-        break;
-    }
-    return Fail(PFIO_EIO, why);
+    bool to_stock = false;
+    const pfio::Status read = coll->reader->Read(pieces, count, want_stock != 0, nread, &to_stock);
+    if (!read.ok()) return Fail(read);
+    *stock = to_stock ? 1 : 0;
+    return PFIO_OK;
   } catch (const std::bad_alloc &) {
     return Fail(PFIO_ENOMEM, "collective read: out of memory for the plans or a round's buffers");
   } catch (const std::exception &e) {
@@ -128,13 +125,12 @@ extern "C" pfio_status pfio_coll_read(pfio_coll *coll, const pfio_read_piece *pi
 }
 
 extern "C" pfio_status pfio_coll_begin(pfio_coll *coll, int *stock) {
-  using Outcome = pfio::collective::CollectiveReader::Outcome;
   *stock = 0;
   try {
-    std::string why;
     using Route = pfio::collective::CollectiveReader::Route;
     Route route = Route::kLayer;
-    if (coll->reader->BeginCall(&route, &why) != Outcome::kRead) return Fail(PFIO_EIO, why);
+    const pfio::Status begun = coll->reader->BeginCall(&route);
+    if (!begun.ok()) return Fail(begun);
     *stock = route == Route::kStock ? 1 : route == Route::kAlone ? 2 : 0;
     return PFIO_OK;
   } catch (const std::bad_alloc &) {
@@ -166,9 +162,9 @@ extern "C" pfio_status pfio_coll_declare(pfio_coll *coll, int ncalls, const int 
             {static_cast<uint64_t>(offsets[at]), static_cast<uint64_t>(lengths[at])});
       }
     if (!bad.empty()) calls.clear();  // still take part in the exchange, so no rank waits
-    std::string why = coll->reader->DeclareCollective(calls);
-    if (why.empty()) why = bad;
-    return why.empty() ? PFIO_OK : Fail(PFIO_EINVAL, why);
+    const pfio::Status declared = coll->reader->DeclareCollective(calls);
+    if (!declared.ok()) return Fail(declared);
+    return bad.empty() ? PFIO_OK : Fail(PFIO_EINVAL, bad);
   } catch (const std::bad_alloc &) {
     return Fail(PFIO_ENOMEM, "declared plan: out of memory for the declared calls");
   } catch (const std::exception &e) {
@@ -180,9 +176,9 @@ extern "C" pfio_status pfio_coll_check_replay(const char *path, const char *file
                                               uint64_t size, int ranks) {
   try {
     pfio::collective::PlanRecordHeader header;
-    std::string why = pfio::collective::ReadPlanRecordHeader(path, &header);
-    if (why.empty()) why = pfio::collective::CheckPlanRecord(path, header, file_name, size, ranks);
-    return why.empty() ? PFIO_OK : Fail(PFIO_EINVAL, why);
+    pfio::Status why = pfio::collective::ReadPlanRecordHeader(path, &header);
+    if (why.ok()) why = pfio::collective::CheckPlanRecord(path, header, file_name, size, ranks);
+    return why.ok() ? PFIO_OK : Fail(why);
   } catch (const std::exception &e) {
     return Fail(PFIO_EIO, std::string("plan record: ") + e.what());
   }
@@ -190,15 +186,15 @@ extern "C" pfio_status pfio_coll_check_replay(const char *path, const char *file
 
 extern "C" pfio_status pfio_coll_check_record(const char *path, const char *file_name) {
   try {
-    const std::string why = pfio::collective::CheckRecordTarget(path, file_name);
-    return why.empty() ? PFIO_OK : Fail(PFIO_EINVAL, why);
+    const pfio::Status why = pfio::collective::CheckRecordTarget(path, file_name);
+    return why.ok() ? PFIO_OK : Fail(why);
   } catch (const std::exception &e) {
     return Fail(PFIO_EIO, std::string("plan record: ") + e.what());
   }
 }
 
 extern "C" const char *pfio_coll_record_error(const pfio_coll *coll) {
-  return coll->reader->record_error().c_str();
+  return coll->reader->record_error().message().c_str();
 }
 
 extern "C" void pfio_coll_get_stats(const pfio_coll *coll, pfio_coll_stats *stats) {

@@ -7,10 +7,11 @@
  * call returns a pfio_status, as pfio's own calls do, and on failure leaves one line in the
  * calling thread's pfio_last_error(). pfio_coll_read's outcome agrees on every rank: PFIO_OK with
  * *stock = 0 (every byte of this rank's pieces delivered, *nread = their total), PFIO_OK with
- * *stock = 1 (some rank asked for the stock path, nothing read), or an error (PFIO_EIO: the
- * message names the failing rank or MPI operation; after a transport failure every later call
- * fails at once). MPI is called only from the calling thread. Not installed: the front ends' own
- * header, built once per MPI (Open MPI, MPICH). */
+ * *stock = 1 (some rank asked for the stock path, nothing read), or an error (PFIO_EIO, or on a
+ * rank whose own read failed with nothing shipped that read's status: the message names the
+ * failing rank or MPI operation; after a transport failure every later call fails at once). MPI is
+ * called only from the calling thread. Not installed: the front ends' own header, built once per
+ * MPI (Open MPI, MPICH). */
 #ifndef PFIO_COLL_H_INCLUDED
 #define PFIO_COLL_H_INCLUDED
 
@@ -70,11 +71,11 @@ typedef struct pfio_coll_stats {
 } pfio_coll_stats;
 
 /* PFIO_OK and *out, or PFIO_EINVAL naming the bad option or why the replay is refused (another
- * file, size or rank count), PFIO_ENOMEM. Not collective. `ctx` may be NULL (not with a record or
- * a replay; options->page_cache names the buffer kind): a file whose calls go to the stock path
- * or are read alone then starts no context; pfio_coll_attach gives it before the first
- * pfio_coll_read this rank wants read through the layer (until then its calls ask for the stock
- * path). */
+ * file, size or rank count), PFIO_EIO when the replay cannot be read, PFIO_ENOMEM. Not collective.
+ * `ctx` may be NULL (not with a record or a replay; options->page_cache names the buffer kind): a
+ * file whose calls go to the stock path or are read alone then starts no context; pfio_coll_attach
+ * gives it before the first pfio_coll_read this rank wants read through the layer (until then its
+ * calls ask for the stock path). */
 pfio_status pfio_coll_create(MPI_Comm comm, pfio_context *ctx, int32_t file,
                              const pfio_coll_options *options, pfio_coll **out);
 void pfio_coll_attach(pfio_coll *coll, pfio_context *ctx, int32_t file);
@@ -100,7 +101,8 @@ pfio_status pfio_coll_begin(pfio_coll *coll, int *stock);
 void pfio_coll_end(pfio_coll *coll, uint64_t bytes, uint64_t ns);
 /* Collective: this rank's extents of its next `ncalls` collective calls (counts[k] extents for
  * call k, in offsets/lengths one call after the other). PFIO_OK, or PFIO_EINVAL (the same on
- * every rank: e.g. ranks declaring different numbers of calls). */
+ * every rank: e.g. ranks declaring different numbers of calls), or PFIO_EIO when the transport
+ * fails. */
 pfio_status pfio_coll_declare(pfio_coll *coll, int ncalls, const int *counts,
                               const int64_t *offsets, const int64_t *lengths);
 /* Whether a record at `path` may be replayed for this file, size and rank count: PFIO_OK, or

@@ -66,10 +66,11 @@ std::vector<uint8_t> EncodePlan(const FileRanges &ranges) {
   return out;
 }
 
-std::string DecodePlan(const uint8_t *data, size_t size, uint64_t max_extents, FileRanges *out) {
+Status DecodePlan(const uint8_t *data, size_t size, uint64_t max_extents, FileRanges *out) {
   size_t pos = 0;
   uint64_t records = 0;
-  if (!GetVarint(data, size, &pos, &records)) return "plan message truncated in its record count";
+  if (!GetVarint(data, size, &pos, &records))
+    return Status::Io("plan message truncated in its record count");
   FileRanges decoded;
   uint64_t start = 0;
   for (uint64_t r = 0; r < records; ++r) {
@@ -77,25 +78,27 @@ std::string DecodePlan(const uint8_t *data, size_t size, uint64_t max_extents, F
     if (!GetVarint(data, size, &pos, &count) || !GetVarint(data, size, &pos, &delta) ||
         !GetVarint(data, size, &pos, &length) ||
         (count > 1 && !GetVarint(data, size, &pos, &stride)))
-      return "plan message truncated in record " + std::to_string(r) + " of " +
-             std::to_string(records);
-    if (count == 0) return "plan record " + std::to_string(r) + " has count 0 (expected >= 1)";
+      return Status::Io("plan message truncated in record " + std::to_string(r) + " of " +
+                        std::to_string(records));
+    if (count == 0)
+      return Status::Io("plan record " + std::to_string(r) + " has count 0 (expected >= 1)");
     if (count > max_extents - decoded.size())
-      return "plan message holds more than " + std::to_string(max_extents) + " extents";
+      return Status::Io("plan message holds more than " + std::to_string(max_extents) + " extents");
     start += static_cast<uint64_t>(Unzigzag(delta));
     const int64_t step = Unzigzag(stride);
     for (uint64_t i = 0; i < count; ++i) {
       const uint64_t offset = start + static_cast<uint64_t>(step) * i;
       if (offset + length < offset)
-        return "plan record " + std::to_string(r) + " reaches past 2^64 (offset " +
-               std::to_string(offset) + ", length " + std::to_string(length) + ")";
+        return Status::Io("plan record " + std::to_string(r) + " reaches past 2^64 (offset " +
+                          std::to_string(offset) + ", length " + std::to_string(length) + ")");
       decoded.push_back({offset, length});
     }
   }
   if (pos != size)
-    return "plan message has " + std::to_string(size - pos) + " bytes after its last record";
+    return Status::Io("plan message has " + std::to_string(size - pos) +
+                      " bytes after its last record");
   out->insert(out->end(), decoded.begin(), decoded.end());
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace pfio::collective

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "collective/file_range.h"
+#include "common/status.h"
 
 namespace pfio::collective {
 
@@ -26,7 +27,7 @@ void PutVarint(std::vector<uint8_t> *out, uint64_t v);
 // Reads one at *pos (advanced); false when the bytes end first or it passes 64 bits.
 bool GetVarint(const uint8_t *data, size_t size, size_t *pos, uint64_t *v);
 
-// Appends the decoded extents to *out. Returns "" on success, else the reason (out unchanged).
-std::string DecodePlan(const uint8_t *data, size_t size, uint64_t max_extents, FileRanges *out);
+// Appends the decoded extents to *out: OK, or PFIO_EIO and the reason (out unchanged).
+Status DecodePlan(const uint8_t *data, size_t size, uint64_t max_extents, FileRanges *out);
 
 }  // namespace pfio::collective

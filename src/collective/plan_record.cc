@@ -92,25 +92,27 @@ std::string ReadAll(const std::string &path, std::string *text) {
 // replaced.
 constexpr OutputKind kRecordKind{"plan record", "pfio-collective-plan "};
 
-std::string CheckRecordTarget(const std::string &path, const std::string &file) {
-  return CheckOutputTarget(path, kRecordKind, file, "prefetch_record");
+Status CheckRecordTarget(const std::string &path, const std::string &file) {
+  const std::string why = CheckOutputTarget(path, kRecordKind, file, "prefetch_record");
+  return why.empty() ? Status::Ok() : Status::Invalid(why);
 }
 
-std::string PlanRecordWriter::Open(const std::string &path, const std::string &file, uint64_t size,
-                                   int ranks, PlanRecordWriter *out) {
-  std::string why = CheckRecordTarget(path, file);
-  if (!why.empty()) return why;
+Status PlanRecordWriter::Open(const std::string &path, const std::string &file, uint64_t size,
+                              int ranks, PlanRecordWriter *out) {
+  const Status target = CheckRecordTarget(path, file);
+  if (!target.ok()) return target;
+  std::string why;
   // Written under a temporary name and renamed over `path` when complete, so a job that dies
   // while recording leaves an earlier record (or nothing) at `path`.
   std::string temporary;
   const int fd = CreateOutputTemporary(path, "prefetch_record", &temporary, &why);
-  if (fd < 0) return why;
+  if (fd < 0) return Status::Invalid(why);
   std::FILE *f = fdopen(fd, "wb");
   if (f == nullptr) {
     why = "plan record " + temporary + " cannot be written: " + std::strerror(errno);
     close(fd);
     unlink(temporary.c_str());
-    return why;
+    return Status::Invalid(why);
   }
   std::fprintf(f, "%s\nfile %s\nsize %llu\nranks %d\ncalls\n", kMagic, file.c_str(),
                static_cast<unsigned long long>(size), ranks);
@@ -118,75 +120,78 @@ std::string PlanRecordWriter::Open(const std::string &path, const std::string &f
     why = "plan record " + temporary + ": " + std::strerror(errno);
     std::fclose(f);
     unlink(temporary.c_str());
-    return why;
+    return Status::Invalid(why);
   }
   out->f_ = f;
   out->path_ = path;
   out->temporary_ = temporary;
-  return "";
+  return Status::Ok();
 }
 
-std::string PlanRecordWriter::Close() {
-  if (f_ == nullptr) return "";
-  std::string why;
+Status PlanRecordWriter::Close() {
+  if (f_ == nullptr) return Status::Ok();
+  Status why;
   if (std::fclose(f_) != 0)
-    why = "plan record " + temporary_ + ": " + std::strerror(errno);
+    why = Status::Io("plan record " + temporary_ + ": " + std::strerror(errno));
   else if (std::rename(temporary_.c_str(), path_.c_str()) != 0)
-    why = "plan record " + temporary_ + " cannot be renamed to " + path_ + ": " +
-          std::strerror(errno);
+    why = Status::Io("plan record " + temporary_ + " cannot be renamed to " + path_ + ": " +
+                     std::strerror(errno));
   f_ = nullptr;
   return why;
 }
 
 PlanRecordWriter::~PlanRecordWriter() {
-  const std::string why = Close();
-  if (!why.empty()) std::fprintf(stderr, "pfio: %s\n", why.c_str());
+  const Status why = Close();
+  if (!why.ok()) std::fprintf(stderr, "pfio: %s\n", why.message().c_str());
 }
 
-std::string PlanRecordWriter::Append(const std::vector<std::vector<uint8_t>> &encoded) {
+Status PlanRecordWriter::Append(const std::vector<std::vector<uint8_t>> &encoded) {
   std::vector<uint8_t> call;
   for (const auto &plan : encoded) {
     PutVarint(&call, plan.size());
     call.insert(call.end(), plan.begin(), plan.end());
   }
   if (std::fwrite(call.data(), 1, call.size(), f_) != call.size() || std::fflush(f_) != 0)
-    return "plan record " + temporary_ + ": write failed: " + std::strerror(errno);
-  return "";
+    return Status::Io("plan record " + temporary_ + ": write failed: " + std::strerror(errno));
+  return Status::Ok();
 }
 
-std::string ReadPlanRecordHeader(const std::string &path, PlanRecordHeader *header) {
+Status ReadPlanRecordHeader(const std::string &path, PlanRecordHeader *header) {
   std::string text;
   std::string why = ReadAll(path, &text);
-  if (!why.empty()) return why;
+  if (!why.empty()) return Status::Io(why);
   size_t body = 0;
-  return ParseHeader(path, text, header, &body);
+  why = ParseHeader(path, text, header, &body);
+  return why.empty() ? Status::Ok() : Status::Invalid(why);
 }
 
-std::string CheckPlanRecord(const std::string &path, const PlanRecordHeader &h,
-                            const std::string &file, uint64_t size, int ranks) {
+Status CheckPlanRecord(const std::string &path, const PlanRecordHeader &h, const std::string &file,
+                       uint64_t size, int ranks) {
   if (h.ranks != ranks)
-    return "plan record " + path + " was written by " + std::to_string(h.ranks) +
-           " ranks, this communicator has " + std::to_string(ranks) +
-           ": a replay needs the same rank count";
+    return Status::Invalid("plan record " + path + " was written by " + std::to_string(h.ranks) +
+                           " ranks, this communicator has " + std::to_string(ranks) +
+                           ": a replay needs the same rank count");
   if (h.file != file)
-    return "plan record " + path + " was written for file " + h.file + ", not " + file;
+    return Status::Invalid("plan record " + path + " was written for file " + h.file + ", not " +
+                           file);
   if (h.size != size)
-    return "plan record " + path + " was written for " + h.file + " at " + std::to_string(h.size) +
-           " bytes; it has " + std::to_string(size) + " now";
-  return "";
+    return Status::Invalid("plan record " + path + " was written for " + h.file + " at " +
+                           std::to_string(h.size) + " bytes; it has " + std::to_string(size) +
+                           " now");
+  return Status::Ok();
 }
 
-std::string LoadPlanRecord(const std::string &path, const std::string &file, uint64_t size,
-                           int ranks, uint64_t max_extents, std::vector<CallPlans> *calls) {
+Status LoadPlanRecord(const std::string &path, const std::string &file, uint64_t size, int ranks,
+                      uint64_t max_extents, std::vector<CallPlans> *calls) {
   std::string text;
-  std::string why = ReadAll(path, &text);
-  if (!why.empty()) return why;
   PlanRecordHeader h;
   size_t at = 0;
+  std::string why = ReadAll(path, &text);
+  if (!why.empty()) return Status::Io(why);
   why = ParseHeader(path, text, &h, &at);
-  if (!why.empty()) return why;
-  why = CheckPlanRecord(path, h, file, size, ranks);
-  if (!why.empty()) return why;
+  if (!why.empty()) return Status::Invalid(why);
+  const Status fits = CheckPlanRecord(path, h, file, size, ranks);
+  if (!fits.ok()) return fits;
   while (at < text.size()) {
     CallPlans call(static_cast<size_t>(ranks));
     size_t pos = at;
@@ -198,18 +203,18 @@ std::string LoadPlanRecord(const std::string &path, const std::string &file, uin
         complete = false;
         break;
       }
-      why = DecodePlan(reinterpret_cast<const uint8_t *>(text.data()) + pos, n, max_extents,
-                       &call[static_cast<size_t>(r)]);
-      if (!why.empty())
-        return "plan record " + path + ", call " + std::to_string(calls->size()) + ", rank " +
-               std::to_string(r) + ": " + why;
+      const Status decoded = DecodePlan(reinterpret_cast<const uint8_t *>(text.data()) + pos, n,
+                                        max_extents, &call[static_cast<size_t>(r)]);
+      if (!decoded.ok())
+        return Status::Invalid("plan record " + path + ", call " + std::to_string(calls->size()) +
+                               ", rank " + std::to_string(r) + ": " + decoded.message());
       pos += n;
     }
     if (!complete) break;  // cut short while it was written
     calls->push_back(std::move(call));
     at = pos;
   }
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace pfio::collective

@@ -22,31 +22,34 @@
 #include <vector>
 
 #include "collective/file_range.h"
+#include "common/status.h"
 
 namespace pfio::collective {
 
 // Every rank's extents of one collective call.
 using CallPlans = std::vector<FileRanges>;
 
-// "" when `path` may receive a record of `file`: it does not exist, or it is an earlier pfio plan
-// record (a regular file that starts as one) and not `file` itself; else the refusal, naming it.
-std::string CheckRecordTarget(const std::string &path, const std::string &file);
+// OK when `path` may receive a record of `file`: it does not exist, or it is an earlier pfio plan
+// record (a regular file that starts as one) and not `file` itself; else PFIO_EINVAL and the
+// refusal, naming it.
+Status CheckRecordTarget(const std::string &path, const std::string &file);
 
 class PlanRecordWriter {
  public:
-  // "" and an open writer, or why the file cannot be written (CheckRecordTarget first). The
-  // record is written to PATH.pfio-tmp-PID and renamed to PATH by Close (or the destructor).
-  static std::string Open(const std::string &path, const std::string &file, uint64_t size,
-                          int ranks, PlanRecordWriter *out);
+  // OK and an open writer, or PFIO_EINVAL and why the file cannot be written (CheckRecordTarget
+  // first). The record is written to PATH.pfio-tmp-PID and renamed to PATH by Close (or the
+  // destructor).
+  static Status Open(const std::string &path, const std::string &file, uint64_t size, int ranks,
+                     PlanRecordWriter *out);
   PlanRecordWriter() = default;
   PlanRecordWriter(const PlanRecordWriter &) = delete;
   PlanRecordWriter &operator=(const PlanRecordWriter &) = delete;
   ~PlanRecordWriter();
-  // Appends one call: every rank's encoded plan (as exchanged). "" or the write error.
-  std::string Append(const std::vector<std::vector<uint8_t>> &encoded);
+  // Appends one call: every rank's encoded plan (as exchanged). OK or the write error (EIO).
+  Status Append(const std::vector<std::vector<uint8_t>> &encoded);
   bool open() const { return f_ != nullptr; }
-  // Closes and renames the record into place; "" or why not (the temporary file stays).
-  std::string Close();
+  // Closes and renames the record into place; OK or why not (EIO; the temporary file stays).
+  Status Close();
 
  private:
   std::FILE *f_ = nullptr;
@@ -60,13 +63,16 @@ struct PlanRecordHeader {
   int ranks = 0;
 };
 
-// Reads the header only; "" or what is wrong.
-std::string ReadPlanRecordHeader(const std::string &path, PlanRecordHeader *header);
-// "" when a record with this header may be replayed for (file, size, ranks), else the refusal.
-std::string CheckPlanRecord(const std::string &path, const PlanRecordHeader &header,
-                            const std::string &file, uint64_t size, int ranks);
-// Header checked as CheckPlanRecord does, then every complete call appended to *calls.
-std::string LoadPlanRecord(const std::string &path, const std::string &file, uint64_t size,
-                           int ranks, uint64_t max_extents, std::vector<CallPlans> *calls);
+// Reads the header only; OK, PFIO_EINVAL and what is wrong with it, or PFIO_EIO when the file
+// cannot be read.
+Status ReadPlanRecordHeader(const std::string &path, PlanRecordHeader *header);
+// OK when a record with this header may be replayed for (file, size, ranks), else PFIO_EINVAL
+// and the refusal.
+Status CheckPlanRecord(const std::string &path, const PlanRecordHeader &header,
+                       const std::string &file, uint64_t size, int ranks);
+// Read and checked as ReadPlanRecordHeader and CheckPlanRecord do, then every complete call
+// appended to *calls; a corrupt call is refused (PFIO_EINVAL) naming the call and the rank.
+Status LoadPlanRecord(const std::string &path, const std::string &file, uint64_t size, int ranks,
+                      uint64_t max_extents, std::vector<CallPlans> *calls);
 
 }  // namespace pfio::collective

@@ -1,7 +1,7 @@
 // Transport: the collective operations the collective layer needs, and nothing else.
 //
 // Contract. Every rank of the group calls the same operations in the same order (as with MPI
-// collectives). Each call returns "" on success, else one line saying which operation failed
+// collectives). Each call returns OK, else PFIO_EIO and one line saying which operation failed
 // and why (for MPI: a wait that passed its bound names the operation and the bound); after a
 // failure the transport is unusable and every later call fails at once. After a failed call
 // the buffers it was given may still be written (an MPI operation cannot be cancelled): the
@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
+
 namespace pfio::collective {
 
 class Transport {
@@ -21,16 +23,16 @@ class Transport {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   // all[r] = rank r's `mine` (any length, also 0).
-  virtual std::string Allgather(const std::vector<uint8_t> &mine,
-                                std::vector<std::vector<uint8_t>> *all) = 0;
+  virtual Status Allgather(const std::vector<uint8_t> &mine,
+                           std::vector<std::vector<uint8_t>> *all) = 0;
   // Sends send_counts[r] bytes to rank r (send holds them in rank order) and receives
   // recv_counts[r] bytes from rank r into recv (in rank order).
-  virtual std::string Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts,
-                                uint8_t *recv, const std::vector<uint64_t> &recv_counts) = 0;
+  virtual Status Alltoallv(const uint8_t *send, const std::vector<uint64_t> &send_counts,
+                           uint8_t *recv, const std::vector<uint64_t> &recv_counts) = 0;
   // *result = the largest `mine` of all ranks.
-  virtual std::string AllreduceMax(int64_t mine, int64_t *result) = 0;
+  virtual Status AllreduceMax(int64_t mine, int64_t *result) = 0;
   // Rank `root`'s *text, on every rank.
-  virtual std::string Broadcast(int root, std::string *text) = 0;
+  virtual Status Broadcast(int root, std::string *text) = 0;
 };
 
 }  // namespace pfio::collective
