@@ -15,10 +15,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // made the average execution allocate and check up to a megabyte) and exercises the same code.
   constexpr uint64_t kMaxExtents = 1 << 12;
   FileRanges out{{1, 1}};  // a sentinel: a refusal must leave it alone
-  std::string err = DecodePlan(data, size, kMaxExtents, &out);
-  if (!err.empty()) {
+  pfio::Status err = DecodePlan(data, size, kMaxExtents, &out);
+  if (!err.ok()) {
     FUZZ_CHECK(out.size() == 1 && out[0].offset == 1, "refusal '%s' changed the output",
-               err.c_str());
+               err.message().c_str());
     return 0;
   }
   FUZZ_CHECK(out.size() - 1 <= kMaxExtents, "%zu extents", out.size() - 1);
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<uint8_t> bytes = EncodePlan(plan);
   FileRanges back;
   err = DecodePlan(bytes.data(), bytes.size(), kMaxExtents, &back);
-  FUZZ_CHECK(err.empty(), "re-encoded plan refused: %s", err.c_str());
+  FUZZ_CHECK(err.ok(), "re-encoded plan refused: %s", err.message().c_str());
   FUZZ_CHECK(back == plan, "round trip changed %zu extents into %zu", plan.size(), back.size());
   return 0;
 }

@@ -21,11 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              "writing %zu bytes", size);
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
   PlanRecordHeader header;
-  std::string err = ReadPlanRecordHeader(path, &header);
-  if (!err.empty()) return 0;
+  if (!ReadPlanRecordHeader(path, &header).ok()) return 0;
   std::vector<CallPlans> calls;
-  err = LoadPlanRecord(path, "data", 1ull << 30, 4, 1 << 12, &calls);  // bound: cheap runs
-  if (!err.empty()) return 0;
+  if (!LoadPlanRecord(path, "data", 1ull << 30, 4, 1 << 12, &calls).ok()) return 0;  // cheap runs
   for (const CallPlans &call : calls) {
     FUZZ_CHECK(call.size() == 4, "a call with %zu plans for 4 ranks", call.size());
   }
