@@ -65,23 +65,23 @@ def table(runs, target):
 
 
 def cpu_table(runs, target):
-    """Where the test bed's server shares this machine's cores: the reader's and the server's CPU
-    per run, and the floor of a run's time they give, (reader + server) / cores."""
-    out = ["| workload | method | time (s) | reader CPU (s) | server CPU (s) | "
-           "floor: (reader + server) / cores (s) | floor as MiB/s |",
-           "|---|---|---:|---:|---:|---:|---:|"]
+    """Where the test bed's server shares this machine's cores: each method's time per run beside
+    the floor its CPU gives, (reader + server CPU) / cores, medians."""
+    names = {"sec2": "sec2", "preload": "no code change", "declared": "declared"}
+    head = "| workload |" + "".join(f" {n}: time | {n}: floor |" for n in names.values())
+    out = [head, "|---|" + "---:|---:|" * len(names)]
     for w in WORKLOADS:
-        for m in ("sec2", "preload", "declared"):
+        cells = []
+        for m in names:
             runs_of = [r for r in runs if r["target"] == target and r["workload"] == w
                        and r["method"] == m and r.get("cpu_server") is not None]
             if not runs_of:
-                continue
-            med = lambda k: statistics.median(r[k] for r in runs_of)  # noqa: E731
+                break
             floor = statistics.median((r["cpu_reader"] + r["cpu_server"]) / r["cores"]
                                       for r in runs_of)
-            out.append(f"| {w} | {m} | {med('seconds'):.3f} | {med('cpu_reader'):.3f} | "
-                       f"{med('cpu_server'):.3f} | {floor:.3f} | "
-                       f"{med('bytes') / floor / 2**20:.0f} |")
+            cells.append(f" {statistics.median(r['seconds'] for r in runs_of):.3f} | {floor:.3f} |")
+        if len(cells) == len(names):
+            out.append(f"| {w} |" + "".join(cells))
     return out if len(out) > 2 else []
 
 
@@ -128,10 +128,11 @@ def main():
         body += ["", target_title(folder, target), ""] + table(runs, target)
         cpu = cpu_table(runs, target)
         if cpu:
-            body += ["", f"CPU on the test bed `{target}` (medians; the server is nbdkit and "
-                     "nbdfuse on this machine's cores, as a storage target on other machines would "
-                     "not be): no reader on these cores can take less than its floor, whatever it "
-                     "asks of the target and however many requests it keeps in flight.", ""] + cpu
+            body += ["", f"Time and CPU floor per run on the test bed `{target}`, seconds "
+                     "(medians): the floor is the CPU the run took, the reader's (every thread) "
+                     "and the test bed server's (nbdkit and nbdfuse, on this machine's cores as a "
+                     "storage target on other machines would not be), over the cores. No reader "
+                     "here takes less than its floor, whatever it asks of the target.", ""] + cpu
     body += ["", "![Python readers](pybench.png)", "", END]
     plot(runs, targets, os.path.join(docs, "pybench.png"))
     replace_section(os.path.join(docs, "benchmarks.md"), BEGIN, END, body)
