@@ -44,10 +44,14 @@ static int is_foreign(hid_t dset_id)
 
 /* Below this many bytes a call is not planned where the file is in the page cache kind (a local
  * file system): planning costs more than overlapping a few small reads of a local device saves
- * (docs/measurements.md, "Others"). Behind FUSE or a network (the
- * engine's reorder buffer) every call of two reads or more is planned: each read saved there is a
- * round trip. */
+ * (docs/measurements.md, "Others"). Behind FUSE or a network (the engine's reorder buffer) a call
+ * of two reads or more is planned when its extents average REMOTE_EXTENT_MIN or more: each read
+ * saved there is a round trip; smaller pieces (8 KiB chunks, a contiguous dataset's rows of a
+ * tile) are left to the page cache, whose readahead and the predictions reach across calls and
+ * keep what neighbouring calls share, where a call's own plan read its gaps again in every call
+ * (docs/hdf5-driver.md, "Per-call plans"). */
 #define LOCAL_CALL_MIN ((uint64_t)64 << 10)
+#define REMOTE_EXTENT_MIN ((uint64_t)64 << 10)
 
 /* Whether the selection of `space` could need more than one read worth overlapping: it touches two
  * chunks or more (its bounding box does) of a chunked dataset, or selects from a contiguous one
@@ -82,7 +86,22 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
     } else if (info->layout != H5D_CONTIGUOUS) {
         return 0;
     }
-    return !info->file->page_cache_kind || bytes >= LOCAL_CALL_MIN;
+    if (info->file->page_cache_kind)
+        return bytes >= LOCAL_CALL_MIN;
+    /* The reorder buffer's kind: pieces below REMOTE_EXTENT_MIN (small chunks, short runs of a
+     * contiguous dataset's rows) are known before looking a chunk up (on such storage a lookup
+     * may read an index node: a round trip). */
+    if (info->layout == H5D_CHUNKED)
+        return info->chunk_bytes >= REMOTE_EXTENT_MIN;
+    if (H5Sget_select_bounds(space, lo, hi) < 0)
+        return 0;
+    bytes = info->elem; /* a run: the box's innermost rows, joined while they span their dims */
+    for (int d = rank - 1; d >= 0; --d) {
+        bytes *= hi[d] - lo[d] + 1;
+        if (hi[d] - lo[d] + 1 != dims[d])
+            break;
+    }
+    return bytes >= REMOTE_EXTENT_MIN;
 }
 
 /* The selection of `space` as one box [lo, hi]: 1 when it selects every element of its bounding
@@ -150,6 +169,14 @@ static void drop_ahead(H5FD_prefetch_t *file)
     file->ahead_info = NULL;
 }
 
+static uint64_t extents_bytes(const H5FD_prefetch_extents_t *list)
+{
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < list->count; ++i)
+        bytes += list->items[i].length;
+    return bytes;
+}
+
 /* Starts the call's plan: its extents, `bytes` of them, are in pfio's plan or pending. */
 static void start_plan(H5FD_prefetch_t *file, uint64_t bytes)
 {
@@ -206,14 +233,16 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
         want = 0;
     }
     note_box(info, boxed && want, lo, hi);
-    /* On a local file system a call read as one stream (a point's series over consecutive
-     * chunks, rows of a contiguous dataset) is left to the kernel's readahead, which follows it
-     * by itself: a plan would add its cost and nothing else. Several streams (a block's rows of
-     * chunks) are planned: advised at once, the device reads them side by side. */
+    /* A call read as one stream (a point's series over consecutive chunks, rows of a contiguous
+     * dataset) is left to the kernel's readahead, which follows it by itself and on past the
+     * call: a plan would add its cost and stop at the call's end (rows of 8 KiB chunks behind
+     * FUSE: 0.32x sec2 planned). Several streams (a block's rows of chunks) are planned: advised
+     * or fetched at once, the device reads them side by side. */
     if (!declared && want &&
         H5FD__prefetch_selection_extents(dset_id, file_space_id, "H5Dread", &list, &found) == 0 &&
         list.count > 0 && (info->layout == H5D_CHUNKED || list.count >= 2) &&
-        !(file->page_cache_kind && H5FD__prefetch_one_stream(&list))) {
+        !H5FD__prefetch_one_stream(&list) &&
+        (file->page_cache_kind || extents_bytes(&list) >= REMOTE_EXTENT_MIN * list.count)) {
         uint64_t bytes = 0;
         pthread_mutex_lock(&file->plan_lock);
         if (file->predictor.via_pfio && file->ctx != NULL &&

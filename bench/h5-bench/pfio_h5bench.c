@@ -15,8 +15,10 @@
  *   rows           full-width strips one chunk tall (256 for contig), top to bottom
  *   random-points  --points small 4 x 4 hyperslabs at seeded random places (2048 by default)
  * Methods:
- *   sec2               HDF5's default driver
- *   prefetch           H5Pset_fapl_prefetch and nothing else changed (stride prediction)
+ *   sec2               HDF5's default driver, through HDF5's own H5Dread
+ *   prefetch           H5Pset_fapl_prefetch and nothing else changed: the driver's H5Dread (this
+ *                      program links the driver ahead of HDF5), so each selection of several
+ *                      chunks is its own plan, and stride prediction across calls
  *   prefetch-declared  the same, and H5FD_prefetch_declare for every selection before reading
  *   sec2-cached        sec2 with the whole file in the page cache (read once before the run):
  *                      no driver can beat it; it is HDF5's own cost per read on this machine

@@ -86,6 +86,36 @@ TEST_F(AutoReadTest, AProgramLinkedWithTheDriverHasEachH5DreadPlanned) {
   H5Pclose(fapl);
 }
 
+// Where pfio holds the file in its reorder buffer (storage behind FUSE or a network), a call is
+// planned when its pieces average 64 KiB or more and are not one stream: columns of 128 KiB
+// chunks are; columns of 8 KiB chunks, a contiguous dataset's narrow strips and a row of chunks
+// (one stream, the kernel's readahead's) go to HDF5 unplanned, every value right either way.
+TEST_F(AutoReadTest, OnTheReorderBufferSmallPiecesAndOneStreamAreLeftToThePageCache) {
+  hid_t fapl = PrefetchFapl(true, H5FD_PREFETCH_ENGINE_NEVER, "engine");
+  hid_t file = Open(fapl);
+  struct Case {
+    const char *dataset, *pattern;
+    bool planned;
+  };
+  for (const Case &c : {Case{"c128k", "columns", true}, Case{"c8k", "columns", false},
+                        Case{"contig", "columns", false}, Case{"c128k", "rows", false}}) {
+    const DatasetSpec &d = Named(c.dataset);
+    hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+    ASSERT_GE(dset, 0);
+    const H5FD_prefetch_stats_t before = Stats(file);
+    const std::vector<Slab> slabs = Pattern(c.pattern, d);
+    for (const Slab &s : slabs) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+    const H5FD_prefetch_stats_t after = Stats(file);
+    EXPECT_EQ(after.call_plans - before.call_plans, c.planned ? slabs.size() : 0u)
+        << c.dataset << " " << c.pattern;
+    EXPECT_EQ(after.calls_unplanned - before.calls_unplanned, c.planned ? 0u : slabs.size())
+        << c.dataset << " " << c.pattern;
+    H5Dclose(dset);
+  }
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 TEST_F(AutoReadTest, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
   const DatasetSpec &d = Named("c128k");
   hid_t fapl = PrefetchFapl();
