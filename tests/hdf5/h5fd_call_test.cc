@@ -86,6 +86,26 @@ TEST_F(AutoReadTest, AProgramLinkedWithTheDriverHasEachH5DreadPlanned) {
   H5Pclose(fapl);
 }
 
+// A pass over every column, each call its own plan: the column sweep still follows the calls'
+// reads (the plans' pages are the page cache's too) and advises the rows ahead of them, which a
+// call's plan, ending with the call, does not.
+TEST_F(AutoReadTest, PlannedColumnsStillMakeAColumnSweep) {
+  const DatasetSpec &d = Named("c128k");  // its rows of chunks 512 KiB apart: a sweep's columns
+  hid_t fapl = PrefetchFapl(true, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+  ASSERT_GE(dset, 0);
+  const std::vector<Slab> columns = Pattern("columns", d);
+  for (const Slab &s : columns) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.call_plans, columns.size());
+  EXPECT_EQ(st.sweeps, 1u);
+  EXPECT_GT(st.sweep_advised, 0u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 // Where pfio holds the file in its reorder buffer (storage behind FUSE or a network), a call is
 // planned when its pieces average 64 KiB or more and are not one stream: columns of 128 KiB
 // chunks are; columns of 8 KiB chunks, a contiguous dataset's narrow strips and a row of chunks
