@@ -428,6 +428,18 @@ static read_fn hdf5_dread(void)
     return fn;
 }
 
+herr_t H5FD_prefetch_hdf5_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
+                               hid_t file_space_id, hid_t dxpl_id, void *buf)
+{
+    read_fn hdf5 = hdf5_dread();
+    if (hdf5 == NULL) {
+        fprintf(stderr, "pfio: H5Dread: HDF5's own H5Dread was not found beside this driver's "
+                        "H5Dopen2: the call fails\n");
+        return -1;
+    }
+    return hdf5(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
+}
+
 /* A program that links this driver ahead of HDF5 (as `-lpfio_hdf5 ... -lhdf5`, pkg-config's and
  * CMake's order for a program that names the driver) calls this H5Dread (the symbol is of the
  * driver's version node, so HDF5's own references and other programs never bind to it): each
@@ -436,12 +448,6 @@ static read_fn hdf5_dread(void)
 herr_t H5Dread(hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id, hid_t file_space_id,
                hid_t dxpl_id, void *buf)
 {
-    read_fn hdf5 = hdf5_dread();
-    if (hdf5 == NULL) {
-        fprintf(stderr, "pfio: H5Dread: HDF5's own H5Dread was not found beside this driver's "
-                        "H5Dopen2: the call fails\n");
-        return -1;
-    }
     return H5FD_prefetch_auto_read(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf,
-                                   hdf5);
+                                   H5FD_prefetch_hdf5_read);
 }

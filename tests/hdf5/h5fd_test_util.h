@@ -3,7 +3,6 @@
 // stats, and the page cache's view of a file (residency, eviction). Test-only.
 #pragma once
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -132,25 +131,10 @@ inline hid_t Select(hid_t dset, const Slab &s) {
 // HDF5's H5Dread, or a call with its signature that reads the same way.
 using DatasetRead = herr_t (*)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
 
-// HDF5's own H5Dread. A test linked with the driver ahead of HDF5 that names H5Dread calls the
-// driver's (each call its own plan, hdf5-vfd/H5FDprefetch_call.c); this is the H5Dread of a
-// program that links HDF5 first, whose reads the driver sees one by one.
-inline herr_t Hdf5Read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl,
-                       void *buf) {
-  static const DatasetRead own = [] {
-    Dl_info at;
-    DatasetRead fn = nullptr;
-    if (dladdr(reinterpret_cast<void *>(&H5Dopen2), &at) != 0 && at.dli_fname != nullptr) {
-      if (void *hdf5 = dlopen(at.dli_fname, RTLD_NOLOAD | RTLD_LAZY)) {
-        fn = reinterpret_cast<DatasetRead>(dlsym(hdf5, "H5Dread"));
-        dlclose(hdf5);
-      }
-    }
-    return fn;
-  }();
-  if (own == nullptr) ADD_FAILURE() << "HDF5's own H5Dread not found";
-  return own == nullptr ? -1 : own(dset, mem_type, mem_space, file_space, dxpl, buf);
-}
+// HDF5's own H5Dread (H5FD_prefetch_hdf5_read): a test linked with the driver ahead of HDF5 that
+// names H5Dread calls the driver's, each call its own plan; this is a program that links HDF5
+// first, whose reads the driver sees one by one.
+inline constexpr DatasetRead Hdf5Read = H5FD_prefetch_hdf5_read;
 
 // Reads `s` of `dset` with `read` and checks every value; returns the number of wrong values.
 inline size_t ReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s,
