@@ -300,20 +300,23 @@ static int H5FD__prefetch_cmp(const H5FD_t *_f1, const H5FD_t *_f2)
  * Function:    H5FD__prefetch_query
  *
  * Purpose:     The features HDF5 may use: metadata aggregation and accumulation, small raw
- *              data aggregation, a POSIX descriptor as handle, sec2's file format. No SWMR, and
- *              no data sieve at open (it is switched on later only for random readers of
- *              read-only files; see the top of this file).
+ *              data aggregation, a POSIX descriptor as handle, sec2's file format. No SWMR.
+ *              The data sieve as the open file has it: on from the open only for read-only
+ *              files with no prediction (predict = off), else switched on later for random
+ *              readers of read-only files (H5FD__prefetch_sieve_follow). HDF5 sets the flags it
+ *              is given here after the open callback, so a flag set there is kept only if
+ *              returned here.
  *
  * Return:      0
  *-------------------------------------------------------------------------
  */
 static herr_t H5FD__prefetch_query(const H5FD_t *file, unsigned long *flags)
 {
-    (void)file;
     if (flags != NULL)
         *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA |
                  H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_POSIX_COMPAT_HANDLE |
-                 H5FD_FEAT_DEFAULT_VFD_COMPATIBLE;
+                 H5FD_FEAT_DEFAULT_VFD_COMPATIBLE |
+                 (file != NULL ? file->feature_flags & H5FD_FEAT_DATA_SIEVE : 0);
     return 0;
 }
 

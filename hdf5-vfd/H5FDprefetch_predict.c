@@ -65,14 +65,16 @@ void H5FD__prefetch_predictor_free(H5FD_prefetch_t *file)
  * instead of one per row), and without it the driver was 4-24 % slower than sec2 there. For the
  * reads the prediction follows and for declared plans the sieve is in the way: it hides the reads'
  * own lengths and strides, and advice of exactly the planned bytes beat it (contiguous tiles and
- * columns, measured in docs/hdf5-driver.md). So the sieve is on exactly while the prediction is
- * switched off for missing: the reader was found random. Only on read-only files: on a writable
- * one, a write made while the sieve was off would leave the sieve buffer stale, and HDF5 would
- * serve it when the sieve came back on. */
+ * columns, measured in docs/hdf5-driver.md). So the sieve is on exactly while no prediction runs:
+ * switched off for missing (the reader was found random), or by the settings (predict = off;
+ * docs/hdf5-driver.md, "Data sieving"). Only on read-only files: on a writable one, a write made
+ * while the sieve was off would leave the sieve buffer stale, and HDF5 would serve it when the
+ * sieve came back on. */
 void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file)
 {
     const int want = file->read_only && !file->declared && !file->call_plan &&
-                     file->predictor.run != NULL && pfio_stride_off(file->predictor.run);
+                     (!file->config.predict || file->predictor.run == NULL ||
+                      pfio_stride_off(file->predictor.run));
     const int now = (file->pub.feature_flags & H5FD_FEAT_DATA_SIEVE) != 0;
     if (want == now)
         return;
