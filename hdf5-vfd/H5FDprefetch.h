@@ -122,6 +122,9 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t calls_ahead_used;   /* calls that were as foreseen: planned before they were made */
     uint64_t calls_ahead_missed; /* calls foreseen and not made: dropped, and the dataset's next
                                    1, 2, 4 ... 64 planned calls foresee nothing */
+    uint64_t call_spans;         /* unplanned H5Dread calls of a contiguous dataset whose runs
+                                    lay close enough to advise as one span at the call's start */
+    uint64_t call_span_bytes;    /* the bytes of those spans */
 } H5FD_prefetch_stats_t;
 
 /* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */

@@ -12,7 +12,9 @@
  * returns, so a plan never outlives its call, except where calls follow a pattern: a dataset whose
  * calls move one box by one shift has its next call's extents handed over when the call before it
  * returns (foresee). Guesses are kept only while they are read: unread plans and calls not made
- * as foreseen switch the dataset's planning, or its foresight, off for 1, 2, 4 .. 64 calls.
+ * as foreseen switch the dataset's planning, or its foresight, off for 1, 2, 4 .. 64 calls. A
+ * contiguous call left unplanned behind FUSE (small runs) is advised as its span when its runs lie
+ * as close as HDF5's sieve reads them under sec2.
  * A program linked with the driver before HDF5 gets the same: H5Dread here.
  */
 #define _GNU_SOURCE
@@ -52,6 +54,15 @@ static int is_foreign(hid_t dset_id)
  * (docs/hdf5-driver.md, "Per-call plans"). */
 #define LOCAL_CALL_MIN ((uint64_t)64 << 10)
 #define REMOTE_EXTENT_MIN ((uint64_t)64 << 10)
+
+/* HDF5's data sieve buffer by default (H5Pset_sieve_buf_size): what sec2 reads for a small read
+ * of a contiguous dataset. */
+#define SIEVE_BYTES ((uint64_t)64 << 10)
+
+/* Below this a contiguous call's span is not advised: behind FUSE the kernel's reads of advice
+ * answer later than HDF5's own sieve reads. Between a measured loss (96 KiB) and a measured gain
+ * (8 MiB), not a measured crossover (docs/hdf5-driver.md, "Per-call plans"). */
+#define SPAN_ADVICE_MIN ((uint64_t)1 << 20)
 
 /* Whether the selection of `space` could need more than one read worth overlapping: it touches two
  * chunks or more (its bounding box does) of a chunked dataset, or selects from a contiguous one
@@ -187,10 +198,47 @@ static void start_plan(H5FD_prefetch_t *file, uint64_t bytes)
     H5FD__prefetch_sieve_follow(file); /* HDF5 reads the planned runs, not sieve blocks */
 }
 
+/* Where the bytes of a selection of the contiguous dataset `info` lie: from its bounding box's
+ * first element to past its last (every byte the selection reads lies between), and in how many
+ * runs the box's rows lie (1 when they join into one). 0 when not known. */
+static int contiguous_span(const H5FD_prefetch_dataset_t *info, hid_t space, uint64_t *start,
+                           uint64_t *end, uint64_t *runs)
+{
+    hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
+    uint64_t first = 0, last = 0;
+    int d, joined = 1;
+    if (info->layout != H5D_CONTIGUOUS || info->base == HADDR_UNDEF ||
+        H5Sget_simple_extent_ndims(space) != info->rank || H5Sget_select_bounds(space, lo, hi) < 0)
+        return 0;
+    *runs = 1;
+    for (d = 0; d < info->rank; ++d) {
+        first = first * info->dims[d] + lo[d];
+        last = last * info->dims[d] + hi[d];
+    }
+    for (d = info->rank - 1; d >= 0; --d) { /* rows join while they span their dims */
+        if (!joined)
+            *runs *= hi[d] - lo[d] + 1;
+        joined = joined && hi[d] - lo[d] + 1 == info->dims[d];
+    }
+    *start = info->base + first * info->elem;
+    *end = info->base + (last + 1) * info->elem;
+    return 1;
+}
+
+/* The call is over: the prediction it held back is free again (H5FD_prefetch_predictor_t). */
+static void release_prediction(H5FD_prefetch_t *file)
+{
+    pthread_mutex_lock(&file->plan_lock);
+    file->predictor.call_first_read = 0;
+    file->predictor.call_advised = 0;
+    pthread_mutex_unlock(&file->plan_lock);
+}
+
 /* Hands the call's extents to the file's plan (read at the first raw read), unless they are there
- * already (the call was foreseen). 1 when planned. */
+ * already (the call was foreseen). 1 when planned. An unplanned call whose span was advised holds
+ * the file's prediction back: *held is the file, to release_prediction when the call returns. */
 static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **planned,
-                     H5FD_prefetch_dataset_t **planned_info)
+                     H5FD_prefetch_dataset_t **planned_info, H5FD_prefetch_t **held)
 {
     H5FD_prefetch_extents_t list = {NULL, 0, 0, 0};
     H5FD_prefetch_dataset_t *info = NULL;
@@ -199,6 +247,8 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     hid_t space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : file_space_id;
     int want = space >= 0 && may_need_reads(dset_id, space, &info);
     int boxed = want && one_box(space, lo, hi), declared, planned_now = 0;
+    uint64_t start = 0, end = 0, runs = 0;
+    int spanned = info != NULL && contiguous_span(info, space, &start, &end, &runs);
     size_t i;
     if (file_space_id == H5S_ALL && space >= 0)
         H5Sclose(space);
@@ -271,6 +321,24 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     if (!planned_now) {
         pthread_mutex_lock(&file->plan_lock);
         ++file->stats.calls_unplanned;
+        /* Runs of a contiguous dataset too small to plan one by one, no further apart than HDF5's
+         * sieve reads under sec2 (it reads SIEVE_BYTES from each run it does not hold, so all of
+         * the span), are advised as that span at once behind FUSE or a network (the engine's
+         * reorder-buffer kind; its context started already, by an earlier prediction): the
+         * kernel reads the span in large requests side by side, where HDF5 waits for one sieve
+         * read after another. A span wider than the advice window (memory control) is left to
+         * the prediction. */
+        if (spanned && !declared && runs >= 2 && end - start >= SPAN_ADVICE_MIN &&
+            end - start <= runs * SIEVE_BYTES && file->ctx != NULL && !file->page_cache_kind &&
+            !H5FD__prefetch_engine_inherited(file) &&
+            end - start <= H5FD__prefetch_advice_window(file)) {
+            H5FD__prefetch_willneed(file, start, end - start);
+            ++file->stats.call_spans;
+            file->stats.call_span_bytes += end - start;
+            file->predictor.call_advised = 1;
+            file->predictor.call_first_read = 1;
+            *held = file;
+        }
         pthread_mutex_unlock(&file->plan_lock);
         return 0;
     }
@@ -376,7 +444,7 @@ herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space
                                hid_t file_space_id, hid_t dxpl_id, void *buf,
                                herr_t (*hdf5_read)(hid_t, hid_t, hid_t, hid_t, hid_t, void *))
 {
-    H5FD_prefetch_t *file = NULL;
+    H5FD_prefetch_t *file = NULL, *held = NULL;
     H5FD_prefetch_dataset_t *info = NULL;
     herr_t ret;
     /* Never waited for: a thread that finds another planning (or this thread, calling H5Dread
@@ -387,11 +455,13 @@ herr_t H5FD_prefetch_auto_read(hid_t dset_id, hid_t mem_type_id, hid_t mem_space
     if (!is_foreign(dset_id)) {
         H5E_BEGIN_TRY /* planning is pfio's business: a failure is silent, the call goes on */
         {
-            (void)plan_call(dset_id, file_space_id, &file, &info);
+            (void)plan_call(dset_id, file_space_id, &file, &info, &held);
         }
         H5E_END_TRY;
     }
     ret = hdf5_read(dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
+    if (held != NULL)
+        release_prediction(held);
     /* After a failed read nothing that calls HDF5 runs: every HDF5 call (H5E_BEGIN_TRY's too)
      * clears the error stack the program reads the failure from. */
     if (file != NULL && end_call(file, info) && ret >= 0) {

@@ -48,6 +48,7 @@ void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
         pfio_stride_reset(p->run); /* a switch-off's doubling is kept */
     }
     p->via_pfio = 0;
+    p->crosses_calls = 0;
     H5FD__prefetch_sweep_reset(&file->sweep);
     H5FD__prefetch_sieve_follow(file);
 }
@@ -92,6 +93,8 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     int64_t stride = pfio_stride_step(p->run), next;
     uint64_t want, n = 0, limit;
     pfio_extent *plan;
+    if (p->call_advised && !p->crosses_calls)
+        return; /* the call's span was advised whole */
     /* A new prediction: which way it goes. Where the engine holds the file in the page cache, a
      * sequential run is left to the kernel's readahead, as without the engine (below). */
     if (!pfio_stride_planning(p->run))
@@ -161,6 +164,10 @@ int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t
      * of the run's chunks (an index node allocated while the chunks were written): same stride, a
      * new phase; only for predictions in the page cache. */
     pfio_stride_observe(p->run, addr, size, !p->via_pfio, &ev);
+    if (p->call_first_read) { /* a run that goes on here went on past the last call's end */
+        p->call_first_read = 0;
+        p->crosses_calls = ev.running && !ev.dropped;
+    }
     if (ev.shifted) {
         ++file->stats.prediction_shifts;
         if (ev.phase_shift != 0) { /* the reads advised at the old phase, where they now fall */

@@ -20,6 +20,13 @@
 typedef struct H5FD_prefetch_predictor_t {
     pfio_stride *run; /* NULL when it could not be made: no prediction */
     int via_pfio;     /* the prediction is in pfio's plan (else in the page cache) */
+    /* An unplanned H5Dread under way had its span advised at its start (H5FDprefetch_call.c):
+     * nothing is predicted inside it, nor past its end unless runs go on into the next call
+     * (crosses_calls, decided at each such call's first read): a random tile's rows are a stride
+     * that the next tile does not continue. */
+    int call_advised;
+    int call_first_read;
+    int crosses_calls;
 } H5FD_prefetch_predictor_t;
 
 /* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks

@@ -136,6 +136,31 @@ TEST_F(AutoReadTest, OnTheReorderBufferSmallPiecesAndOneStreamAreLeftToThePageCa
   H5Pclose(fapl);
 }
 
+// Behind FUSE or a network (the reorder buffer) a contiguous dataset's tiles of 128 x 128 values
+// are 128 runs of 1 KiB, too small to plan one by one: each call's span (2 MiB, whole rows) is
+// advised at its start, as HDF5's sieve would read it under sec2, and the stride prediction
+// advises nothing past a tile into rows the next (random) tile does not read. Every value right.
+TEST_F(AutoReadTest, OnTheReorderBufferContiguousTilesAreAdvisedAsTheirSpanAndNoFurther) {
+  const WideFile w(dir_.path(), "wide-tiles.h5", 26, "128M", /*predict=*/true, "engine");
+  ASSERT_TRUE(w.ok) << ErrorStack();
+  std::vector<Slab> tiles;
+  for (hsize_t r = 0; r < w.spec.rows; r += 128)
+    for (hsize_t c = 0; c < w.spec.cols; c += 128) tiles.push_back({r, c, 128, 128});
+  std::mt19937_64 rng(26);
+  std::shuffle(tiles.begin(), tiles.end(), rng);
+  const uint64_t span = (127 * w.spec.cols + 128) * sizeof(uint64_t);
+  for (const Slab &s : tiles) EXPECT_EQ(ReadAndCheck(w.dset, w.spec, s, AutoRead), 0u);
+  const H5FD_prefetch_stats_t st = Stats(w.file);
+  EXPECT_EQ(st.call_plans, 0u);
+  EXPECT_EQ(st.calls_unplanned, tiles.size());
+  // The first call starts the file's pfio context (through its prediction); the rest are advised.
+  EXPECT_EQ(st.call_spans, tiles.size() - 1);
+  EXPECT_EQ(st.call_span_bytes, st.call_spans * span);
+  // The first tile's prediction and the tiles that go on below the one before: within a quarter
+  // more than the spans (a prediction running past every tile advised about twice them).
+  EXPECT_LE(st.engine.advised_now_bytes, st.call_span_bytes + st.call_span_bytes / 4);
+}
+
 TEST_F(AutoReadTest, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
   const DatasetSpec &d = Named("c128k");
   hid_t fapl = PrefetchFapl();

@@ -238,10 +238,11 @@ inline bool WriteFile(const std::string &path, const DatasetSpec &d) {
 }
 
 // A contiguous 1024 x 2048 uint64 dataset of its own (16 KiB rows, 16 MiB), written, evicted and
-// opened through the driver with `budget` and AIMD off; `ok` when all of that worked.
+// opened through the driver with `budget`, AIMD off and the buffer kind `buffer` (nullptr: the
+// driver's default); `ok` when all of that worked.
 struct WideFile {
   WideFile(const std::string &dir, const char *name, uint64_t seed, const char *budget,
-           bool predict)
+           bool predict, const char *buffer = nullptr)
       : spec{"wide", seed, 1024, 2048, 0, 0, false}, path(dir + "/" + name) {
     if (!WriteFile(path, spec)) return;
     Evict(path);
@@ -249,7 +250,8 @@ struct WideFile {
     if (H5FD_prefetch_config_init(&config) < 0) return;
     config.predict = predict;
     if (H5FD_prefetch_config_set(&config, "budget", budget) < 0 ||
-        H5FD_prefetch_config_set(&config, "aimd", "off") < 0)
+        H5FD_prefetch_config_set(&config, "aimd", "off") < 0 ||
+        (buffer != nullptr && H5FD_prefetch_config_set(&config, "buffer", buffer) < 0))
       return;
     fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (H5Pset_fapl_prefetch(fapl, &config) < 0) return;
