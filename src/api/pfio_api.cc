@@ -530,9 +530,10 @@ pfio_status pfio_front_end_write(const char *path, const char *kind, const char 
   if (content == nullptr) return NullArgument("pfio_front_end_write", "content");
   if (what == nullptr) return NullArgument("pfio_front_end_write", "what");
   return Guarded("pfio_front_end_write", [&] {
-    const std::string why = pfio::WriteOutputFile(path, pfio::OutputKind{kind, signature},
-                                                  std::string_view(content, length),
-                                                  data_path != nullptr ? data_path : "", what);
-    return why.empty() ? PFIO_OK : Report(pfio::Status::Io(why));
+    const pfio::Status written = pfio::WriteOutputFile(path, pfio::OutputKind{kind, signature},
+                                                       std::string_view(content, length),
+                                                       data_path != nullptr ? data_path : "", what);
+    // Every failure is PFIO_EIO, a refused path too (pfio_front_end.h).
+    return written.ok() ? PFIO_OK : Report(pfio::Status::Io(written.message()));
   });
 }

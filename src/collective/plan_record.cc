@@ -31,18 +31,24 @@ bool WholeNumber(const std::string &text, uint64_t max, uint64_t *out) {
   return true;
 }
 
-// "" when `path` is a regular file, else what it is (for messages).
-std::string NotRegular(const std::string &path) {
+// The whole record at `path` in *text; else PFIO_EIO naming what is there or why it was not read.
+Status ReadAll(const std::string &path, std::string *text) {
+  const std::string cannot = "plan record " + path + " cannot be read: ";
+  const std::string expected = "; expected a record written with prefetch_record";
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return std::strerror(errno);
-  if (S_ISDIR(st.st_mode)) return "it is a directory";
-  if (!S_ISREG(st.st_mode)) return "it is not a regular file";
-  return "";
+  if (stat(path.c_str(), &st) != 0) return Status::Io(cannot + std::strerror(errno) + expected);
+  if (S_ISDIR(st.st_mode)) return Status::Io(cannot + "it is a directory" + expected);
+  if (!S_ISREG(st.st_mode)) return Status::Io(cannot + "it is not a regular file" + expected);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Io("plan record " + path + " cannot be opened: " + std::strerror(errno));
+  text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return Status::Ok();
 }
 
-// The header's lines and the offset of the first call record; "" or what is wrong.
-std::string ParseHeader(const std::string &path, const std::string &text, PlanRecordHeader *h,
-                        size_t *body) {
+// The header's lines and the offset of the first call record; else PFIO_EINVAL and what is
+// wrong.
+Status ParseHeader(const std::string &path, const std::string &text, PlanRecordHeader *h,
+                   size_t *body) {
   size_t at = 0;
   auto line = [&](std::string *out) {
     size_t nl = text.find('\n', at);
@@ -51,39 +57,28 @@ std::string ParseHeader(const std::string &path, const std::string &text, PlanRe
     at = nl + 1;
     return true;
   };
+  const std::string record = "plan record " + path;
   std::string l;
   if (!line(&l) || l != kMagic)
-    return "plan record " + path + " does not start with \"" + kMagic +
-           "\" (not a pfio collective plan, or another version)";
+    return Status::Invalid(record + " does not start with \"" + kMagic +
+                           "\" (not a pfio collective plan, or another version)");
   if (!line(&l) || l.rfind("file ", 0) != 0)
-    return "plan record " + path + ": expected a line \"file PATH\" after the first";
+    return Status::Invalid(record + ": expected a line \"file PATH\" after the first");
   h->file = l.substr(5);
   if (!line(&l) || l.rfind("size ", 0) != 0)
-    return "plan record " + path + ": expected a line \"size BYTES\"";
+    return Status::Invalid(record + ": expected a line \"size BYTES\"");
   if (!WholeNumber(l.substr(5), UINT64_MAX, &h->size))
-    return "plan record " + path + ": size \"" + l.substr(5) + "\": expected a byte count";
+    return Status::Invalid(record + ": size \"" + l.substr(5) + "\": expected a byte count");
   if (!line(&l) || l.rfind("ranks ", 0) != 0)
-    return "plan record " + path + ": expected a line \"ranks N\"";
+    return Status::Invalid(record + ": expected a line \"ranks N\"");
   uint64_t ranks = 0;
   if (!WholeNumber(l.substr(6), INT_MAX, &ranks) || ranks == 0)
-    return "plan record " + path + ": ranks \"" + l.substr(6) + "\": expected 1 to " +
-           std::to_string(INT_MAX);
+    return Status::Invalid(record + ": ranks \"" + l.substr(6) + "\": expected 1 to " +
+                           std::to_string(INT_MAX));
   h->ranks = static_cast<int>(ranks);
-  if (!line(&l) || l != "calls") return "plan record " + path + ": expected a line \"calls\"";
+  if (!line(&l) || l != "calls") return Status::Invalid(record + ": expected a line \"calls\"");
   *body = at;
-  return "";
-}
-
-std::string ReadAll(const std::string &path, std::string *text) {
-  const std::string what = NotRegular(path);
-  if (!what.empty())
-    return "plan record " + path + " cannot be read: " + what +
-           "; expected a record written "
-           "with prefetch_record";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "plan record " + path + " cannot be opened: " + std::strerror(errno);
-  text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace
@@ -93,34 +88,34 @@ std::string ReadAll(const std::string &path, std::string *text) {
 constexpr OutputKind kRecordKind{"plan record", "pfio-collective-plan "};
 
 Status CheckRecordTarget(const std::string &path, const std::string &file) {
-  const std::string why = CheckOutputTarget(path, kRecordKind, file, "prefetch_record");
-  return why.empty() ? Status::Ok() : Status::Invalid(why);
+  return CheckOutputTarget(path, kRecordKind, file, "prefetch_record");
 }
 
 Status PlanRecordWriter::Open(const std::string &path, const std::string &file, uint64_t size,
                               int ranks, PlanRecordWriter *out) {
   const Status target = CheckRecordTarget(path, file);
   if (!target.ok()) return target;
-  std::string why;
   // Written under a temporary name and renamed over `path` when complete, so a job that dies
   // while recording leaves an earlier record (or nothing) at `path`.
   std::string temporary;
-  const int fd = CreateOutputTemporary(path, "prefetch_record", &temporary, &why);
-  if (fd < 0) return Status::Invalid(why);
+  int fd = -1;
+  const Status created = CreateOutputTemporary(path, "prefetch_record", &temporary, &fd);
+  if (!created.ok()) return created;
   std::FILE *f = fdopen(fd, "wb");
   if (f == nullptr) {
-    why = "plan record " + temporary + " cannot be written: " + std::strerror(errno);
+    const Status failed =
+        Status::Io("plan record " + temporary + " cannot be written: " + std::strerror(errno));
     close(fd);
     unlink(temporary.c_str());
-    return Status::Invalid(why);
+    return failed;
   }
   std::fprintf(f, "%s\nfile %s\nsize %llu\nranks %d\ncalls\n", kMagic, file.c_str(),
                static_cast<unsigned long long>(size), ranks);
   if (std::fflush(f) != 0) {
-    why = "plan record " + temporary + ": " + std::strerror(errno);
+    const Status failed = Status::Io("plan record " + temporary + ": " + std::strerror(errno));
     std::fclose(f);
     unlink(temporary.c_str());
-    return Status::Invalid(why);
+    return failed;
   }
   out->f_ = f;
   out->path_ = path;
@@ -158,11 +153,10 @@ Status PlanRecordWriter::Append(const std::vector<std::vector<uint8_t>> &encoded
 
 Status ReadPlanRecordHeader(const std::string &path, PlanRecordHeader *header) {
   std::string text;
-  std::string why = ReadAll(path, &text);
-  if (!why.empty()) return Status::Io(why);
+  const Status read = ReadAll(path, &text);
+  if (!read.ok()) return read;
   size_t body = 0;
-  why = ParseHeader(path, text, header, &body);
-  return why.empty() ? Status::Ok() : Status::Invalid(why);
+  return ParseHeader(path, text, header, &body);
 }
 
 Status CheckPlanRecord(const std::string &path, const PlanRecordHeader &h, const std::string &file,
@@ -186,10 +180,10 @@ Status LoadPlanRecord(const std::string &path, const std::string &file, uint64_t
   std::string text;
   PlanRecordHeader h;
   size_t at = 0;
-  std::string why = ReadAll(path, &text);
-  if (!why.empty()) return Status::Io(why);
-  why = ParseHeader(path, text, &h, &at);
-  if (!why.empty()) return Status::Invalid(why);
+  const Status read = ReadAll(path, &text);
+  if (!read.ok()) return read;
+  const Status header = ParseHeader(path, text, &h, &at);
+  if (!header.ok()) return header;
   const Status fits = CheckPlanRecord(path, h, file, size, ranks);
   if (!fits.ok()) return fits;
   while (at < text.size()) {

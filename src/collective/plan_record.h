@@ -31,13 +31,13 @@ using CallPlans = std::vector<FileRanges>;
 
 // OK when `path` may receive a record of `file`: it does not exist, or it is an earlier pfio plan
 // record (a regular file that starts as one) and not `file` itself; else PFIO_EINVAL and the
-// refusal, naming it.
+// refusal, naming it (PFIO_EIO when the system could not tell what is there).
 Status CheckRecordTarget(const std::string &path, const std::string &file);
 
 class PlanRecordWriter {
  public:
-  // OK and an open writer, or PFIO_EINVAL and why the file cannot be written (CheckRecordTarget
-  // first). The record is written to PATH.pfio-tmp-PID and renamed to PATH by Close (or the
+  // OK and an open writer, or why the file cannot be written: CheckRecordTarget's refusals first,
+  // then PFIO_EIO. The record is written to PATH.pfio-tmp-PID and renamed to PATH by Close (or the
   // destructor).
   static Status Open(const std::string &path, const std::string &file, uint64_t size, int ranks,
                      PlanRecordWriter *out);

@@ -35,59 +35,60 @@ bool BeginsWith(const std::string &path, std::string_view signature) {
 
 }  // namespace
 
-std::string CheckOutputTarget(const std::string &path, const OutputKind &kind,
-                              const std::string &data_path, const char *what) {
+Status CheckOutputTarget(const std::string &path, const OutputKind &kind,
+                         const std::string &data_path, const char *what) {
   const std::string named = std::string(what) + " = " + Quoted(path);
-  if (path.empty()) return std::string(what) + " is empty: expected a file path";
+  if (path.empty()) return Status::Invalid(std::string(what) + " is empty: expected a file path");
   struct stat target {};
   if (lstat(path.c_str(), &target) != 0) {
-    if (errno == ENOENT) return "";  // a new file
-    return named + ": " + std::strerror(errno) + "; nothing is written";
+    if (errno == ENOENT) return Status::Ok();  // a new file
+    return Status::Io(named + ": " + std::strerror(errno) + "; nothing is written");
   }
   if (!S_ISREG(target.st_mode)) {
-    return named + " is " + NotRegularKind(target.st_mode) +
-           "; refused, nothing is written (expected a new path or a pfio " + kind.name + ")";
+    return Status::Invalid(named + " is " + NotRegularKind(target.st_mode) +
+                           "; refused, nothing is written (expected a new path or a pfio " +
+                           kind.name + ")");
   }
   struct stat data {};
   if (!data_path.empty() && stat(data_path.c_str(), &data) == 0 && target.st_dev == data.st_dev &&
       target.st_ino == data.st_ino) {
-    return named +
-           " names the file being read; refused, the file is left as it is (name a new "
-           "path)";
+    return Status::Invalid(named +
+                           " names the file being read; refused, the file is left as it is "
+                           "(name a new path)");
   }
   if (!BeginsWith(path, kind.signature)) {
-    return named + " exists and is not a pfio " + kind.name +
-           "; refused, the file is left as it is (remove it or name a new path)";
+    return Status::Invalid(named + " exists and is not a pfio " + kind.name +
+                           "; refused, the file is left as it is (remove it or name a new path)");
   }
-  return "";
+  return Status::Ok();
 }
 
-int CreateOutputTemporary(const std::string &path, const char *what, std::string *temporary,
-                          std::string *why) {
+Status CreateOutputTemporary(const std::string &path, const char *what, std::string *temporary,
+                             int *fd) {
   static std::atomic<unsigned> sequence{0};
   *temporary = path + ".pfio-tmp-" + std::to_string(getpid()) + "-" +
                std::to_string(sequence.fetch_add(1, std::memory_order_relaxed));
-  const int fd =
-      open(temporary->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *why = std::string(what) + " = " + Quoted(path) + ": its temporary file " + Quoted(*temporary) +
-           " cannot be created: " + std::strerror(errno) + "; nothing is written";
+  *fd = open(temporary->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (*fd < 0) {
+    return Status::Io(std::string(what) + " = " + Quoted(path) + ": its temporary file " +
+                      Quoted(*temporary) + " cannot be created: " + std::strerror(errno) +
+                      "; nothing is written");
   }
-  return fd;
+  return Status::Ok();
 }
 
-std::string WriteOutputFile(const std::string &path, const OutputKind &kind,
-                            std::string_view content, const std::string &data_path,
-                            const char *what) {
+Status WriteOutputFile(const std::string &path, const OutputKind &kind, std::string_view content,
+                       const std::string &data_path, const char *what) {
   if (content.substr(0, kind.signature.size()) != kind.signature) {
-    return std::string(what) + " = " + Quoted(path) + ": the " + kind.name +
-           " to write does not begin with its signature; nothing is written";
+    return Status::Invalid(std::string(what) + " = " + Quoted(path) + ": the " + kind.name +
+                           " to write does not begin with its signature; nothing is written");
   }
-  std::string why = CheckOutputTarget(path, kind, data_path, what);
-  if (!why.empty()) return why;
+  const Status target = CheckOutputTarget(path, kind, data_path, what);
+  if (!target.ok()) return target;
   std::string temporary;
-  const int fd = CreateOutputTemporary(path, what, &temporary, &why);
-  if (fd < 0) return why;
+  int fd = -1;
+  const Status created = CreateOutputTemporary(path, what, &temporary, &fd);
+  if (!created.ok()) return created;
   size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = write(fd, content.data() + done, content.size() - done);
@@ -98,19 +99,21 @@ std::string WriteOutputFile(const std::string &path, const OutputKind &kind,
   const int write_errno = done == content.size() ? 0 : (errno != 0 ? errno : EIO);
   const bool closed = close(fd) == 0;
   if (write_errno != 0 || !closed) {
-    why = std::string(what) + " = " + Quoted(path) + ": writing " + Quoted(temporary) +
-          " failed: " + std::strerror(write_errno != 0 ? write_errno : errno) +
-          "; nothing is written";
+    const Status failed =
+        Status::Io(std::string(what) + " = " + Quoted(path) + ": writing " + Quoted(temporary) +
+                   " failed: " + std::strerror(write_errno != 0 ? write_errno : errno) +
+                   "; nothing is written");
     unlink(temporary.c_str());
-    return why;
+    return failed;
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    why = std::string(what) + " = " + Quoted(path) + ": renaming " + Quoted(temporary) +
-          " to it failed: " + std::strerror(errno) + "; nothing is written";
+    const Status failed =
+        Status::Io(std::string(what) + " = " + Quoted(path) + ": renaming " + Quoted(temporary) +
+                   " to it failed: " + std::strerror(errno) + "; nothing is written");
     unlink(temporary.c_str());
-    return why;
+    return failed;
   }
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace pfio

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/status.h"
+
 namespace pfio {
 
 // A kind of file pfio writes: its name in messages ("plan record") and the bytes every file of
@@ -24,21 +26,22 @@ struct OutputKind {
   std::string_view signature;
 };
 
-// "" when `path` may be written as a file of `kind`, else why not (a whole sentence naming
-// `what`, the setting that named the path). `data_path` ("" for none) is a file pfio reads that
-// the path must not be.
-std::string CheckOutputTarget(const std::string &path, const OutputKind &kind,
-                              const std::string &data_path, const char *what);
+// OK when `path` may be written as a file of `kind`, else why not, in a whole sentence naming
+// `what` (the setting that named the path): PFIO_EINVAL when the rule refuses the path, PFIO_EIO
+// when the system could not say what is there. `data_path` ("" for none) is a file pfio reads
+// that the path must not be.
+Status CheckOutputTarget(const std::string &path, const OutputKind &kind,
+                         const std::string &data_path, const char *what);
 
-// A new temporary file beside `path`, opened for writing by the rule; its name in *temporary.
-// The descriptor, or -1 with *why set.
-int CreateOutputTemporary(const std::string &path, const char *what, std::string *temporary,
-                          std::string *why);
+// A new temporary file beside `path`, opened for writing by the rule: its descriptor in *fd and
+// its name in *temporary; else PFIO_EIO and why.
+Status CreateOutputTemporary(const std::string &path, const char *what, std::string *temporary,
+                             int *fd);
 
-// Checks `path` and writes `content` (which begins with the kind's signature) to it by the rule.
-// "" or why not; nothing is left behind on failure.
-std::string WriteOutputFile(const std::string &path, const OutputKind &kind,
-                            std::string_view content, const std::string &data_path,
-                            const char *what);
+// Checks `path` and writes `content` (which begins with the kind's signature, else PFIO_EINVAL)
+// to it by the rule: CheckOutputTarget's refusals, or PFIO_EIO when writing failed; nothing is
+// left behind on failure.
+Status WriteOutputFile(const std::string &path, const OutputKind &kind, std::string_view content,
+                       const std::string &data_path, const char *what);
 
 }  // namespace pfio

@@ -38,9 +38,9 @@ std::string StatsToJson(const pfio_stats &s, const std::vector<AimdEvent> &histo
 
 Status WriteStatsFile(const std::string &path, const pfio_stats &s,
                       const std::vector<AimdEvent> &history, const char *what) {
-  const std::string why = WriteOutputFile(path, kStatsKind, StatsToJson(s, history), "", what);
-  if (!why.empty()) return Status::Io(why);
-  return Status::Ok();
+  // Every failure is PFIO_EIO, a refused path too, as pfio_stats_write answers (config_test.cc).
+  const Status written = WriteOutputFile(path, kStatsKind, StatsToJson(s, history), "", what);
+  return written.ok() ? written : Status::Io(written.message());
 }
 
 }  // namespace pfio
