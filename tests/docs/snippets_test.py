@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """The documents run as written: the links of README.md, docs/*.md and research's pages lead to
-files and headings that exist, and every ```python block of docs/python.md runs, in order, each
+files and headings that exist; every ```python block of docs/python.md runs, in order, each
 its own process in one scratch directory (a block may use the files an earlier one made), with
 the environment docs/python.md gives for a build tree (PYTHONPATH=python,
-LIBPFIO_DIR=build/hdf5-vfd:build/src). Run by ctest with DOCS_SOURCE_DIR and DOCS_BUILD_DIR (not
-PFIO_*: pfio takes those as its settings and refuses names it does not know)."""
+LIBPFIO_DIR=build/hdf5-vfd:build/src); and every block fenced ```sh run in README.md and docs/*.md
+runs as one bash script (errors stop it) from a scratch top of the tree whose build/, examples/ and
+scripts/ are the real ones. Run by ctest with DOCS_SOURCE_DIR and DOCS_BUILD_DIR (not PFIO_*:
+pfio takes those as its settings and refuses names it does not know)."""
 import os
 import re
 import subprocess
@@ -22,9 +24,10 @@ def read(path):
 
 
 def blocks(doc, language):
-    """The fenced blocks of `language` in `doc`, in order."""
-    text = read(os.path.join(SOURCE, "docs", doc))
-    return re.findall(r"^```%s\n(.*?)^```$" % language, text, re.M | re.S)
+    """The fenced blocks of `language` (the fence's whole info string) in `doc`, in order; `doc`
+    relative to the top of the tree."""
+    text = read(os.path.join(SOURCE, doc))
+    return re.findall(r"^```%s\n(.*?)^```$" % re.escape(language), text, re.M | re.S)
 
 
 def slug(heading):
@@ -59,7 +62,7 @@ class Snippets(unittest.TestCase):
         self.assertEqual(broken, [], "links that lead nowhere:\n" + "\n".join(broken))
 
     def test_python_md(self):
-        found = blocks("python.md", "python")
+        found = blocks("docs/python.md", "python")
         self.assertGreaterEqual(len(found), 3, "docs/python.md: expected its three examples")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.path.join(SOURCE, "python")
@@ -72,6 +75,26 @@ class Snippets(unittest.TestCase):
                 self.assertEqual(done.returncode, 0, "docs/python.md, example %d:\n%s\n%s"
                                  % (number, code, done.stderr[-3000:]))
                 print("docs/python.md example %d: ok %s" % (number, done.stdout.strip()))
+
+    def test_shell_blocks(self):
+        """Every ```sh run block of README.md and docs/*.md exits 0 from the top of the tree."""
+        pages = ["README.md"] + ["docs/" + n for n in sorted(os.listdir(os.path.join(SOURCE, "docs")))
+                                 if n.endswith(".md")]
+        found = [(page, code) for page in pages for code in blocks(page, "sh run")]
+        self.assertGreaterEqual(len(found), 1, "expected docs/usage.md's MPI-IO lines")
+        with tempfile.TemporaryDirectory() as top:
+            # The tree as its readers have it, with the build where ctest built it.
+            os.symlink(BUILD, os.path.join(top, "build"))
+            for folder in ("examples", "scripts"):
+                os.symlink(os.path.join(SOURCE, folder), os.path.join(top, folder))
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("PFIO_", "OMPI_"))}
+            for page, code in found:
+                done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=top,
+                                      env=dict(env, PWD=top), capture_output=True, text=True,
+                                      timeout=600)
+                self.assertEqual(done.returncode, 0, "%s, block:\n%s\n%s\n%s" % (
+                    page, code, done.stdout[-2000:], done.stderr[-3000:]))
+                print("%s: a sh run block: ok\n%s" % (page, done.stdout[-600:]))
 
 
 if __name__ == "__main__":
