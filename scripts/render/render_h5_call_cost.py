@@ -28,9 +28,9 @@ def main():
             "checked; `sec2` is the program as it is, `preload` the same program under "
             "`LD_PRELOAD=libpfio_hdf5_preload.so`, alternating, medians of "
             f"{machine['rounds']} rounds, µs per call (the check included):", "",
-            "| dataset | chunk | calls | sec2 wall | preload wall | sec2 CPU | preload CPU | "
-            "added CPU per call |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+            "| dataset | chunk | calls | sec2 wall | preload wall | sec2 CPU (min–max) | "
+            "preload CPU (min–max) | added CPU per call | added, round by round (min–max) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name in ("c8k", "c128k", "c1m"):
         mine = [r for r in runs if r["dataset"] == name]
         if not mine:
@@ -38,10 +38,19 @@ def main():
         med = {(m, k): statistics.median(r[k] for r in mine if r["method"] == m)
                for m in ("sec2", "preload") for k in ("wall_us", "cpu_us")}
         added = med[("preload", "cpu_us")] - med[("sec2", "cpu_us")]
+        cpu = {m: [r["cpu_us"] for r in mine if r["method"] == m] for m in ("sec2", "preload")}
+        # The two methods of a round ran next to each other: their difference, round by round,
+        # shows how much of the added CPU is the machine moving between rounds.
+        by_round = {}
+        for r in mine:
+            by_round.setdefault(r["round"], {})[r["method"]] = r["cpu_us"]
+        pairs = [d["preload"] - d["sec2"] for d in by_round.values() if len(d) == 2]
         body.append(f"| {name} | {mine[0]['chunk_bytes'] // 1024} KiB | {mine[0]['calls']:,} | "
                     f"{med[('sec2', 'wall_us')]:.2f} | {med[('preload', 'wall_us')]:.2f} | "
-                    f"{med[('sec2', 'cpu_us')]:.2f} | {med[('preload', 'cpu_us')]:.2f} | "
-                    f"{added:+.2f} |")
+                    f"{med[('sec2', 'cpu_us')]:.2f} ({min(cpu['sec2']):.2f}–"
+                    f"{max(cpu['sec2']):.2f}) | {med[('preload', 'cpu_us')]:.2f} "
+                    f"({min(cpu['preload']):.2f}–{max(cpu['preload']):.2f}) | {added:+.2f} | "
+                    f"{min(pairs):+.2f} to {max(pairs):+.2f} |")
     body += ["", END]
     replace_section(doc, BEGIN, END, body)
     print(f"wrote {doc} (what a call of one chunk costs)")
