@@ -53,12 +53,11 @@ def main():
             "rounds with "
             "the methods alternating, every run started with the file evicted from the page cache, "
             "every byte checked; medians of MiB/s, the slowest rank's time from open to the last "
-            "byte checked. `pfio` is the default (before 2026-11-28 the collective layer's and "
-            "the driver's own page-cache paths; since then the engine in its page-cache kind), "
+            "byte checked. `pfio` is the default (the engine in its page-cache kind), "
             "`pfio-engine` the engine with the reorder buffer (O_DIRECT; hint "
             "`prefetch_coll_path=engine`), `pfio-engine-cache` the engine with the hint "
-            "`prefetch_buffer=cache` (since 2026-11-28 the same setting as the default: "
-            "`engine-cache / pfio` is then a second A/A); `A/A` is `romio-again / romio`."]
+            "`prefetch_buffer=cache`, the same setting as the default, so that "
+            "`engine-cache / pfio` is a second A/A; `A/A` is `romio-again / romio`."]
     for target in ["disk"] + sorted(t[5:-6] for t in os.listdir(folder)
                                     if t.startswith("runs-") and t != "runs-disk.jsonl"):
         runs = load_runs(folder, target)
