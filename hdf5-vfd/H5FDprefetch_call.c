@@ -64,12 +64,46 @@ static int is_foreign(hid_t dset_id)
  * (8 MiB), not a measured crossover (docs/hdf5-driver.md, "Per-call plans"). */
 #define SPAN_ADVICE_MIN ((uint64_t)1 << 20)
 
+/* Where the bytes of a contiguous dataset's selection with bounding box [lo, hi] lie: from the
+ * box's first element to past its last (every byte the selection reads lies between), in how many
+ * runs the box's rows lie and the bytes of each (rows join while they span their dimension: 1 run
+ * when they all do). */
+typedef struct contiguous_span_t {
+    uint64_t start, end, runs, run_bytes;
+} contiguous_span_t;
+
+static contiguous_span_t contiguous_span(const H5FD_prefetch_dataset_t *info, const hsize_t *lo,
+                                         const hsize_t *hi)
+{
+    contiguous_span_t span = {0, 0, 1, info->elem};
+    uint64_t first = 0, last = 0;
+    int d, joined = 1;
+    for (d = 0; d < info->rank; ++d) {
+        first = first * info->dims[d] + lo[d];
+        last = last * info->dims[d] + hi[d];
+    }
+    for (d = info->rank - 1; d >= 0; --d) {
+        const uint64_t extent = hi[d] - lo[d] + 1;
+        if (joined)
+            span.run_bytes *= extent;
+        else
+            span.runs *= extent;
+        joined = joined && extent == info->dims[d];
+    }
+    span.start = info->base + first * info->elem;
+    span.end = info->base + (last + 1) * info->elem;
+    return span;
+}
+
 /* Whether the selection of `space` could need more than one read worth overlapping: it touches two
  * chunks or more (its bounding box does) of a chunked dataset, or selects from a contiguous one
  * (its runs are counted once listed); and on a local file system reads LOCAL_CALL_MIN bytes or
  * more (whole chunks where HDF5 reads them whole). 0 for a dataset that is not the driver's (then
- * noted as foreign); *info_out is the dataset's kept facts when it is the driver's. */
-static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **info_out)
+ * noted as foreign); *info_out is the dataset's kept facts when it is the driver's. A contiguous
+ * dataset's selection behind FUSE or a network (the reorder buffer's kind) has its span in *span
+ * (span->runs 0 otherwise). */
+static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **info_out,
+                          contiguous_span_t *span)
 {
     hsize_t dims[H5S_MAX_RANK], lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     H5FD_prefetch_dataset_t *info;
@@ -104,15 +138,10 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
      * may read an index node: a round trip). */
     if (info->layout == H5D_CHUNKED)
         return info->chunk_bytes >= REMOTE_EXTENT_MIN;
-    if (H5Sget_select_bounds(space, lo, hi) < 0)
+    if (info->base == HADDR_UNDEF || rank != info->rank || H5Sget_select_bounds(space, lo, hi) < 0)
         return 0;
-    bytes = info->elem; /* a run: the box's innermost rows, joined while they span their dims */
-    for (int d = rank - 1; d >= 0; --d) {
-        bytes *= hi[d] - lo[d] + 1;
-        if (hi[d] - lo[d] + 1 != dims[d])
-            break;
-    }
-    return bytes >= REMOTE_EXTENT_MIN;
+    *span = contiguous_span(info, lo, hi);
+    return span->run_bytes >= REMOTE_EXTENT_MIN;
 }
 
 /* The selection of `space` as one box [lo, hi]: 1 when it selects every element of its bounding
@@ -198,33 +227,6 @@ static void start_plan(H5FD_prefetch_t *file, uint64_t bytes)
     H5FD__prefetch_sieve_follow(file); /* HDF5 reads the planned runs, not sieve blocks */
 }
 
-/* Where the bytes of a selection of the contiguous dataset `info` lie: from its bounding box's
- * first element to past its last (every byte the selection reads lies between), and in how many
- * runs the box's rows lie (1 when they join into one). 0 when not known. */
-static int contiguous_span(const H5FD_prefetch_dataset_t *info, hid_t space, uint64_t *start,
-                           uint64_t *end, uint64_t *runs)
-{
-    hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
-    uint64_t first = 0, last = 0;
-    int d, joined = 1;
-    if (info->layout != H5D_CONTIGUOUS || info->base == HADDR_UNDEF ||
-        H5Sget_simple_extent_ndims(space) != info->rank || H5Sget_select_bounds(space, lo, hi) < 0)
-        return 0;
-    *runs = 1;
-    for (d = 0; d < info->rank; ++d) {
-        first = first * info->dims[d] + lo[d];
-        last = last * info->dims[d] + hi[d];
-    }
-    for (d = info->rank - 1; d >= 0; --d) { /* rows join while they span their dims */
-        if (!joined)
-            *runs *= hi[d] - lo[d] + 1;
-        joined = joined && hi[d] - lo[d] + 1 == info->dims[d];
-    }
-    *start = info->base + first * info->elem;
-    *end = info->base + (last + 1) * info->elem;
-    return 1;
-}
-
 /* The call is over: the prediction it held back is free again (H5FD_prefetch_predictor_t). */
 static void release_prediction(H5FD_prefetch_t *file)
 {
@@ -245,10 +247,9 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     H5FD_prefetch_t *file, *found = NULL;
     hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     hid_t space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : file_space_id;
-    int want = space >= 0 && may_need_reads(dset_id, space, &info);
+    contiguous_span_t span = {0, 0, 0, 0};
+    int want = space >= 0 && may_need_reads(dset_id, space, &info, &span);
     int boxed = want && one_box(space, lo, hi), declared, planned_now = 0;
-    uint64_t start = 0, end = 0, runs = 0;
-    int spanned = info != NULL && contiguous_span(info, space, &start, &end, &runs);
     size_t i;
     if (file_space_id == H5S_ALL && space >= 0)
         H5Sclose(space);
@@ -328,13 +329,13 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
          * kernel reads the span in large requests side by side, where HDF5 waits for one sieve
          * read after another. A span wider than the advice window (memory control) is left to
          * the prediction. */
-        if (spanned && !declared && runs >= 2 && end - start >= SPAN_ADVICE_MIN &&
-            end - start <= runs * SIEVE_BYTES && file->ctx != NULL && !file->page_cache_kind &&
-            !H5FD__prefetch_engine_inherited(file) &&
-            end - start <= H5FD__prefetch_advice_window(file)) {
-            H5FD__prefetch_willneed(file, start, end - start);
+        const uint64_t wide = span.end - span.start;
+        if (span.runs >= 2 && !declared && wide >= SPAN_ADVICE_MIN &&
+            wide <= span.runs * SIEVE_BYTES && file->ctx != NULL && !file->page_cache_kind &&
+            !H5FD__prefetch_engine_inherited(file) && wide <= H5FD__prefetch_advice_window(file)) {
+            H5FD__prefetch_willneed(file, span.start, wide);
             ++file->stats.call_spans;
-            file->stats.call_span_bytes += end - start;
+            file->stats.call_span_bytes += wide;
             file->predictor.call_advised = 1;
             file->predictor.call_first_read = 1;
             *held = file;

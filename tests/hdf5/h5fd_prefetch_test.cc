@@ -315,15 +315,21 @@ TEST_F(H5FDPrefetchTest, StridedReadsArePredictedAndRandomOnesSwitchPredictionOf
   H5Pclose(fapl);
 }
 
+// 300 hyperslabs of 4 x 4 values at seeded random places of the test file's datasets.
+std::vector<Slab> SmallRandomHyperslabs(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Slab> points;
+  for (int i = 0; i < 300; ++i) points.push_back({rng() % (kRows - 3), rng() % (kCols - 3), 4, 4});
+  return points;
+}
+
 // A reader of small random hyperslabs switches the prediction off; on a read-only file the driver
 // then lets HDF5 sieve, as sec2 always does: the 4 rows of a 4 x 4 hyperslab (4 KiB apart) come
 // from one 64 KiB read instead of four small ones. On a writable file it never does (a sieve
 // buffer left while the sieve was off could be served stale after a write), and a declaration
 // switches it off (the plan's reads are advised exactly).
 TEST_F(H5FDPrefetchTest, RandomReadersOfReadOnlyFilesGetHdf5sSieveUntilTheyDeclare) {
-  std::mt19937_64 rng(9);
-  std::vector<Slab> points;
-  for (int i = 0; i < 300; ++i) points.push_back({rng() % (kRows - 3), rng() % (kCols - 3), 4, 4});
+  const std::vector<Slab> points = SmallRandomHyperslabs(9);
   hid_t fapl = PrefetchFapl(/*predict=*/true, H5FD_PREFETCH_ENGINE_NEVER);
   for (unsigned flags : {H5F_ACC_RDWR, H5F_ACC_RDONLY}) {
     SCOPED_TRACE(flags == H5F_ACC_RDONLY ? "read-only" : "writable");
@@ -361,9 +367,7 @@ TEST_F(H5FDPrefetchTest, RandomReadersOfReadOnlyFilesGetHdf5sSieveUntilTheyDecla
 // does: without it every row of a small hyperslab was a read of its own (behind FUSE each a round
 // trip, 0.02x sec2 on contiguous tiles). A writable file still never sieves.
 TEST_F(H5FDPrefetchTest, WithThePredictionOffReadOnlyFilesGetHdf5sSieveFromTheOpen) {
-  std::mt19937_64 rng(10);
-  std::vector<Slab> points;
-  for (int i = 0; i < 300; ++i) points.push_back({rng() % (kRows - 3), rng() % (kCols - 3), 4, 4});
+  const std::vector<Slab> points = SmallRandomHyperslabs(10);
   hid_t fapl = PrefetchFapl(/*predict=*/false, H5FD_PREFETCH_ENGINE_NEVER);
   for (unsigned flags : {H5F_ACC_RDWR, H5F_ACC_RDONLY}) {
     SCOPED_TRACE(flags == H5F_ACC_RDONLY ? "read-only" : "writable");
