@@ -85,9 +85,8 @@ TEST(BackendWrapper, ForwardsEveryCallTheDoubleDoesNotOverride) {
 
 TEST(BackendWrapper, DefaultDeviceModelKnowsNothingOfTheDevice) {
   const DeviceModel unknown;
-  std::string why;
   EXPECT_EQ(unknown.AutoStage(), PFIO_STAGE_NONE);
-  EXPECT_TRUE(unknown.StageCanGain(4096, 4, &why));
+  EXPECT_TRUE(unknown.StageCanGain(4096, 4).ok());
   EXPECT_EQ(unknown.TargetDepth(32, 4), 8u);
   EXPECT_EQ(unknown.TargetDepth(2, 4), 1u);
 }

@@ -62,7 +62,7 @@ TEST(NodeRegistry, ProcessesComeGoAndDie) {
   test::ScratchDir dir;
   const std::string path = dir.path() + "/registry";
   NodeRegistry me(path);
-  ASSERT_TRUE(me.active()) << me.why();
+  ASSERT_TRUE(me.active()) << me.status().message();
   NodeView alone = me.Update(64 * kMiB, 10 * kMiB, 8 * kMiB, false);
   EXPECT_EQ(alone.processes, 1u);
   EXPECT_EQ(alone.held_by_all, 10 * kMiB);
@@ -102,16 +102,21 @@ TEST(NodeRegistry, AFullRegistryIsInertAndSaysWhy) {
   std::vector<std::unique_ptr<NodeRegistry>> all;
   for (uint32_t i = 0; i < NodeRegistry::kSlots; ++i) {
     all.push_back(std::make_unique<NodeRegistry>(path));
-    ASSERT_TRUE(all.back()->active()) << i << ": " << all.back()->why();
+    ASSERT_TRUE(all.back()->active()) << i << ": " << all.back()->status().message();
   }
   NodeRegistry extra(path);
   EXPECT_FALSE(extra.active());
-  EXPECT_NE(extra.why().find("slots taken"), std::string::npos) << extra.why();
+  EXPECT_NE(extra.status().message().find("slots taken"), std::string::npos)
+      << extra.status().message();
   EXPECT_EQ(extra.Update(1, 7, 7, true).processes, 1u);  // inert: alone
   all.pop_back();
   NodeRegistry again(path);
-  EXPECT_TRUE(again.active()) << again.why();
+  EXPECT_TRUE(again.active()) << again.status().message();
   EXPECT_EQ(again.Update(0, 0, 0, false).processes, NodeRegistry::kSlots);
+  all.pop_back();  // a slot again for the one that found none: it joins, and says so
+  extra.Rejoin();
+  EXPECT_TRUE(extra.active());
+  EXPECT_TRUE(extra.status().ok()) << extra.status().message();
 }
 
 TEST(NodeRegistry, AProcessOpensTheFileOnceForAllItsRegistries) {
@@ -128,7 +133,8 @@ TEST(NodeRegistry, AProcessOpensTheFileOnceForAllItsRegistries) {
   };
   auto first = std::make_unique<NodeRegistry>(path);
   NodeRegistry second(path);  // a second context of the process: a slot of its own
-  ASSERT_TRUE(first->active() && second.active()) << first->why() << second.why();
+  ASSERT_TRUE(first->active() && second.active())
+      << first->status().message() << second.status().message();
   EXPECT_EQ(descriptors(), 1);
   EXPECT_EQ(second.Update(0, 0, 0, false).processes, 2u);
   first.reset();  // frees its slot only
@@ -145,7 +151,8 @@ TEST(NodeRegistry, AContextThatLeftIsNotCountedUntilItRejoins) {
   test::ScratchDir dir;
   const std::string path = dir.path() + "/registry";
   NodeRegistry waiting(path), reading(path);
-  ASSERT_TRUE(waiting.active() && reading.active()) << waiting.why() << reading.why();
+  ASSERT_TRUE(waiting.active() && reading.active())
+      << waiting.status().message() << reading.status().message();
   waiting.Update(64 * kMiB, 32 * kMiB, 32 * kMiB, false);
   NodeView v = reading.Update(0, 0, 0, false);
   EXPECT_EQ(v.processes, 2u);
@@ -157,7 +164,7 @@ TEST(NodeRegistry, AContextThatLeftIsNotCountedUntilItRejoins) {
   EXPECT_EQ(v.budgets_of_all, 0u);
   EXPECT_EQ(v.held_by_all, 0u);
   waiting.Rejoin();
-  EXPECT_TRUE(waiting.active()) << waiting.why();
+  EXPECT_TRUE(waiting.active()) << waiting.status().message();
   EXPECT_EQ(reading.Update(0, 0, 0, false).processes, 2u);
   waiting.Rejoin();  // once
   EXPECT_EQ(reading.Update(0, 0, 0, false).processes, 2u);
@@ -166,7 +173,9 @@ TEST(NodeRegistry, AContextThatLeftIsNotCountedUntilItRejoins) {
 TEST(NodeRegistry, AnUnusablePathIsInert) {
   NodeRegistry r("/nonexistent-dir/pfio-registry");
   EXPECT_FALSE(r.active());
-  EXPECT_NE(r.why().find("/nonexistent-dir/pfio-registry"), std::string::npos) << r.why();
+  EXPECT_EQ(r.status().code(), PFIO_EIO);
+  EXPECT_NE(r.status().message().find("/nonexistent-dir/pfio-registry"), std::string::npos)
+      << r.status().message();
 }
 
 namespace {

@@ -12,9 +12,8 @@ namespace {
 
 class NoGainDevice : public DeviceModel {
  public:
-  bool StageCanGain(uint64_t, uint32_t, std::string *why) const override {
-    *why = "the bus is saturated";
-    return false;
+  Status StageCanGain(uint64_t, uint32_t) const override {
+    return Status::State("the bus is saturated");
   }
 };
 

@@ -183,20 +183,18 @@ Status SimBackend::Stage(const FileHandle &file, uint64_t offset, uint64_t lengt
   return Status::Ok();
 }
 
-bool SimBackend::StageCanGain(uint64_t block, uint32_t targets, std::string *why) const {
+Status SimBackend::StageCanGain(uint64_t block, uint32_t targets) const {
   // Barve §5: staging overlaps one disk's positioning with the others' transfers, so it gains
   // only while the bus has idle time. When eqs. (3)/(4) put the naive rate within 10 % of the
   // bus rate, there is nothing left to overlap.
   const uint32_t per_bus = std::max<uint32_t>(1, std::min(targets, o_.disks) / o_.buses);
   const double naive = ModelMbPerS(o_.disk, per_bus, block, o_.fence);
   const double bus = o_.disk.bus_rate / 1e6;
-  if (naive >= 0.9 * bus) {
-    *why =
+  if (naive >= 0.9 * bus)
+    return Status::State(
         Format("model (Barve 3/4): %u disks/bus reach %.1f of %.1f MB/s at %s; no bus time to gain",
-               per_bus, naive, bus, Bytes(block).c_str());
-    return false;
-  }
-  return true;
+               per_bus, naive, bus, Bytes(block).c_str()));
+  return Status::Ok();
 }
 
 uint32_t SimBackend::TargetDepth(uint32_t queue_depth, uint32_t targets) const {

@@ -79,7 +79,7 @@ class SimBackend : public Backend, public DeviceModel, public VirtualClock {
   // DeviceModel: the simulated disks take one command at a time; staging goes to the drive
   // cache, where Barve's bus model says it can gain.
   pfio_stage AutoStage() const override { return PFIO_STAGE_DEVICE; }
-  bool StageCanGain(uint64_t block, uint32_t targets, std::string *why) const override;
+  Status StageCanGain(uint64_t block, uint32_t targets) const override;
   uint32_t TargetDepth(uint32_t queue_depth, uint32_t targets) const override;
 
   // VirtualClock.

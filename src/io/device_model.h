@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/modes.h"
+#include "common/status.h"
 
 namespace pfio {
 
@@ -18,8 +19,9 @@ class DeviceModel {
   virtual ~DeviceModel() = default;
   // What PFIO_STAGE_AUTO means here.
   virtual pfio_stage AutoStage() const { return PFIO_STAGE_NONE; }
-  // Whether staging `block`-byte reads over `targets` targets can gain; *why says why not.
-  virtual bool StageCanGain(uint64_t block, uint32_t targets, std::string *why) const;
+  // Whether staging `block`-byte reads over `targets` targets can gain: OK, or PFIO_ESTATE with
+  // why not (the device leaves no time to gain).
+  virtual Status StageCanGain(uint64_t block, uint32_t targets) const;
   // Reads in flight per target when the config leaves it to the device.
   virtual uint32_t TargetDepth(uint32_t queue_depth, uint32_t targets) const;
 };

@@ -129,11 +129,10 @@ Status Backend::Stage(const FileHandle &file, uint64_t offset, uint64_t length, 
   return Status::Invalid(Format("stage = %d: not a stage kind", static_cast<int>(kind)));
 }
 
-bool DeviceModel::StageCanGain(uint64_t block, uint32_t targets, std::string *why) const {
+Status DeviceModel::StageCanGain(uint64_t block, uint32_t targets) const {
   (void)block;
   (void)targets;
-  (void)why;
-  return true;  // no model of the device: the user asked for it, so do it
+  return Status::Ok();  // no model of the device: the user asked for it, so do it
 }
 
 uint32_t DeviceModel::TargetDepth(uint32_t queue_depth, uint32_t targets) const {

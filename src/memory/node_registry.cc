@@ -73,34 +73,40 @@ struct NodeRegistry::Mapped {
   Table *table = nullptr;
 };
 
-NodeRegistry::Mapped *NodeRegistry::MappedAt(const std::string &path, std::string *why) {
+Status NodeRegistry::MappedAt(const std::string &path, Mapped **mapped) {
   static auto *guard = new std::mutex;  // outlive exit: registries may close until then
   static auto *all = new std::map<std::string, Mapped *>;
   std::lock_guard<std::mutex> lock(*guard);
+  *mapped = nullptr;
   Mapped *&m = (*all)[path];
   const pid_t me = getpid();
-  if (m != nullptr && m->owner == me && m->table != nullptr) return m;
+  if (m != nullptr && m->owner == me && m->table != nullptr) {
+    *mapped = m;
+    return Status::Ok();
+  }
   // In a forked child the parent's mapping stays for the registries made before the fork.
   static auto *parents = new std::vector<Mapped *>;
   if (m != nullptr && m->owner != me) parents->push_back(m);
   if (m == nullptr || m->owner != me) m = new Mapped;
   m->owner = me;
   m->fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (m->fd < 0) {
-    *why = Format("node registry %s: open failed: %s", path.c_str(), std::strerror(errno));
-    return nullptr;
-  }
+  if (m->fd < 0)
+    return Status::Io(
+        Format("node registry %s: open failed: %s", path.c_str(), std::strerror(errno)));
   while (flock(m->fd, LOCK_EX) != 0 && errno == EINTR) {
   }
   struct stat st;
   void *p = MAP_FAILED;
+  Status why;
   if (fstat(m->fd, &st) == 0 && static_cast<size_t>(st.st_size) < sizeof(Table) &&
       ftruncate(m->fd, sizeof(Table)) != 0) {
-    *why = Format("node registry %s: cannot size it: %s", path.c_str(), std::strerror(errno));
+    why = Status::Io(
+        Format("node registry %s: cannot size it: %s", path.c_str(), std::strerror(errno)));
   } else {
     p = mmap(nullptr, sizeof(Table), PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
     if (p == MAP_FAILED)
-      *why = Format("node registry %s: mmap failed: %s", path.c_str(), std::strerror(errno));
+      why = Status::Io(
+          Format("node registry %s: mmap failed: %s", path.c_str(), std::strerror(errno)));
   }
   if (p != MAP_FAILED) {
     m->table = static_cast<Table *>(p);
@@ -114,15 +120,16 @@ NodeRegistry::Mapped *NodeRegistry::MappedAt(const std::string &path, std::strin
   if (m->table == nullptr) {  // tried again by the next registry
     close(m->fd);
     m->fd = -1;
-    return nullptr;
+    return why;
   }
-  return m;
+  *mapped = m;
+  return Status::Ok();
 }
 
 NodeRegistry::NodeRegistry(std::string path) : path_(std::move(path)) {
   if (path_.empty()) path_ = "/dev/shm/pfio-node-" + std::to_string(getuid());
-  mapped_ = MappedAt(path_, &why_);
-  if (mapped_ == nullptr) return;
+  status_ = MappedAt(path_, &mapped_);
+  if (!status_.ok()) return;
   TakeSlot();
 }
 
@@ -141,7 +148,10 @@ void NodeRegistry::TakeSlot() {
       slot_ = static_cast<int>(i);
     }
   }
-  if (slot_ < 0) why_ = Format("node registry %s: all %u slots taken", path_.c_str(), kSlots);
+  status_ =
+      slot_ >= 0
+          ? Status::Ok()
+          : Status::State(Format("node registry %s: all %u slots taken", path_.c_str(), kSlots));
   Unlock();
 }
 

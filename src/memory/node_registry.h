@@ -19,6 +19,8 @@
 #include <memory>
 #include <string>
 
+#include "common/status.h"
+
 namespace pfio {
 
 struct NodeView {
@@ -57,7 +59,7 @@ class NodeRegistry : public NodeShare {
  public:
   static constexpr uint32_t kSlots = 256;
   // Opens (creating) the registry at `path` ("" = /dev/shm/pfio-node-<uid>) and takes a slot.
-  // On failure the registry is inert (every Update says "alone") and why() tells.
+  // On failure the registry is inert (every Update says "alone") and status() says why.
   explicit NodeRegistry(std::string path = "");
   ~NodeRegistry() override;  // frees the slot
   NodeRegistry(const NodeRegistry &) = delete;
@@ -67,19 +69,22 @@ class NodeRegistry : public NodeShare {
   void Leave() override;   // frees the slot
   void Rejoin() override;  // takes one again (inert if none is free)
   bool active() const { return slot_ >= 0; }
-  const std::string &why() const { return why_; }
+  const Status &status() const { return status_; }
   const std::string &path() const { return path_; }
 
  private:
   struct Slot;
   struct Table;
   struct Mapped;
-  static Mapped *MappedAt(const std::string &path, std::string *why);
+  // The process's mapping of `path`, opened, sized and mapped on first use (*mapped null on
+  // failure: PFIO_EIO naming the path and the call that failed).
+  static Status MappedAt(const std::string &path, Mapped **mapped);
   void Lock() const;
   void Unlock() const;
   void TakeSlot();
 
-  std::string path_, why_;
+  std::string path_;
+  Status status_;
   Mapped *mapped_ = nullptr;  // the process's mapping of path_, never freed; null: inert
   int slot_ = -1;
 };

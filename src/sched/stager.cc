@@ -21,10 +21,10 @@ Stager::Stager(pfio_stage configured, pfio_stage automatic, uint32_t target_stag
 void Stager::Resolve(uint64_t mean_read, uint32_t targets, const DeviceModel &device) {
   resolved_ = true;
   if (mode_ == PFIO_STAGE_NONE) return;
-  std::string why;
-  if (!device.StageCanGain(mean_read, targets, &why)) {
+  const Status gain = device.StageCanGain(mean_read, targets);
+  if (!gain.ok()) {
     mode_ = PFIO_STAGE_NONE;
-    note_ = "off: " + why;
+    note_ = "off: " + gain.message();
   } else if (mean_read < kStageMin) {
     note_ =
         "on for reads of 64 KiB and more only; the first window's mean read is " + Bytes(mean_read);
