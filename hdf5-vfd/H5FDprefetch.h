@@ -70,7 +70,8 @@ typedef struct H5FD_prefetch_config_t {
  * end (sieve_switches and sieved_reads came with pfio 0.2's sieve for random readers; the
  * index_* fields and chunk_map_hits with 0.3.1, sweeps and sweep_advised with 0.3.2; `engine`
  * grows with pfio_stats, by advised_now and the fields after it with 0.4.0, when the driver's
- * advice went through its pfio context), and the driver fills the struct of its own header: a
+ * advice went through its pfio context; call_spans and the fields after it after
+ * 0.4.0), and the driver fills the struct of its own header: a
  * program built against an older header must be rebuilt before it runs with a newer libpfio_hdf5
  * (the soname stays 0 while pfio is below 1.0). In a child of fork() `engine` is all zeros (the
  * context is the parent's). */
@@ -125,6 +126,10 @@ typedef struct H5FD_prefetch_stats_t {
     uint64_t call_spans;         /* unplanned H5Dread calls of a contiguous dataset whose runs
                                     lay close enough to advise as one span at the call's start */
     uint64_t call_span_bytes;    /* the bytes of those spans */
+    uint64_t calls_unmapped;     /* unplanned H5Dread calls of a chunked dataset not mapped to
+                                    their chunks: the dataset's last mapped call of that shape
+                                    was one stream in the file, left to the kernel's readahead
+                                    (1, 2, 4 ... 64 calls after each such mapped call) */
 } H5FD_prefetch_stats_t;
 
 /* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */

@@ -193,6 +193,39 @@ static unsigned doubled(unsigned backoff)
     return backoff == 0 ? 1 : backoff < 64 ? 2 * backoff : 64;
 }
 
+/* A chunked dataset's call that maps to one stream in the file is left to the kernel's readahead
+ * (plan_call): mapping it only searched the chunk index, whose nodes, read ahead of the stream,
+ * are reads of their own (docs/hdf5-driver.md, "Per-call plans"). So after such a call the
+ * dataset's next calls of the same box shape pass on unmapped, 1, 2, 4 ... 64 of them after each
+ * mapped call that is still one stream; one that is not maps the next calls again. */
+static void note_stream(H5FD_prefetch_dataset_t *info, int one_stream, int boxed, const hsize_t *lo,
+                        const hsize_t *hi)
+{
+    if (!one_stream || !boxed) {
+        info->stream_backoff = 0;
+        info->stream_skip = 0;
+        return;
+    }
+    info->stream_backoff = doubled(info->stream_backoff);
+    info->stream_skip = info->stream_backoff;
+    memcpy(info->stream_lo, lo, (size_t)info->rank * sizeof *lo);
+    memcpy(info->stream_hi, hi, (size_t)info->rank * sizeof *hi);
+}
+
+/* Whether this call passes on without mapping (note_stream): 1 for a box of the shape whose calls
+ * were one stream, while calls are still to skip. */
+static int stream_shape(H5FD_prefetch_dataset_t *info, int boxed, const hsize_t *lo,
+                        const hsize_t *hi)
+{
+    if (info->stream_skip == 0 || !boxed || info->layout != H5D_CHUNKED)
+        return 0;
+    for (int d = 0; d < info->rank; ++d)
+        if (hi[d] - lo[d] != info->stream_hi[d] - info->stream_lo[d])
+            return 0;
+    --info->stream_skip;
+    return 1;
+}
+
 /* Drops the call foreseen from pfio's plan: it was not made. */
 static void drop_ahead(H5FD_prefetch_t *file)
 {
@@ -249,7 +282,8 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     hid_t space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : file_space_id;
     contiguous_span_t span = {0, 0, 0, 0};
     int want = space >= 0 && may_need_reads(dset_id, space, &info, &span);
-    int boxed = want && one_box(space, lo, hi), declared, planned_now = 0;
+    int boxed = want && one_box(space, lo, hi), declared, planned_now = 0, mapped, one_stream;
+    int unmapped = 0;
     size_t i;
     if (file_space_id == H5S_ALL && space >= 0)
         H5Sclose(space);
@@ -284,15 +318,23 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
         want = 0;
     }
     note_box(info, boxed && want, lo, hi);
+    if (want && !declared && stream_shape(info, boxed, lo, hi)) {
+        want = 0;
+        unmapped = 1;
+    }
     /* A call read as one stream (a point's series over consecutive chunks, rows of a contiguous
      * dataset) is left to the kernel's readahead, which follows it by itself and on past the
      * call: a plan would add its cost and stop at the call's end (rows of 8 KiB chunks behind
      * FUSE: 0.32x sec2 planned). Several streams (a block's rows of chunks) are planned: advised
      * or fetched at once, the device reads them side by side. */
-    if (!declared && want &&
+    mapped =
+        !declared && want &&
         H5FD__prefetch_selection_extents(dset_id, file_space_id, "H5Dread", &list, &found) == 0 &&
-        list.count > 0 && (info->layout == H5D_CHUNKED || list.count >= 2) &&
-        !H5FD__prefetch_one_stream(&list) &&
+        list.count > 0;
+    one_stream = mapped && H5FD__prefetch_one_stream(&list);
+    if (mapped && info->layout == H5D_CHUNKED)
+        note_stream(info, one_stream, boxed, lo, hi);
+    if (mapped && !one_stream && (info->layout == H5D_CHUNKED || list.count >= 2) &&
         (file->page_cache_kind || extents_bytes(&list) >= REMOTE_EXTENT_MIN * list.count)) {
         uint64_t bytes = 0;
         pthread_mutex_lock(&file->plan_lock);
@@ -322,6 +364,7 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     if (!planned_now) {
         pthread_mutex_lock(&file->plan_lock);
         ++file->stats.calls_unplanned;
+        file->stats.calls_unmapped += (uint64_t)unmapped;
         /* Runs of a contiguous dataset too small to plan one by one, no further apart than HDF5's
          * sieve reads under sec2 (it reads SIEVE_BYTES from each run it does not hold, so all of
          * the span), are advised as that span at once behind FUSE or a network (the engine's

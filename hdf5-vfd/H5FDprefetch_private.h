@@ -232,6 +232,10 @@ typedef struct H5FD_prefetch_dataset_t {
     /* Per-call plans (H5FDprefetch_call.c): calls still to pass on unplanned, and how many the
      * next unread plan makes it (0: the last plan was read). */
     unsigned plans_skip, plans_backoff;
+    /* Calls of one box shape (stream_lo/hi's) that mapped to one stream in the file: calls of that
+     * shape still to pass on without mapping, and how many the next such call makes it. */
+    unsigned stream_skip, stream_backoff;
+    hsize_t stream_lo[H5S_MAX_RANK], stream_hi[H5S_MAX_RANK];
     /* The call after next, foreseen: the last call's selection as one box (box_known), the shift
      * from the box before it and how many calls in a row moved by it; planned calls still to
      * pass before foreseeing again, and how many the next miss makes it. */

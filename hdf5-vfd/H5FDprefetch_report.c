@@ -53,6 +53,7 @@ static const H5FD_prefetch_stats_field driver_fields[] = {
     FIELD(calls_ahead_missed),
     FIELD(call_spans),
     FIELD(call_span_bytes),
+    FIELD(calls_unmapped),
 };
 #undef FIELD
 /* Every field after `engine` is listed: the struct's size is the list's, 8 bytes each. */

@@ -161,6 +161,35 @@ TEST_F(AutoReadTest, OnTheReorderBufferContiguousTilesAreAdvisedAsTheirSpanAndNo
   EXPECT_LE(st.engine.advised_now_bytes, st.call_span_bytes + st.call_span_bytes / 4);
 }
 
+// Rows of chunks in the order HDF5 allocated them are one stream in the file, left to the
+// kernel's readahead: mapping such a call only searched the chunk index. After a mapped call of
+// rows the dataset's next calls of that shape pass on unmapped, 1, 2, 4 ... of them after each
+// mapped one (of 16 rows: calls 1, 3, 6 and 11 mapped, 12 not); columns, another shape and not one
+// stream, are mapped and planned each. Every value right.
+TEST_F(AutoReadTest, CallsOfAShapeThatWasOneStreamAreNotMappedAgainAndAgain) {
+  const DatasetSpec &d = Named("c8k");
+  hid_t fapl = PrefetchFapl(true, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl);
+  hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+  ASSERT_GE(dset, 0);
+  const std::vector<Slab> rows = Pattern("rows", d), columns = Pattern("columns", d);
+  ASSERT_EQ(rows.size(), 16u);
+  for (const Slab &s : rows) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+  H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_EQ(st.call_plans, 0u);
+  EXPECT_EQ(st.calls_unplanned, rows.size());
+  EXPECT_EQ(st.calls_unmapped, 12u);
+  for (const Slab &s : columns) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+  st = Stats(file);
+  EXPECT_EQ(st.call_plans, columns.size());
+  EXPECT_EQ(st.calls_unmapped, 12u);
+  for (const Slab &s : rows) EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);  // mapped afresh
+  EXPECT_EQ(Stats(file).calls_unmapped, 24u);
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 TEST_F(AutoReadTest, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
   const DatasetSpec &d = Named("c128k");
   hid_t fapl = PrefetchFapl();
