@@ -20,7 +20,9 @@ hdf5=$(dpkg-query -W -f='${Version}' libhdf5-openmpi-dev 2>/dev/null)
 cat >"$out/machine.json" <<JSON
 {"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
  "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
- "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5"}
+ "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5",
+ "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+ "date": "$(date -u +%Y-%m-%d)"}
 JSON
 build/bench/pfio-h5bench --file "$data" --rows "$rows" --rounds "$rounds" --lookup \
   --json "$out/runs.jsonl" | tee "$out/h5bench.log"

@@ -82,7 +82,9 @@ def h5bench_rows(results, docs):
     methods = len({r["method"] for r in runs if r["method"] != "compute-only"})
     cycle = methods * (2 if methods % 2 else 1)
     out = ["## HDF5 through the driver: pfio-h5bench", "",
-           f"`scripts/bench.sh h5bench` runs `pfio-h5bench` on one HDF5 file of four {m['rows']} × "
+           f"`scripts/bench.sh h5bench`"
+           + (f" ({m['date']}, at {m['commit']})" if m.get("date") and m.get("commit") else "")
+           + f" runs `pfio-h5bench` on one HDF5 file of four {m['rows']} × "
            f"{m['rows']} datasets of 64-bit values ({mib:.0f} MiB each; chunks of 8 KiB, 128 KiB, "
            f"1 MiB, and contiguous) on {m['cpu']}, {m['cores']} cores, {m['mem_gib']} GiB, Linux "
            f"{m['kernel']}, {m.get('device', '?')} {m.get('fs', '')}, HDF5 {m['hdf5']} (Debian's "
@@ -186,13 +188,14 @@ def h5bench_rows(results, docs):
            f"≤ budget + 32 MiB ({budget_mib + 32 if budget_mib else '?'} MiB)", not over)
     same = [(d, p) for d, _ in H5_DATASETS for p in H5_PATTERNS
             if values(d, p, "prefetch") and all(
-                r["unplanned"] == r["raw_reads"] and not r.get("sweep_advised") for r in runs
+                r["unplanned"] == r["raw_reads"] and not r.get("sweep_advised")
+                and not r.get("chunk_lookups") for r in runs
                 if r["dataset"] == d and r["pattern"] == p and r["method"] == "prefetch")]
     if same:
         spread = [ratio(d, p, "prefetch") for d, p in same]
         spread = [x for x in spread if x]
         out += ["", f"Where `prefetch` predicted and advised nothing (every raw read served by "
-                f"`pread` as sec2 serves it, no column sweep: {', '.join(f'{d} {p}' for d, p in same)}), the two methods make the same "
+                f"`pread` as sec2 serves it, no column sweep, no chunk looked up: {', '.join(f'{d} {p}' for d, p in same)}), the two methods make the same "
                 f"system calls, so their ratio ({min(spread):.2f}–{max(spread):.2f}×) is this "
                 f"machine's run-to-run noise at {m['rounds']} rounds: differences inside that band "
                 f"are not measured differences."]
