@@ -184,6 +184,27 @@ TEST(PathJudge, JudgesGivenTheSameInputsChooseAlike) {
   EXPECT_GE(a.counts().stock_chosen, 1u);
 }
 
+// A judge whose calls another judge gave to another path for a while (the collective layer's judge
+// of reading alone, while ROMIO served the calls) does not measure its first calls back: there
+// they paid for the other path's stretch (2-3 ms against 60 us in steady state on the test bed),
+// and measured they made the dearer path win.
+TEST(PathJudge, TheFirstCallsAfterAResumeAreNotMeasured) {
+  for (const bool resumed : {true, false}) {
+    PathJudge judge;
+    uint64_t at = 0;
+    const auto cost = [&at](Path p, uint64_t k) {
+      if (p == Path::kStock) return 1.2;
+      return at + k >= 10 && at + k < 14 ? 100.0 : 1.0;  // the four calls after the resume
+    };
+    RunCalls(&judge, 10, cost);
+    if (resumed) judge.Resumed();
+    at = 10;
+    RunCalls(&judge, 14 + PathJudge::kTrialCalls + 1, cost);  // the first phase, stock's trial
+    EXPECT_EQ(judge.counts().stock_chosen, resumed ? 0u : 1u) << "resumed " << resumed;
+    EXPECT_EQ(judge.current(), resumed ? Path::kPfio : Path::kStock) << "resumed " << resumed;
+  }
+}
+
 TEST(PathJudge, ResetTriesPfioAgainFirst) {
   PathJudge judge;
   std::vector<Path> paths;

@@ -269,6 +269,8 @@ Status CollectiveReader::BeginCall(Route *route) {
     if (pfio_plan_replace(ctx_, &none, 0) != PFIO_OK) ++stats_.plan_errors;
     advise_after_.clear();
   }
+  if (begun_ == Path::kPfio && was == Path::kStock)
+    alone_judge_.Resumed();  // its first calls back pay for the stock path's stretch
   if (begun_ == Path::kStock) {
     ++stats_.calls;
     ++stats_.stock_calls;

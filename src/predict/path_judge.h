@@ -91,6 +91,9 @@ class PathJudge {
   // the same way on every rank).
   void Judge(const Tally &all);
   void Reset();
+  // The calls this judge routes went another way for a while (a judge above it gave them to
+  // another path): its next calls are not measured, as after a switch of its own.
+  void Resumed() { since_switch_ = 0; }
   void NewFile();
   // A hash of the schedule (phase, path, calls left, stretches): equal on ranks that judged alike.
   // Not of the measures, which are each rank's own.
