@@ -188,9 +188,26 @@ static void note_box(H5FD_prefetch_dataset_t *info, int known, const hsize_t *lo
     }
 }
 
-static unsigned doubled(unsigned backoff)
+/* A failure: the next calls pass, twice as many as after the last failure (1 after a success). */
+static void backoff_failed(H5FD_prefetch_backoff_t *b)
 {
-    return backoff == 0 ? 1 : backoff < 64 ? 2 * backoff : 64;
+    b->backoff = b->backoff == 0 ? 1 : b->backoff < 64 ? 2 * b->backoff : 64;
+    b->skip = b->backoff;
+}
+
+static void backoff_succeeded(H5FD_prefetch_backoff_t *b)
+{
+    b->skip = 0;
+    b->backoff = 0;
+}
+
+/* 1 when this call passes (counted off), else 0. */
+static int backoff_passes(H5FD_prefetch_backoff_t *b)
+{
+    if (b->skip == 0)
+        return 0;
+    --b->skip;
+    return 1;
 }
 
 /* A chunked dataset's call that maps to one stream in the file is left to the kernel's readahead
@@ -202,12 +219,10 @@ static void note_stream(H5FD_prefetch_dataset_t *info, int one_stream, int boxed
                         const hsize_t *hi)
 {
     if (!one_stream || !boxed) {
-        info->stream_backoff = 0;
-        info->stream_skip = 0;
+        backoff_succeeded(&info->stream);
         return;
     }
-    info->stream_backoff = doubled(info->stream_backoff);
-    info->stream_skip = info->stream_backoff;
+    backoff_failed(&info->stream);
     memcpy(info->stream_lo, lo, (size_t)info->rank * sizeof *lo);
     memcpy(info->stream_hi, hi, (size_t)info->rank * sizeof *hi);
 }
@@ -217,13 +232,12 @@ static void note_stream(H5FD_prefetch_dataset_t *info, int one_stream, int boxed
 static int stream_shape(H5FD_prefetch_dataset_t *info, int boxed, const hsize_t *lo,
                         const hsize_t *hi)
 {
-    if (info->stream_skip == 0 || !boxed || info->layout != H5D_CHUNKED)
+    if (info->stream.skip == 0 || !boxed)
         return 0;
     for (int d = 0; d < info->rank; ++d)
         if (hi[d] - lo[d] != info->stream_hi[d] - info->stream_lo[d])
             return 0;
-    --info->stream_skip;
-    return 1;
+    return backoff_passes(&info->stream);
 }
 
 /* Drops the call foreseen from pfio's plan: it was not made. */
@@ -235,10 +249,8 @@ static void drop_ahead(H5FD_prefetch_t *file)
         pfio_plan_replace(file->ctx, &none, 0);
     }
     ++file->stats.calls_ahead_missed;
-    if (info->id == file->ahead_dset) { /* its slot still holds that dataset */
-        info->ahead_backoff = doubled(info->ahead_backoff);
-        info->ahead_skip = info->ahead_backoff;
-    }
+    if (info->id == file->ahead_dset) /* its slot still holds that dataset */
+        backoff_failed(&info->ahead);
     file->ahead_info = NULL;
 }
 
@@ -301,7 +313,7 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
             same_box(info->rank, lo, hi, file->ahead_lo, file->ahead_hi)) {
             file->ahead_info = NULL; /* as foreseen: its extents are pfio's plan already */
             ++file->stats.calls_ahead_used;
-            info->ahead_backoff = 0;
+            backoff_succeeded(&info->ahead);
             note_box(info, boxed, lo, hi);
             start_plan(file, file->ahead_bytes);
             pthread_mutex_unlock(&file->plan_lock);
@@ -313,10 +325,8 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     }
     declared = file->declared;
     pthread_mutex_unlock(&file->plan_lock);
-    if (want && info->plans_skip > 0) { /* its last plan went unread: not yet again */
-        --info->plans_skip;
+    if (want && backoff_passes(&info->plans)) /* its last plan went unread: not yet again */
         want = 0;
-    }
     note_box(info, boxed && want, lo, hi);
     if (want && !declared && stream_shape(info, boxed, lo, hi)) {
         want = 0;
@@ -406,10 +416,8 @@ static int foresee(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
     int d, ok, usable;
     if (info->shifts_in_row < 2 || !info->box_known)
         return 0;
-    if (info->ahead_skip > 0) {
-        --info->ahead_skip;
+    if (backoff_passes(&info->ahead))
         return 0;
-    }
     pthread_mutex_lock(&file->plan_lock);
     usable = !file->declared && !file->stale;
     pthread_mutex_unlock(&file->plan_lock);
@@ -475,12 +483,11 @@ static int end_call(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
     file->stats.call_plans_unread += unread;
     pthread_mutex_unlock(&file->plan_lock);
     if (unread) {
-        info->plans_backoff = doubled(info->plans_backoff);
-        info->plans_skip = info->plans_backoff;
+        backoff_failed(&info->plans);
         info->shifts_in_row = 0;
         return 0;
     }
-    info->plans_backoff = 0;
+    backoff_succeeded(&info->plans);
     return 1;
 }
 

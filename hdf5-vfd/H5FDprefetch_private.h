@@ -209,6 +209,12 @@ int H5FD__prefetch_engine_inherited(const H5FD_prefetch_t *file);
  * again. 0, or -1 after pushing pfio's error. */
 int H5FD__prefetch_refresh(H5FD_prefetch_t *file, const char *func);
 
+/* Calls to pass on before trying something again (H5FDprefetch_call.c), and how many the next
+ * failure makes it: 1, 2, 4 ... 64, back to 1 after a success. */
+typedef struct H5FD_prefetch_backoff_t {
+    unsigned skip, backoff;
+} H5FD_prefetch_backoff_t;
+
 /* What declare needs to know of a dataset. Finding it costs a dozen HDF5 calls that copy
  * property lists, as much as declaring a small selection itself, so it is found once per dataset
  * id and kept (HDF5 1.10 does not reuse the id of a closed object). */
@@ -229,21 +235,20 @@ typedef struct H5FD_prefetch_dataset_t {
     /* The chunks the leaves of its chunk index named, read while declaring, and the chunks
      * looked up one by one (NULL: none yet). */
     struct H5FD_prefetch_chunkmap_t *chunks;
-    /* Per-call plans (H5FDprefetch_call.c): calls still to pass on unplanned, and how many the
-     * next unread plan makes it (0: the last plan was read). */
-    unsigned plans_skip, plans_backoff;
+    /* Per-call plans (H5FDprefetch_call.c): calls to pass on unplanned after an unread plan. */
+    H5FD_prefetch_backoff_t plans;
     /* Calls of one box shape (stream_lo/hi's) that mapped to one stream in the file: calls of that
-     * shape still to pass on without mapping, and how many the next such call makes it. */
-    unsigned stream_skip, stream_backoff;
+     * shape to pass on without mapping. */
+    H5FD_prefetch_backoff_t stream;
     hsize_t stream_lo[H5S_MAX_RANK], stream_hi[H5S_MAX_RANK];
     /* The call after next, foreseen: the last call's selection as one box (box_known), the shift
-     * from the box before it and how many calls in a row moved by it; planned calls still to
-     * pass before foreseeing again, and how many the next miss makes it. */
+     * from the box before it and how many calls in a row moved by it; planned calls to pass
+     * before foreseeing again after a miss. */
     int box_known;
     hsize_t box_lo[H5S_MAX_RANK], box_hi[H5S_MAX_RANK];
     int64_t shift[H5S_MAX_RANK];
     unsigned shifts_in_row;
-    unsigned ahead_skip, ahead_backoff;
+    H5FD_prefetch_backoff_t ahead;
 } H5FD_prefetch_dataset_t;
 
 /* Chunk maps (H5FDprefetch_chunkmap.c): a chunk's linear index (row-major, in chunks) to its
