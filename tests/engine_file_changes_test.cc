@@ -44,8 +44,9 @@ TEST(EngineRead, RefreshDropsPrefetchedBytesAndRereadsTheSize) {
   int32_t f = c.Open(path);
   std::vector<pfio_extent> plan = RandomBlocks(f, size, block, 64, 3);
   ASSERT_EQ(pfio_plan_append(c.ctx, plan.data(), plan.size()), PFIO_OK);
-  ReadAll(c, {plan[0]});  // the rest of the plan is being prefetched now
-  ASSERT_GT(c.Stats().requests, 1u);
+  ReadAll(c, {plan[0]});
+  // The rest of the plan is being prefetched now (the pipeline's thread submits it, so wait).
+  ASSERT_TRUE(Eventually([&] { return c.Stats().requests > 1u; })) << c.Stats().requests;
 
   Rewrite(path, 5 * kMiB, 7);  // new bytes everywhere, and a longer file
   ASSERT_EQ(pfio_file_refresh(c.ctx, f), PFIO_OK) << pfio_last_error();
