@@ -138,11 +138,24 @@ uint64_t ADIOI_PREFETCH_View_bytes_before(ADIO_File fd, int count, MPI_Datatype 
                                           uint64_t eof, int *crosses)
 {
     ADIO_Offset *off_list = NULL, *len_list = NULL, start = 0, end = 0, kept = fd->fp_ind;
-    int n = 0, i;
+    int n = 0, i, filetype_is_contig = 0;
     uint64_t bytes = 0;
     *crosses = 0;
     if (count <= 0)
         return 0;
+    ADIOI_Datatype_iscontig(fd->filetype, &filetype_is_contig);
+    if (filetype_is_contig) { /* one run, found as Calc_my_off_len would, without its lists */
+        MPI_Count size = 0;
+        uint64_t at, length;
+        MPI_Type_size_x(datatype, &size);
+        at = (uint64_t)(file_ptr_type == ADIO_INDIVIDUAL
+                            ? fp_ind
+                            : fd->disp + (ADIO_Offset)fd->etype_size * offset);
+        length = size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+        if (length > 0 && at + length > eof)
+            *crosses = 1;
+        return at >= eof ? 0 : at + length > eof ? eof - at : length;
+    }
     fd->fp_ind = fp_ind; /* Calc_my_off_len walks the view from here, and moves the pointer */
     ADIOI_Calc_my_off_len(fd, count, datatype, file_ptr_type, offset, &off_list, &len_list, &start,
                           &end, &n);

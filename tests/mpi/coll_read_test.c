@@ -591,10 +591,16 @@ static void test_eof(void)
     check_count(test, &st, MPI_BYTE, want);
     check_range(test, buf, offset, (size_t)want, SEED);
     MPI_File_close(&fh);
-    /* Opened for writing (no look at the file before each read), then grown by another process:
-     * a request past the size pfio knows goes to ROMIO's two-phase, which counts the whole
-     * request; the driver counts the bytes up to the new end, as its own path does. */
+    /* Opened for writing (no look at the file before each read), read (pfio learns its size),
+     * then grown by another process: a request past the size pfio knows goes to ROMIO's
+     * two-phase, which counts the whole request; the driver counts the bytes up to the new end,
+     * as its own path does. */
     must_open(test, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    if (MPI_File_read_at_all(fh, 8000LL * rank, buf, 8000, MPI_BYTE, &st) != MPI_SUCCESS)
+        fail(test, "MPI_File_read_at_all before the file grew failed");
+    check_count(test, &st, MPI_BYTE, 8000);
+    check_range(test, buf, 8000LL * rank, 8000, SEED);
+    MPI_Barrier(MPI_COMM_WORLD); /* every rank has read before the file grows */
     make_file(path, (uint64_t)(2 * size), SEED);
     offset = 2 * size - 5000 + 1000LL * rank;
     want = offset >= 2 * size                ? 0
