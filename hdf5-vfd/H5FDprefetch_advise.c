@@ -13,7 +13,7 @@
 static int advice_engine(H5FD_prefetch_t *file)
 {
     if (!file->advise_inline && file->ctx == NULL &&
-        H5FD__prefetch_engine(file, "H5FD__prefetch_willneed") < 0)
+        H5FD__prefetch_engine(file, 0, "H5FD__prefetch_willneed") < 0)
         file->advise_inline = 1; /* the error says why; the reader advises from now on */
     return !file->advise_inline;
 }

@@ -44,14 +44,13 @@ static int is_foreign(hid_t dset_id)
     return 0;
 }
 
-/* Below this many bytes a call is not planned where the file is in the page cache kind (a local
- * file system): planning costs more than overlapping a few small reads of a local device saves
- * (docs/measurements.md, "Others"). Behind FUSE or a network (the engine's reorder buffer) a call
- * of two reads or more is planned when its extents average REMOTE_EXTENT_MIN or more: each read
- * saved there is a round trip; smaller pieces (8 KiB chunks, a contiguous dataset's rows of a
- * tile) are left to the page cache, whose readahead and the predictions reach across calls and
- * keep what neighbouring calls share, where a call's own plan read its gaps again in every call
- * (docs/hdf5-driver.md, "Per-call plans"). */
+/* Below this many bytes a call is not planned where the file is in the page-cache kind (the
+ * driver's own plans are, under buffer = auto): planning costs more than overlapping a few small
+ * reads of a local device saves (docs/measurements.md, "Others"). In the reorder buffer (buffer =
+ * engine named) a call of two reads or more is planned when its extents average
+ * REMOTE_EXTENT_MIN or more: each would be a read of pfio's own; smaller pieces (8 KiB chunks, a
+ * contiguous dataset's rows of a tile) are left to the page cache, whose readahead and the
+ * predictions reach across calls (docs/hdf5-driver.md, "Per-call plans"). */
 #define LOCAL_CALL_MIN ((uint64_t)64 << 10)
 #define REMOTE_EXTENT_MIN ((uint64_t)64 << 10)
 
@@ -59,9 +58,9 @@ static int is_foreign(hid_t dset_id)
  * of a contiguous dataset. */
 #define SIEVE_BYTES ((uint64_t)64 << 10)
 
-/* Below this a contiguous call's span is not advised: behind FUSE the kernel's reads of advice
- * answer later than HDF5's own sieve reads. Between a measured loss (96 KiB) and a measured gain
- * (8 MiB), not a measured crossover (docs/hdf5-driver.md, "Per-call plans"). */
+/* Below this a contiguous call's span is not advised (span_advised): behind FUSE the kernel's
+ * reads of advice answer later than HDF5's own sieve reads. Between a measured loss (96 KiB) and a
+ * measured gain (8 MiB), not a measured crossover (docs/hdf5-driver.md, "Per-call plans"). */
 #define SPAN_ADVICE_MIN ((uint64_t)1 << 20)
 
 /* Where the bytes of a contiguous dataset's selection with bounding box [lo, hi] lie: from the
@@ -95,13 +94,29 @@ static contiguous_span_t contiguous_span(const H5FD_prefetch_dataset_t *info, co
     return span;
 }
 
+/* Whether a contiguous call's span is advised whole at its start instead of planned run by run:
+ * runs too small to plan one by one (under REMOTE_EXTENT_MIN), no further apart than HDF5's sieve
+ * reads under sec2 (it reads SIEVE_BYTES from each run it does not hold, so all of the span), the
+ * span at least SPAN_ADVICE_MIN and within the advice window (memory control), the file's context
+ * started (by an earlier call). The kernel then reads the span in large requests side by side,
+ * where HDF5 waits for one sieve read after another, and pfio follows no plan entry per run:
+ * tiles of 128 x 128 values behind FUSE read 1.2-1.3x faster so than planned, level on the disk
+ * (docs/hdf5-driver.md, "Per-call plans"). */
+static int span_advised(H5FD_prefetch_t *file, const contiguous_span_t *span)
+{
+    const uint64_t wide = span->end - span->start;
+    return span->runs >= 2 && span->run_bytes < REMOTE_EXTENT_MIN && wide >= SPAN_ADVICE_MIN &&
+           wide <= span->runs * SIEVE_BYTES && file->ctx != NULL &&
+           !H5FD__prefetch_engine_inherited(file) && wide <= H5FD__prefetch_advice_window(file);
+}
+
 /* Whether the selection of `space` could need more than one read worth overlapping: it touches two
  * chunks or more (its bounding box does) of a chunked dataset, or selects from a contiguous one
  * (its runs are counted once listed); and on a local file system reads LOCAL_CALL_MIN bytes or
  * more (whole chunks where HDF5 reads them whole). 0 for a dataset that is not the driver's (then
  * noted as foreign); *info_out is the dataset's kept facts when it is the driver's. A contiguous
- * dataset's selection behind FUSE or a network (the reorder buffer's kind) has its span in *span
- * (span->runs 0 otherwise). */
+ * dataset's selection has its span in *span (span->runs 0 otherwise); 0 when that span is to be
+ * advised whole instead (span_advised). */
 static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **info_out,
                           contiguous_span_t *span)
 {
@@ -130,6 +145,11 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
             bytes = chunks * info->chunk_bytes;
     } else if (info->layout != H5D_CONTIGUOUS) {
         return 0;
+    } else if (info->base != HADDR_UNDEF && rank == info->rank &&
+               H5Sget_select_bounds(space, lo, hi) >= 0) {
+        *span = contiguous_span(info, lo, hi);
+        if (span_advised(info->file, span))
+            return 0;
     }
     if (info->file->page_cache_kind)
         return bytes >= LOCAL_CALL_MIN;
@@ -138,10 +158,7 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
      * may read an index node: a round trip). */
     if (info->layout == H5D_CHUNKED)
         return info->chunk_bytes >= REMOTE_EXTENT_MIN;
-    if (info->base == HADDR_UNDEF || rank != info->rank || H5Sget_select_bounds(space, lo, hi) < 0)
-        return 0;
-    *span = contiguous_span(info, lo, hi);
-    return span->run_bytes >= REMOTE_EXTENT_MIN;
+    return span->runs > 0 && span->run_bytes >= REMOTE_EXTENT_MIN;
 }
 
 /* The selection of `space` as one box [lo, hi]: 1 when it selects every element of its bounding
@@ -337,10 +354,10 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
      * call: a plan would add its cost and stop at the call's end (rows of 8 KiB chunks behind
      * FUSE: 0.32x sec2 planned). Several streams (a block's rows of chunks) are planned: advised
      * or fetched at once, the device reads them side by side. */
-    mapped =
-        !declared && want &&
-        H5FD__prefetch_selection_extents(dset_id, file_space_id, "H5Dread", &list, &found) == 0 &&
-        list.count > 0;
+    mapped = !declared && want &&
+             H5FD__prefetch_selection_extents(dset_id, file_space_id, 0, "H5Dread", &list,
+                                              &found) == 0 &&
+             list.count > 0;
     one_stream = mapped && H5FD__prefetch_one_stream(&list);
     if (mapped && info->layout == H5D_CHUNKED)
         note_stream(info, one_stream, boxed, lo, hi);
@@ -375,17 +392,10 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
         pthread_mutex_lock(&file->plan_lock);
         ++file->stats.calls_unplanned;
         file->stats.calls_unmapped += (uint64_t)unmapped;
-        /* Runs of a contiguous dataset too small to plan one by one, no further apart than HDF5's
-         * sieve reads under sec2 (it reads SIEVE_BYTES from each run it does not hold, so all of
-         * the span), are advised as that span at once behind FUSE or a network (the engine's
-         * reorder-buffer kind; its context started already, by an earlier prediction): the
-         * kernel reads the span in large requests side by side, where HDF5 waits for one sieve
-         * read after another. A span wider than the advice window (memory control) is left to
-         * the prediction. */
+        /* A contiguous call's span advised whole (span_advised); one wider than the advice
+         * window is left to the prediction. */
         const uint64_t wide = span.end - span.start;
-        if (span.runs >= 2 && !declared && wide >= SPAN_ADVICE_MIN &&
-            wide <= span.runs * SIEVE_BYTES && file->ctx != NULL && !file->page_cache_kind &&
-            !H5FD__prefetch_engine_inherited(file) && wide <= H5FD__prefetch_advice_window(file)) {
+        if (!declared && span_advised(file, &span)) {
             H5FD__prefetch_willneed(file, span.start, wide);
             ++file->stats.call_spans;
             file->stats.call_span_bytes += wide;
@@ -433,7 +443,7 @@ static int foresee(H5FD_prefetch_t *file, H5FD_prefetch_dataset_t *info)
     }
     space = H5Screate_simple(info->rank, info->dims, NULL);
     ok = space >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET, lo, NULL, ones, count) >= 0 &&
-         H5FD__prefetch_selection_extents(info->id, space, "H5Dread", &list, &found) == 0 &&
+         H5FD__prefetch_selection_extents(info->id, space, 0, "H5Dread", &list, &found) == 0 &&
          list.count > 0;
     if (space >= 0)
         H5Sclose(space);

@@ -352,8 +352,9 @@ static int fits_dataset(hid_t dset_id, hid_t file_space_id, hid_t space, int ran
     return 0;
 }
 
-int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, const char *func,
-                                     H5FD_prefetch_extents_t *list, H5FD_prefetch_t **file_out)
+int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, int declared,
+                                     const char *func, H5FD_prefetch_extents_t *list,
+                                     H5FD_prefetch_t **file_out)
 {
     hsize_t dims[H5S_MAX_RANK], zeros[H5S_MAX_RANK] = {0};
     hid_t space = H5I_INVALID_HID, all = H5I_INVALID_HID;
@@ -425,7 +426,7 @@ int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, const c
         goto done;
     }
     /* Every extent goes to pfio's plan, which must know the file's size. */
-    if (list->count > 0 && H5FD__prefetch_engine(file, func) < 0)
+    if (list->count > 0 && H5FD__prefetch_engine(file, declared, func) < 0)
         goto done;
     clip_to_engine(file, list);
     *file_out = file;
@@ -456,7 +457,7 @@ herr_t H5FD_prefetch_declare(hid_t dset_id, hid_t file_space_id)
     size_t i;
     size_t pending = 0;
     int failed;
-    if (H5FD__prefetch_selection_extents(dset_id, file_space_id, __func__, &list, &file) < 0)
+    if (H5FD__prefetch_selection_extents(dset_id, file_space_id, 1, __func__, &list, &file) < 0)
         goto done;
     pthread_mutex_lock(&file->plan_lock); /* no HDF5 call until it is let go */
     if (!file->declared) {                /* the application's plan replaces what was predicted */

@@ -2,6 +2,7 @@
  * through pfio. Below the read, declare and predict paths, which all may start it.
  */
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "H5FDprefetch_private.h"
@@ -29,10 +30,24 @@ static pid_t current_process(void)
     return this_process;
 }
 
+/* Under buffer = auto, a file whose plans are the driver's own (per-call plans, predictions,
+ * advice) is held in the page-cache kind wherever it is: behind FUSE or a network too, where the
+ * rule gives a program's declared plan the reorder buffer. The page cache advises a call's small
+ * pieces at once and keeps them for the calls after it; the reorder buffer reads them one by one
+ * or leaves them unplanned (docs/hdf5-driver.md, "Which kind, where"). */
+static pfio_status driver_plans_in_page_cache(pfio_config *engine, int declared)
+{
+    char buffer[16] = "";
+    if (declared || pfio_config_get(engine, "buffer", buffer, sizeof buffer) != PFIO_OK ||
+        strcmp(buffer, "auto") != 0)
+        return PFIO_OK;
+    return pfio_config_set(engine, "buffer", "cache");
+}
+
 /* Starts the file's pfio context and opens the file in it, the first time something is to be read
  * through pfio (a file read only through the page cache never starts one: a context costs
  * threads and time, docs/measurements.md, "Others"). 0, or -1 after pushing pfio's error. */
-int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
+int H5FD__prefetch_engine(H5FD_prefetch_t *file, int declared, const char *func)
 {
     const char *name = file->name;
     pfio_config *engine;
@@ -51,7 +66,9 @@ int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func)
     engine = H5FD__prefetch_engine_config(&file->config, func);
     if (engine == NULL)
         return -1;
-    status = pfio_context_create(engine, &ctx);
+    status = driver_plans_in_page_cache(engine, declared);
+    if (status == PFIO_OK)
+        status = pfio_context_create(engine, &ctx);
     pfio_config_destroy(engine);
     if (status == PFIO_OK)
         status = pfio_file_open_fd(ctx, file->fd, name, &id);

@@ -170,7 +170,7 @@ int H5FD__prefetch_flush_pending(H5FD_prefetch_t *file, const char *func)
 {
     if (file->pending.count == 0)
         return 0;
-    if (H5FD__prefetch_engine(file, func) < 0)
+    if (H5FD__prefetch_engine(file, file->declared, func) < 0)
         return -1;
     if (H5FD__prefetch_hand_pending(file) != PFIO_OK) {
         H5FD__prefetch_error(func, H5E_VFL, H5E_CANTINIT, "handing the declared plan to pfio: %s",

@@ -100,7 +100,7 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     if (!pfio_stride_planning(p->run))
         p->via_pfio = size >= file->config.engine_min && stride == (int64_t)size &&
                       !file->page_cache_kind &&
-                      H5FD__prefetch_engine(file, "H5FD__prefetch_read") == 0;
+                      H5FD__prefetch_engine(file, 0, "H5FD__prefetch_read") == 0;
     /* The page cache is advised only for runs the kernel reads well as spans: forward, with a
      * stride of at most DENSE_STRIDE, in reads of at most
      * ADVISE_MAX_READ, not sequential. Measured here, advice for wide strides (a column of

@@ -198,9 +198,11 @@ void H5FD__prefetch_close_ids(int failed, hid_t a, hid_t b, hid_t c);
  * after pushing an error that says why. */
 H5FD_prefetch_t *H5FD__prefetch_file_of(hid_t obj_id, const char *func);
 
-/* Starts pfio's context for the file if it has none yet (H5FDprefetch_engine.c). 0, or -1 after
+/* Starts pfio's context for the file if it has none yet (H5FDprefetch_engine.c), for the
+ * program's declared plan (`declared` 1) or for the driver's own plans and advice (0): under
+ * buffer = auto the second opens the file in the page-cache kind wherever it is. 0, or -1 after
  * pushing an error. */
-int H5FD__prefetch_engine(H5FD_prefetch_t *file, const char *func);
+int H5FD__prefetch_engine(H5FD_prefetch_t *file, int declared, const char *func);
 /* Whether the file's pfio context was made by another process (this is a child of fork(), where
  * pfio refuses the parent's context): the child reads and advises without it. */
 int H5FD__prefetch_engine_inherited(const H5FD_prefetch_t *file);
@@ -308,10 +310,12 @@ int H5FD__prefetch_read_index(H5FD_prefetch_t *file, haddr_t addr, size_t size, 
 /* The file extents HDF5 will read for the selection of file_space_id (H5S_ALL: all of it) in
  * dataset dset_id, in the order it reads them (H5FDprefetch_declare.c has what that is for each
  * layout), appended to *list and cut to the size pfio saw; *file is the driver's file, whose pfio
- * context is started when there is something to read. 0, or -1 after pushing an error that names
+ * context is started when there is something to read (for a `declared` plan or a call's:
+ * H5FD__prefetch_engine). 0, or -1 after pushing an error that names
  * `func` (nothing appended). */
-int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, const char *func,
-                                     H5FD_prefetch_extents_t *list, H5FD_prefetch_t **file);
+int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, int declared,
+                                     const char *func, H5FD_prefetch_extents_t *list,
+                                     H5FD_prefetch_t **file);
 
 /* Extent lists (H5FDprefetch_extents.c): append *e as it is; push [offset, offset+length),
  * joined to the last extent when adjacent to it; sort items[from ..] by offset and join

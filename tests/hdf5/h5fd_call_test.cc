@@ -136,6 +136,19 @@ TEST_F(AutoReadTest, OnTheReorderBufferSmallPiecesAndOneStreamAreLeftToThePageCa
   H5Pclose(fapl);
 }
 
+// The tiles of 128 x 128 values of a WideFile in a random order of `seed`, read through the
+// driver's H5Dread (every value checked); the span one tile's rows cover in the file.
+std::vector<Slab> ReadRandomTiles(const WideFile &w, uint64_t seed, uint64_t *span) {
+  std::vector<Slab> tiles;
+  for (hsize_t r = 0; r < w.spec.rows; r += 128)
+    for (hsize_t c = 0; c < w.spec.cols; c += 128) tiles.push_back({r, c, 128, 128});
+  std::mt19937_64 rng(seed);
+  std::shuffle(tiles.begin(), tiles.end(), rng);
+  *span = (127 * w.spec.cols + 128) * sizeof(uint64_t);
+  for (const Slab &s : tiles) EXPECT_EQ(ReadAndCheck(w.dset, w.spec, s, AutoRead), 0u);
+  return tiles;
+}
+
 // Behind FUSE or a network (the reorder buffer) a contiguous dataset's tiles of 128 x 128 values
 // are 128 runs of 1 KiB, too small to plan one by one: each call's span (2 MiB, whole rows) is
 // advised at its start, as HDF5's sieve would read it under sec2, and the stride prediction
@@ -143,13 +156,8 @@ TEST_F(AutoReadTest, OnTheReorderBufferSmallPiecesAndOneStreamAreLeftToThePageCa
 TEST_F(AutoReadTest, OnTheReorderBufferContiguousTilesAreAdvisedAsTheirSpanAndNoFurther) {
   const WideFile w(dir_.path(), "wide-tiles.h5", 26, "128M", /*predict=*/true, "engine");
   ASSERT_TRUE(w.ok) << ErrorStack();
-  std::vector<Slab> tiles;
-  for (hsize_t r = 0; r < w.spec.rows; r += 128)
-    for (hsize_t c = 0; c < w.spec.cols; c += 128) tiles.push_back({r, c, 128, 128});
-  std::mt19937_64 rng(26);
-  std::shuffle(tiles.begin(), tiles.end(), rng);
-  const uint64_t span = (127 * w.spec.cols + 128) * sizeof(uint64_t);
-  for (const Slab &s : tiles) EXPECT_EQ(ReadAndCheck(w.dset, w.spec, s, AutoRead), 0u);
+  uint64_t span = 0;
+  const std::vector<Slab> tiles = ReadRandomTiles(w, 26, &span);
   const H5FD_prefetch_stats_t st = Stats(w.file);
   EXPECT_EQ(st.call_plans, 0u);
   EXPECT_EQ(st.calls_unplanned, tiles.size());
@@ -159,6 +167,21 @@ TEST_F(AutoReadTest, OnTheReorderBufferContiguousTilesAreAdvisedAsTheirSpanAndNo
   // The first tile's prediction and the tiles that go on below the one before: within a quarter
   // more than the spans (a prediction running past every tile advised about twice them).
   EXPECT_LE(st.engine.advised_now_bytes, st.call_span_bytes + st.call_span_bytes / 4);
+}
+
+// In the page-cache kind (the driver's own plans, buffer = auto) the same tiles are advised as
+// their span too once the file's context runs: the first call is planned (it starts the context),
+// each later one advised whole at its start, with no plan entry per 1 KiB run. Every value right.
+TEST_F(AutoReadTest, InThePageCacheKindContiguousTilesAreAdvisedAsTheirSpan) {
+  const WideFile w(dir_.path(), "wide-tiles-cache.h5", 27, "128M", /*predict=*/true);
+  ASSERT_TRUE(w.ok) << ErrorStack();
+  uint64_t span = 0;
+  const std::vector<Slab> tiles = ReadRandomTiles(w, 27, &span);
+  const H5FD_prefetch_stats_t st = Stats(w.file);
+  EXPECT_EQ(st.call_plans, 1u);
+  EXPECT_EQ(st.calls_unplanned, tiles.size() - 1);
+  EXPECT_EQ(st.call_spans, tiles.size() - 1);
+  EXPECT_EQ(st.call_span_bytes, st.call_spans * span);
 }
 
 // Rows of chunks in the order HDF5 allocated them are one stream in the file, left to the

@@ -6,8 +6,9 @@
 # a wrong one aborts it); a bad profile and a missing file are refused by name; down unmounts
 # and stops the servers, and a second down is harmless. buffer = auto (the API's default) gives
 # the disk's file the page-cache kind and the test bed's copy (FUSE: remote) the reorder buffer,
-# and the HDF5 driver takes the same rule: declared reads of an HDF5 file on the disk are read by
-# the driver from the page cache, those of its test-bed copy by pfio into the reorder buffer.
+# and the HDF5 driver takes the same rule for a program's declared reads: those of an HDF5 file on
+# the disk are read by the driver from the page cache, those of its test-bed copy by pfio into the
+# reorder buffer; with nothing declared, the driver's own plans are the page cache's on both.
 # usage: run-testbed-test.sh BENCH DRIVER_DIR WORKDIR KIND_OF (tests/buffer_kind_of) H5BENCH
 set -euo pipefail
 bench=${1:?pfio-mpibench binary}; driver=${2:?driver dir}; work=${3:?work dir}
@@ -65,6 +66,22 @@ h5served=$(bash "$testbed" up pfs "$work/h5.h5")
 h5kinds="$(h5_kind "$work/h5.h5") $(h5_kind "$h5served")"
 [ "$h5kinds" = "cache engine" ] ||
   { echo "FAIL: the HDF5 driver's declared reads took '$h5kinds' on the disk's file and the test bed's, expected cache engine"; exit 1; }
+# Nothing declared: the driver's own per-call plans hold the test bed's copy in the page cache
+# too, so that columns of 8 KiB chunks are planned (the reorder buffer leaves calls of such small
+# pieces unplanned), and every raw read they make is the driver's own from the page cache.
+rm -f "$work/h5stats.json" "$work/h5stats.json.hdf5"
+PFIO_STATS=$work/h5stats.json "$h5bench" --file "$h5served" --rows 1024 --datasets c8k \
+  --patterns columns --methods prefetch --quiet >"$work/h5bench.out" 2>&1 ||
+  { cat "$work/h5bench.out"; exit 1; }
+undeclared=$(/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("calls planned %d unplanned %d, raw reads %d advised %d" % (d["call_plans"],
+      d["calls_unplanned"], d["raw_reads"], d["advised_reads"]))' "$work/h5stats.json.hdf5")
+echo "undeclared c8k columns on the test bed: $undeclared"
+[[ "$undeclared" =~ ^calls\ planned\ ([0-9]+)\ unplanned\ 0,\ raw\ reads\ ([0-9]+)\ advised\ ([0-9]+)$ ]] &&
+  [ "${BASH_REMATCH[1]}" -gt 1 ] && [ "${BASH_REMATCH[2]}" = "${BASH_REMATCH[3]}" ] ||
+  { echo "FAIL: expected every call planned and every raw read from the page cache"; exit 1; }
 
 if bash "$testbed" up nosuch "$work/data" 2>"$work/bad.err"; then echo "FAIL: profile nosuch taken"; exit 1; fi
 grep -q "unknown profile 'nosuch' (expected pfs, far or near)" "$work/bad.err"
