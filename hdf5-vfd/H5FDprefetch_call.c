@@ -98,10 +98,10 @@ static contiguous_span_t contiguous_span(const H5FD_prefetch_dataset_t *info, co
  * runs too small to plan one by one (under REMOTE_EXTENT_MIN), no further apart than HDF5's sieve
  * reads under sec2 (it reads SIEVE_BYTES from each run it does not hold, so all of the span), the
  * span at least SPAN_ADVICE_MIN and within the advice window (memory control), the file's context
- * started (by an earlier call). The kernel then reads the span in large requests side by side,
- * where HDF5 waits for one sieve read after another, and pfio follows no plan entry per run:
- * tiles of 128 x 128 values behind FUSE read 1.2-1.3x faster so than planned, level on the disk
- * (docs/hdf5-driver.md, "Per-call plans"). */
+ * started (by an earlier call; never started here: called with plan_lock held). The kernel then
+ * reads the span in large requests side by side, where HDF5 waits for one sieve read after another,
+ * and pfio follows no plan entry per run: tiles of 128 x 128 values behind FUSE read 1.2-1.3x
+ * faster so than planned, level on the disk (docs/hdf5-driver.md, "Per-call plans"). */
 static int span_advised(H5FD_prefetch_t *file, const contiguous_span_t *span)
 {
     const uint64_t wide = span->end - span->start;
@@ -147,8 +147,12 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
         return 0;
     } else if (info->base != HADDR_UNDEF && rank == info->rank &&
                H5Sget_select_bounds(space, lo, hi) >= 0) {
+        int advised;
         *span = contiguous_span(info, lo, hi);
-        if (span_advised(info->file, span))
+        pthread_mutex_lock(&info->file->plan_lock); /* the context may start in another thread */
+        advised = span_advised(info->file, span);
+        pthread_mutex_unlock(&info->file->plan_lock);
+        if (advised)
             return 0;
     }
     if (info->file->page_cache_kind)
