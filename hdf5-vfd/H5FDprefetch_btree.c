@@ -19,6 +19,8 @@
  * 64-bit offset per dimension of the dataset plus one (the element size). Children of an
  * internal node are nodes of the same size as the node itself. Anything that does not parse as
  * such a node is left alone: the advice is a hint, and a wrong one costs a read, never a value. */
+#include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "H5FDprefetch_private.h"
@@ -70,14 +72,26 @@ static int children_in_file(const H5FD_prefetch_t *file, const unsigned char *no
     return 1;
 }
 
-/* An internal node: advises its children, all of them or none. */
+/* An internal node: advises its children, all of them or none. Before the file's pfio context
+ * runs (a dataset being opened) the reader advises them itself: starting the context here would
+ * choose the file's buffer kind before the program could declare its plan (H5FD__prefetch_engine;
+ * a declared file's kind is the engine's rule). */
 static void advise_children(H5FD_prefetch_t *file, const unsigned char *node, size_t size,
                             size_t key, size_t entries)
 {
+    int started;
     if (!children_in_file(file, node, size, key, entries))
         return;
-    for (size_t i = 0; i < entries; ++i)
-        H5FD__prefetch_willneed(file, child_of(node, key, i), size);
+    pthread_mutex_lock(&file->plan_lock);
+    started = file->ctx != NULL;
+    pthread_mutex_unlock(&file->plan_lock);
+    for (size_t i = 0; i < entries; ++i) {
+        if (started)
+            H5FD__prefetch_willneed(file, child_of(node, key, i), size);
+        else
+            posix_fadvise(file->fd, (off_t)child_of(node, key, i), (off_t)size,
+                          POSIX_FADV_WILLNEED);
+    }
     file->stats.index_advised += entries;
 }
 
