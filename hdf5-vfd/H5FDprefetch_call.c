@@ -69,12 +69,13 @@ static int is_foreign(hid_t dset_id)
  * when they all do). */
 typedef struct contiguous_span_t {
     uint64_t start, end, runs, run_bytes;
+    int advised; /* span_advised, judged once per call (may_need_reads) */
 } contiguous_span_t;
 
 static contiguous_span_t contiguous_span(const H5FD_prefetch_dataset_t *info, const hsize_t *lo,
                                          const hsize_t *hi)
 {
-    contiguous_span_t span = {0, 0, 1, info->elem};
+    contiguous_span_t span = {0, 0, 1, info->elem, 0};
     uint64_t first = 0, last = 0;
     int d, joined = 1;
     for (d = 0; d < info->rank; ++d) {
@@ -147,12 +148,11 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
         return 0;
     } else if (info->base != HADDR_UNDEF && rank == info->rank &&
                H5Sget_select_bounds(space, lo, hi) >= 0) {
-        int advised;
         *span = contiguous_span(info, lo, hi);
         pthread_mutex_lock(&info->file->plan_lock); /* the context may start in another thread */
-        advised = span_advised(info->file, span);
+        span->advised = span_advised(info->file, span);
         pthread_mutex_unlock(&info->file->plan_lock);
-        if (advised)
+        if (span->advised)
             return 0;
     }
     if (info->file->page_cache_kind)
@@ -313,7 +313,7 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     H5FD_prefetch_t *file, *found = NULL;
     hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK];
     hid_t space = file_space_id == H5S_ALL ? H5Dget_space(dset_id) : file_space_id;
-    contiguous_span_t span = {0, 0, 0, 0};
+    contiguous_span_t span = {0, 0, 0, 0, 0};
     int want = space >= 0 && may_need_reads(dset_id, space, &info, &span);
     int boxed = want && one_box(space, lo, hi), declared, planned_now = 0, mapped, one_stream;
     int unmapped = 0;
@@ -396,10 +396,10 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
         pthread_mutex_lock(&file->plan_lock);
         ++file->stats.calls_unplanned;
         file->stats.calls_unmapped += (uint64_t)unmapped;
-        /* A contiguous call's span advised whole (span_advised); one wider than the advice
-         * window is left to the prediction. */
+        /* A contiguous call's span advised whole (span_advised, judged in may_need_reads); one
+         * wider than the advice window is left to the prediction. */
         const uint64_t wide = span.end - span.start;
-        if (!declared && span_advised(file, &span)) {
+        if (!declared && span.advised) {
             H5FD__prefetch_willneed(file, span.start, wide);
             ++file->stats.call_spans;
             file->stats.call_span_bytes += wide;
