@@ -6,7 +6,8 @@
  * the 0.17 s it took to declare 65,536 chunks of 8 KiB in random order here (HDF5's metadata
  * cache does not hold the whole index and reads nodes again). An internal node names all its
  * children, so when HDF5 reads one, the driver advises the kernel to read the children at once:
- * they arrive together instead of one search at a time. A leaf names its chunks (their
+ * they arrive together instead of one search at a time. For the driver's own plan of a call only
+ * the children that can name the call's chunks: the others are later calls' (child_wanted). A leaf names its chunks (their
  * coordinates, stored sizes and addresses): they are kept in the dataset's chunk map, and
  * declaring a chunk found there costs no search (H5FDprefetch_declare.c). While nothing is
  * declared, the children of the internal nodes HDF5 reads are noted instead, for a column sweep
@@ -72,10 +73,34 @@ static int children_in_file(const H5FD_prefetch_t *file, const unsigned char *no
     return 1;
 }
 
-/* An internal node: advises its children, all of them or none. Before the file's pfio context
- * runs (a dataset being opened) the reader advises them itself: starting the context here would
- * choose the file's buffer kind before the program could declare its plan (H5FD__prefetch_engine;
- * a declared file's kind is the engine's rule). */
+/* Compares key i of a node (the offset of a chunk, in elements) with `offset`, over `rank`
+ * dimensions in row-major order, as the index orders its keys: <0, 0 or >0. */
+static int key_cmp(const unsigned char *node, size_t key, size_t i, const hsize_t *offset, int rank)
+{
+    const unsigned char *k = node + NODE_HEADER + i * (key + 8) + 8;
+    for (int d = 0; d < rank; ++d) {
+        const uint64_t at = le64(k + 8 * (size_t)d);
+        if (at != offset[d])
+            return at < offset[d] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Whether child i of an internal node is advised: always for a declared plan; for the driver's
+ * own plan of a call, when its keys (the child holds the chunks from key i up to key i + 1) can
+ * name a chunk between the selection's first and last. */
+static int child_wanted(const H5FD_prefetch_t *file, const unsigned char *node, size_t key,
+                        size_t i)
+{
+    const int rank = file->declaring_info->rank;
+    return !file->declaring_own || (key_cmp(node, key, i, file->declaring_last, rank) <= 0 &&
+                                    key_cmp(node, key, i + 1, file->declaring_first, rank) >= 0);
+}
+
+/* An internal node: advises its children (child_wanted), none when any is not an address of the
+ * file. Before the file's pfio context runs (a dataset being opened) the reader advises them
+ * itself: starting the context here would choose the file's buffer kind before the program could
+ * declare its plan (H5FD__prefetch_engine; a declared file's kind is the engine's rule). */
 static void advise_children(H5FD_prefetch_t *file, const unsigned char *node, size_t size,
                             size_t key, size_t entries)
 {
@@ -86,13 +111,15 @@ static void advise_children(H5FD_prefetch_t *file, const unsigned char *node, si
     started = file->ctx != NULL;
     pthread_mutex_unlock(&file->plan_lock);
     for (size_t i = 0; i < entries; ++i) {
+        if (!child_wanted(file, node, key, i))
+            continue;
         if (started)
             H5FD__prefetch_willneed(file, child_of(node, key, i), size);
         else
             posix_fadvise(file->fd, (off_t)child_of(node, key, i), (off_t)size,
                           POSIX_FADV_WILLNEED);
+        ++file->stats.index_advised;
     }
-    file->stats.index_advised += entries;
 }
 
 /* A leaf: key i names chunk i (stored size, filter mask, the chunk's offset in elements in

@@ -229,8 +229,10 @@ static int declare_run(dataset_info *info, hsize_t *offset, hsize_t lo, hsize_t 
                        list);
 }
 
-/* The chunks a selection touches, in row-major chunk order. 0, or -1 after pushing an error. */
-static int chunked_extents(dataset_info *info, hid_t space, extent_list *list)
+/* The chunks a selection touches, in row-major chunk order; `declared`: for a plan the program
+ * declared (else the driver's own plan of a call: file->declaring_own). 0, or -1 after pushing an
+ * error. */
+static int chunked_extents(dataset_info *info, hid_t space, int declared, extent_list *list)
 {
     H5FD_prefetch_t *file = info->file;
     const int rank = info->rank;
@@ -253,7 +255,10 @@ static int chunked_extents(dataset_info *info, hid_t space, extent_list *list)
         first[d] = lo[d] / info->cdims[d];
         last[d] = hi[d] / info->cdims[d];
         scaled[d] = first[d];
+        file->declaring_first[d] = first[d] * info->cdims[d];
+        file->declaring_last[d] = last[d] * info->cdims[d];
     }
+    file->declaring_own = !declared;
     for (;;) {
         for (d = 0; d < rank; ++d) {
             box_start[d] = scaled[d] * info->cdims[d];
@@ -410,7 +415,7 @@ int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, int dec
         int found;
         H5FD__prefetch_declaring = file;
         file->declaring_info = info;
-        found = chunked_extents(info, space, list);
+        found = chunked_extents(info, space, declared, list);
         H5FD__prefetch_declaring = NULL;
         file->declaring_info = NULL;
         if (found < 0) {

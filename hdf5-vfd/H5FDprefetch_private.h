@@ -131,6 +131,14 @@ typedef struct H5FD_prefetch_t {
      * (H5FD__prefetch_btree_note_node), advised when a column sweep starts. */
     H5FD_prefetch_extents_t index_children;
     struct H5FD_prefetch_dataset_t *declaring_info; /* the dataset being declared */
+    /* Which children of an index node read for declaring_info are advised: all of them for a
+     * declared plan (its searches go on through the index); for the driver's own plan of a call
+     * (declaring_own) only those whose keys can name a chunk from declaring_first to
+     * declaring_last (element offsets of the selection's first and last chunk, row-major): the
+     * others are the index of later calls, read as sec2 reads them (docs/hdf5-driver.md,
+     * "Per-call plans"). */
+    int declaring_own;
+    hsize_t declaring_first[H5S_MAX_RANK], declaring_last[H5S_MAX_RANK];
     H5FD_prefetch_extents_t index_pages;
     size_t index_pages_sorted;
 

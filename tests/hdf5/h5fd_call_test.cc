@@ -213,6 +213,43 @@ TEST_F(AutoReadTest, CallsOfAShapeThatWasOneStreamAreNotMappedAgainAndAgain) {
   H5Pclose(fapl);
 }
 
+// Mapping a call searches the chunk index for the call's chunks; of an internal node the search
+// reads, only the children whose keys can name one of those chunks are advised: a row of chunks
+// (16 of the 256) is named in one or two leaves, a column (a chunk of every row) in all of them.
+// A program's declaration still advises every child (its searches go on through the index).
+// Advising every child for every call put the index of later calls in the page cache ahead of the
+// kernel's readahead of rows (docs/hdf5-driver.md, "Per-call plans").
+TEST_F(AutoReadTest, ACallsPlanAdvisesOnlyTheIndexNodesThatCanNameItsChunks) {
+  const DatasetSpec &d = Named("c8k");
+  const Slab row = Pattern("rows", d)[5], column = Pattern("columns", d)[5];
+  hid_t fapl = PrefetchFapl(true, H5FD_PREFETCH_ENGINE_NEVER);
+  // Index nodes advised by one read (or declaration) on a file object of its own: HDF5 keeps
+  // the nodes it has read in its metadata cache, per file object.
+  auto advised = [&](const Slab &s, bool declare) -> uint64_t {
+    hid_t file = Open(fapl);
+    hid_t dset = H5Dopen2(file, d.name, H5P_DEFAULT);
+    EXPECT_GE(dset, 0);
+    if (declare) {
+      hid_t space = Select(dset, s);
+      EXPECT_GE(H5FD_prefetch_declare(dset, space), 0) << ErrorStack();
+      H5Sclose(space);
+    }
+    EXPECT_EQ(AutoReadAndCheck(dset, d, s), 0u);
+    const H5FD_prefetch_stats_t st = Stats(file);
+    EXPECT_GT(st.index_reads, 0u) << "nothing searched the index";
+    H5Dclose(dset);
+    H5Fclose(file);
+    return st.index_advised;
+  };
+  const uint64_t row_declared = advised(row, true), row_call = advised(row, false),
+                 column_call = advised(column, false);
+  H5Pclose(fapl);
+  EXPECT_GE(row_declared, 4u) << "a declaration advised less than every child of the root";
+  EXPECT_GE(row_call, 1u) << "the row's leaf was not advised";
+  EXPECT_LE(row_call, 2u) << "a row's call advised leaves of other rows";
+  EXPECT_EQ(column_call, row_declared) << "a column's call needs every leaf";
+}
+
 TEST_F(AutoReadTest, CallsOfOneChunkAndOtherDriversFilesArePassedOn) {
   const DatasetSpec &d = Named("c128k");
   hid_t fapl = PrefetchFapl();
