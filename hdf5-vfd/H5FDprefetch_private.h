@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "H5FDprefetch.h"
-#include <pfio/pfio_predict.h>
+#include "pfio_predict.h"
 
 /* Prediction of raw-data reads while nothing is declared: after three reads of one length at a
  * constant stride (sequential is stride = length) the next ones, up to a look-ahead, are planned.
@@ -15,7 +15,7 @@
  * a prediction was read are misses; after H5FD_PREFETCH_MISSES_OFF misses in a row the prediction
  * switches itself off for a number of reads that doubles each time (DiskSeen's mis-prefetch
  * control), so a random reader pays for a few wrong guesses, not for one per read. The run, its
- * scoring and its switch-off are pfio's stride predictor (pfio/pfio_predict.h), shared with the
+ * scoring and its switch-off are pfio's stride predictor (predict/pfio_predict.h), shared with the
  * ROMIO driver; where the predicted bytes go is the driver's (H5FDprefetch_predict.c). */
 typedef struct H5FD_prefetch_predictor_t {
     pfio_stride *run; /* NULL when it could not be made: no prediction */
@@ -31,7 +31,7 @@ typedef struct H5FD_prefetch_predictor_t {
 
 /* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks
  * stored row by row (HDF5 reads a column strip as one chunk from every row of chunks). pfio's
- * sweep predictor (pfio/pfio_predict.h, pfio_sweep) follows the reads and says what to advise:
+ * sweep predictor (predict/pfio_predict.h, pfio_sweep) follows the reads and says what to advise:
  * when a sweep is confirmed every row ahead of the reader, H5FD__prefetch_advice_window bytes in
  * all, and each row again as the reader passes it. Nothing is read through pfio, and a wrong
  * guess costs advised bytes, never a wrong value (H5FDprefetch_sweep.c). */

@@ -28,7 +28,7 @@
 
 #include "adio.h"
 #include "pfio/pfio.h"
-#include "pfio/pfio_predict.h"
+#include "pfio_predict.h"
 #include "pfio_coll.h"
 
 /* Per-file state, in fd->fs_ptr from SetInfo at open to Close. */
@@ -51,7 +51,7 @@ typedef struct ADIOI_PREFETCH_File {
     int print_hints;       /* prefetch_print_hints */
     char stats_path[1024]; /* the hint or PFIO_STATS path as given (before the rank suffix) */
     char why_stock[160];   /* why reads take the stock path, for prefetch_print_hints */
-    pfio_stride *stride;   /* single-extent reads: strided runs (pfio/pfio_predict.h); lazily */
+    pfio_stride *stride;   /* single-extent reads: strided runs (predict/pfio_predict.h); lazily */
     pfio_calls *calls;     /* multi-extent requests that repeat shifted; lazily */
     int planned_calls;     /* predicted requests appended to the plan and not yet read */
     pfio_judge *judge;     /* independent reads: pfio's path or ROMIO's (step_aside); lazily */

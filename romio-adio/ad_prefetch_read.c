@@ -23,7 +23,7 @@
 #include "ad_prefetch.h"
 #include "adioi.h"
 
-/* How far predictions reach: PFIO_LOOKAHEAD_BYTES and _EXTENTS (pfio/pfio_predict.h), and at most
+/* How far predictions reach: PFIO_LOOKAHEAD_BYTES and _EXTENTS (predict/pfio_predict.h), and at most
  * this many whole requests ahead of the reader. */
 #define LOOKAHEAD_CALLS 8
 #define SIEVE_DENSITY 16
@@ -274,7 +274,7 @@ static void plan_run_ahead(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Off
     free(plan);
 }
 
-/* One single-extent read seen: keep, extend or clear the prediction (pfio/pfio_predict.h). */
+/* One single-extent read seen: keep, extend or clear the prediction (predict/pfio_predict.h). */
 static void observe_extent(ADIOI_PREFETCH_File *pf, ADIO_Offset offset, ADIO_Offset length)
 {
     pfio_stride_event ev;
@@ -315,7 +315,7 @@ static void plan_calls_ahead(ADIOI_PREFETCH_File *pf, const pfio_extent *e, int 
 }
 
 /* A multi-extent request seen: it becomes the plan, unless it was predicted and is already
- * (requests that repeat shifted: two copies in a row, pfio/pfio_predict.h). */
+ * (requests that repeat shifted: two copies in a row, predict/pfio_predict.h). */
 static void observe_request(ADIOI_PREFETCH_File *pf, pfio_extent *e, int n, uint64_t bytes)
 {
     int i, m = 0, hit;

@@ -1,4 +1,4 @@
-// The predictors' C API (pfio/pfio_predict.h), as the C front ends use it: bad arguments are
+// The predictors' C API (predict/pfio_predict.h), as the C front ends use it: bad arguments are
 // refused with a message naming the value, a strided run is planned through it, and a request
 // repeated shifted is predicted after two copies.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pfio/pfio_predict.h"
+#include "pfio_predict.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The predictors' C API (pfio/pfio_predict.h): conversions over src/predict/, no logic.
+// The predictors' C API (predict/pfio_predict.h): conversions over src/predict/, no logic.
 #include <algorithm>
 #include <new>
 #include <span>
@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "api/api_errors.h"
-#include "pfio/pfio_predict.h"
 #include "predict/column_sweep.h"
 #include "predict/judge_memory.h"
 #include "predict/path_judge.h"
+#include "predict/pfio_predict.h"
 #include "predict/request_shape.h"
 #include "predict/shifted_calls.h"
 #include "predict/stride_run.h"

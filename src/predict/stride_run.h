@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "pfio/pfio_predict.h"
+#include "predict/pfio_predict.h"
 
 namespace pfio::predict {
 

@@ -1,6 +1,7 @@
 /* pfio predictors for front ends written in C (the ROMIO driver, the HDF5 driver): what a reader
  * that is seen one request at a time will read next. One implementation (src/predict/), used
- * through this header by the C front ends and directly by the collective layer.
+ * through this header by the C front ends and directly by the collective layer. Exported by
+ * libpfio for pfio's own front ends and not installed: no program outside pfio calls it.
  *
  * Contract.
  *  - pfio_stride: single-extent reads. Give every read to pfio_stride_observe in the order the
