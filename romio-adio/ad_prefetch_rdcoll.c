@@ -1,4 +1,4 @@
-/* Collective reads through pfio's collective layer (src/collective, pfio_coll.h).
+/* Collective reads through pfio's collective layer (romio-adio/collective, pfio_coll.h).
  *
  * Each MPI_File_read_all (read_at_all, read_ordered) hands the layer this rank's request as
  * read pieces (file extents paired with the memory type, ad_prefetch_view.c); the layer

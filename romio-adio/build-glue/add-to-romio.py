@@ -6,7 +6,7 @@ usage: add-to-romio.py ROMIO_DIR DRIVER_DIR [--standalone]
 ROMIO_DIR   ROMIO 3.2.1 (Open MPI 4.1, ompi/mca/io/romio321/romio) or ROMIO of MPICH 4.0.x
             (src/mpi/romio); the two differ in how file-system prefixes are looked up.
 DRIVER_DIR  romio-adio/ of this repository (the ad_prefetch*.c/h files are copied from it, and
-            ../src/collective/pfio_coll.h, the collective layer's C header,
+            collective/pfio_coll.h, the collective layer's C header,
             ../src/api/pfio_front_end.h and ../src/predict/pfio_predict.h).
 --standalone  also make MPICH's ROMIO build as a libromio.so of its own against the installed
             libmpich (five places where that mode no longer builds or works in 4.0.2).
@@ -56,14 +56,14 @@ def main():
         fail("DRIVER_DIR = %r: expected ad_prefetch*.c files" % driver)
     for f in sources + headers:
         shutil.copy(os.path.join(driver, f), dest)
-    # The collective layer's C header (src/collective/pfio_coll.h) and what pfio's front ends
-    # need beside the C API (src/api/pfio_front_end.h, src/predict/pfio_predict.h), next to the
+    # The collective layer's C header (collective/pfio_coll.h) and what pfio's front ends need
+    # beside the C API (../src/api/pfio_front_end.h, ../src/predict/pfio_predict.h), next to the
     # driver.
-    for header in (("src", "collective", "pfio_coll.h"), ("src", "api", "pfio_front_end.h"),
-                   ("src", "predict", "pfio_predict.h")):
-        path = os.path.join(driver, "..", *header)
+    for header in (("collective", "pfio_coll.h"), ("..", "src", "api", "pfio_front_end.h"),
+                   ("..", "src", "predict", "pfio_predict.h")):
+        path = os.path.join(driver, *header)
         if not os.path.isfile(path):
-            fail("DRIVER_DIR = %r: expected ../%s beside it" % (driver, "/".join(header)))
+            fail("DRIVER_DIR = %r: expected %s in it" % (driver, "/".join(header)))
         shutil.copy(path, dest)
     with open(os.path.join(dest, "ad_prefetch_romio.h"), "w") as f:
         f.write("/* Written by add-to-romio.py: which ROMIO this copy of the driver is built into. */\n"

@@ -1,4 +1,4 @@
-/* Collective reads through pfio's collective layer (ad_prefetch_rdcoll.c over src/collective)
+/* Collective reads through pfio's collective layer (ad_prefetch_rdcoll.c over romio-adio/collective)
  * under mpirun/mpiexec: every byte checked against the self-verifying pattern.
  *   interleaved   ior-hard's shape (a strided view, one segment per MPI_File_read_all): bytes,
  *                 and the job summary's collective counters (calls, predictions right)
