@@ -44,6 +44,17 @@ static int is_foreign(hid_t dset_id)
     return 0;
 }
 
+/* Whether the file's context holds it in the page-cache kind: set when the context starts, which
+ * a raw read in another thread may do at any time, so read under the file's plan lock. */
+static int in_page_cache(H5FD_prefetch_t *file)
+{
+    int kind;
+    pthread_mutex_lock(&file->plan_lock);
+    kind = file->page_cache_kind;
+    pthread_mutex_unlock(&file->plan_lock);
+    return kind;
+}
+
 /* Below this many bytes a call is not planned where the file is in the page-cache kind (the
  * driver's own plans are, under buffer = auto): planning costs more than overlapping a few small
  * reads of a local device saves (docs/measurements.md, "Others"). In the reorder buffer (buffer =
@@ -155,7 +166,7 @@ static int may_need_reads(hid_t dset_id, hid_t space, H5FD_prefetch_dataset_t **
         if (span->advised)
             return 0;
     }
-    if (info->file->page_cache_kind)
+    if (in_page_cache(info->file))
         return bytes >= LOCAL_CALL_MIN;
     /* The reorder buffer's kind: pieces below REMOTE_EXTENT_MIN (small chunks, short runs of a
      * contiguous dataset's rows) are known before looking a chunk up (on such storage a lookup
@@ -366,7 +377,7 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     if (mapped && info->layout == H5D_CHUNKED)
         note_stream(info, one_stream, boxed, lo, hi);
     if (mapped && !one_stream && (info->layout == H5D_CHUNKED || list.count >= 2) &&
-        (file->page_cache_kind || extents_bytes(&list) >= REMOTE_EXTENT_MIN * list.count)) {
+        (in_page_cache(file) || extents_bytes(&list) >= REMOTE_EXTENT_MIN * list.count)) {
         uint64_t bytes = 0;
         pthread_mutex_lock(&file->plan_lock);
         if (file->predictor.via_pfio && file->ctx != NULL &&

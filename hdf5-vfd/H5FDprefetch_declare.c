@@ -18,6 +18,10 @@
 
 #include "H5FDprefetch_private.h"
 
+/* The file id of the extents listed here: pfio's id of the file is set when they are handed to
+ * pfio (H5FD__prefetch_hand_pending), and the context may start in another thread meanwhile. */
+#define UNSET_FILE (-1)
+
 _Thread_local H5FD_prefetch_probe_t H5FD__prefetch_probe = {NULL, HADDR_UNDEF, 0};
 
 typedef H5FD_prefetch_extents_t extent_list;
@@ -208,7 +212,7 @@ static int declare_run(dataset_info *info, hsize_t *offset, hsize_t lo, hsize_t 
         if (addr_lo == HADDR_UNDEF)
             ++file->stats.skipped_chunks;
         else
-            H5FD__prefetch_extents_push(list, file->pfio_file, addr_lo, size);
+            H5FD__prefetch_extents_push(list, UNSET_FILE, addr_lo, size);
         return 0;
     }
     if (addr_hi == NOT_LOOKED_UP) {
@@ -218,7 +222,7 @@ static int declare_run(dataset_info *info, hsize_t *offset, hsize_t lo, hsize_t 
     }
     if (addr_lo != HADDR_UNDEF && addr_hi != HADDR_UNDEF && addr_hi > addr_lo &&
         addr_hi - addr_lo == (hi - lo) * size) {
-        H5FD__prefetch_extents_push(list, file->pfio_file, addr_lo, (hi - lo + 1) * size);
+        H5FD__prefetch_extents_push(list, UNSET_FILE, addr_lo, (hi - lo + 1) * size);
         return 0;
     }
     mid = lo + (hi - lo) / 2;
@@ -288,9 +292,9 @@ static int chunked_extents(dataset_info *info, hid_t space, int declared, extent
             if (addr == HADDR_UNDEF || stored == 0)
                 ++file->stats.skipped_chunks;
             else if (info->whole)
-                H5FD__prefetch_extents_push(list, file->pfio_file, addr, stored);
-            else if (runs_in_box(space, rank, box_start, info->cdims, info->elem, addr,
-                                 file->pfio_file, list) < 0)
+                H5FD__prefetch_extents_push(list, UNSET_FILE, addr, stored);
+            else if (runs_in_box(space, rank, box_start, info->cdims, info->elem, addr, UNSET_FILE,
+                                 list) < 0)
                 return -1;
         }
         for (d = rank - 1; d >= 0; --d) { /* next chunk, row-major */
@@ -403,9 +407,9 @@ int H5FD__prefetch_selection_extents(hid_t dset_id, hid_t file_space_id, int dec
             info->base = H5Dget_offset(dset_id); /* written since it was looked at? */
         if (info->base != HADDR_UNDEF && scalar) /* its one element: a box of a dataspace of
                                                   * rank 0 is no hyperslab to list runs of */
-            H5FD__prefetch_extents_push(list, file->pfio_file, (uint64_t)info->base, info->elem);
+            H5FD__prefetch_extents_push(list, UNSET_FILE, (uint64_t)info->base, info->elem);
         else if (info->base != HADDR_UNDEF && runs_in_box(space, rank, zeros, dims, info->elem,
-                                                          info->base, file->pfio_file, list) < 0) {
+                                                          info->base, UNSET_FILE, list) < 0) {
             H5FD__prefetch_error(func, H5E_VFL, H5E_CANTGET,
                                  "dataset %lld: could not list the runs of its selection",
                                  (long long)dset_id);
