@@ -7,11 +7,11 @@
  * cache does not hold the whole index and reads nodes again). An internal node names all its
  * children, so when HDF5 reads one, the driver advises the kernel to read the children at once:
  * they arrive together instead of one search at a time. For the driver's own plan of a call only
- * the children that can name the call's chunks: the others are later calls' (child_wanted). A leaf names its chunks (their
- * coordinates, stored sizes and addresses): they are kept in the dataset's chunk map, and
- * declaring a chunk found there costs no search (H5FDprefetch_declare.c). While nothing is
- * declared, the children of the internal nodes HDF5 reads are noted instead, for a column sweep
- * to advise when it starts (H5FDprefetch_sweep.c).
+ * the children that can name the call's chunks: the others are later calls' (child_wanted). A
+ * leaf names its chunks (their coordinates, stored sizes and addresses): they are kept in the
+ * dataset's chunk map, and declaring a chunk found there costs no search
+ * (H5FDprefetch_declare.c). While nothing is declared, the children of the internal nodes HDF5
+ * reads are noted instead, for a column sweep to advise when it starts (H5FDprefetch_sweep.c).
  *
  * A node, as the HDF5 file format specification lays it out (8-byte addresses, which is what the
  * checks below accept): "TREE", node type (1: raw data chunks), level (0: leaf), entries used
