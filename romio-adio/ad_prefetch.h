@@ -207,6 +207,12 @@ void ADIOI_PREFETCH_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t *fcntl_struct, in
 int ADIOI_PREFETCH_View_pieces(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                int file_ptr_type, ADIO_Offset offset, pfio_read_piece **pieces,
                                int *npieces, pfio_extent **extents, int *nextents, uint64_t *total);
+/* The bytes a request of `count` elements of `datatype` asks for (0 for a count or size of 0 or
+ * less). */
+uint64_t ADIOI_PREFETCH_Request_bytes(int count, MPI_Datatype datatype);
+/* The file offset of an explicit offset in etypes through the view: disp + etype size x offset,
+ * as ROMIO's contiguous reads take it. */
+ADIO_Offset ADIOI_PREFETCH_View_offset(ADIO_File fd, ADIO_Offset offset);
 /* The bytes of the request that lie before `eof`, the view walked from `fp_ind` (the individual
  * file pointer before the read; fd->fp_ind is left as it is); *crosses = 1 when some lie past. */
 uint64_t ADIOI_PREFETCH_View_bytes_before(ADIO_File fd, int count, MPI_Datatype datatype,

@@ -333,14 +333,6 @@ static void coll_failed(ADIO_File fd, ADIOI_PREFETCH_File *pf, int *error_code)
                              __LINE__, MPI_ERR_IO, "**io", "**io %s", pfio_last_error());
 }
 
-/* The bytes a call asks for: what both paths' times are divided by. */
-static uint64_t request_bytes(int count, MPI_Datatype datatype)
-{
-    MPI_Count size = 0;
-    MPI_Type_size_x(datatype, &size);
-    return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
-}
-
 /* A collective call this rank reads alone (pfio_coll_begin's 2: every rank reads its own
  * request, no exchange): an independent read through the driver's own path, which predicts and
  * plans this rank's reads, as ROMIO's two-phase reads with romio_cb_read = disable. The call
@@ -359,7 +351,7 @@ static void read_alone(ADIO_File fd, void *buf, int count, MPI_Datatype datatype
     if (buftype_is_contig && filetype_is_contig) {
         if (file_ptr_type == ADIO_EXPLICIT_OFFSET)
             ADIO_ReadContig(fd, buf, count, datatype, ADIO_EXPLICIT_OFFSET,
-                            fd->disp + (ADIO_Offset)fd->etype_size * offset, status, error_code);
+                            ADIOI_PREFETCH_View_offset(fd, offset), status, error_code);
         else
             ADIO_ReadContig(fd, buf, count, datatype, ADIO_INDIVIDUAL, 0, status, error_code);
     } else {
@@ -422,7 +414,7 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
             read_alone(fd, buf, count, datatype, file_ptr_type, offset, entered, status,
                        error_code);
             if (*error_code == MPI_SUCCESS)
-                pfio_coll_end(pf->coll, request_bytes(count, datatype),
+                pfio_coll_end(pf->coll, ADIOI_PREFETCH_Request_bytes(count, datatype),
                               ADIOI_PREFETCH_Now_ns() - started);
             return;
         }
@@ -433,7 +425,7 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
                                       file_ptr_type, offset, fp_ind, status, error_code);
             pf->stepping_aside = 0;
             if (*error_code == MPI_SUCCESS)
-                pfio_coll_end(pf->coll, request_bytes(count, datatype),
+                pfio_coll_end(pf->coll, ADIOI_PREFETCH_Request_bytes(count, datatype),
                               ADIOI_PREFETCH_Now_ns() - started);
             return;
         }
@@ -465,7 +457,8 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
     ADIOI_PREFETCH_Set_status(status, datatype, nread);
     *error_code = MPI_SUCCESS;
     if (pf->step_aside)
-        pfio_coll_end(pf->coll, request_bytes(count, datatype), ADIOI_PREFETCH_Now_ns() - started);
+        pfio_coll_end(pf->coll, ADIOI_PREFETCH_Request_bytes(count, datatype),
+                      ADIOI_PREFETCH_Now_ns() - started);
 }
 
 /* MPI_File_iread_all: ROMIO's nonblocking two-phase where ROMIO has it (MPICH) and pfio's

@@ -23,8 +23,8 @@
 #include "ad_prefetch.h"
 #include "adioi.h"
 
-/* How far predictions reach: PFIO_LOOKAHEAD_BYTES and _EXTENTS (predict/pfio_predict.h), and at most
- * this many whole requests ahead of the reader. */
+/* How far predictions reach: PFIO_LOOKAHEAD_BYTES and _EXTENTS (predict/pfio_predict.h), and at
+ * most this many whole requests ahead of the reader. */
 #define LOOKAHEAD_CALLS 8
 #define SIEVE_DENSITY 16
 /* The look-ahead of a run grows with its length: this many extents per read of the run. */
@@ -107,7 +107,6 @@ static void read_stock(ADIO_File fd, ADIOI_PREFETCH_File *pf, int strided, void 
                        MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                        ADIO_Offset fp_ind, ADIO_Status *status, int *error_code)
 {
-    MPI_Count type_size = 0;
     uint64_t started = ADIOI_PREFETCH_Now_ns();
     pf->stepping_aside = 1;
     if (strided)
@@ -116,9 +115,8 @@ static void read_stock(ADIO_File fd, ADIOI_PREFETCH_File *pf, int strided, void 
     else
         ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
     pf->stepping_aside = 0;
-    MPI_Type_size_x(datatype, &type_size);
     if (*error_code == MPI_SUCCESS)
-        judged_done(pf, (uint64_t)count * (uint64_t)type_size, started);
+        judged_done(pf, ADIOI_PREFETCH_Request_bytes(count, datatype), started);
 }
 
 /* The places of the user's memory that a request's bytes past the end of the file would land
@@ -366,7 +364,6 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
                                int *error_code)
 {
     ADIOI_PREFETCH_File *pf = ADIOI_PREFETCH_Usable_unstarted(fd);
-    MPI_Count type_size = 0;
     uint64_t length, nread = 0, more = 0, started;
     pfio_extent read = {0};
     pfio_status s;
@@ -374,8 +371,7 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
         ADIOI_GEN_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
         return;
     }
-    MPI_Type_size_x(datatype, &type_size);
-    length = (uint64_t)count * (uint64_t)type_size;
+    length = ADIOI_PREFETCH_Request_bytes(count, datatype);
     read.offset = (uint64_t)(file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset);
     read.length = length;
     if (judged_stock(pf, &read, length > 0)) {

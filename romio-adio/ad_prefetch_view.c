@@ -7,6 +7,18 @@
 #include "ad_prefetch_romio.h"
 #include "adioi.h"
 
+uint64_t ADIOI_PREFETCH_Request_bytes(int count, MPI_Datatype datatype)
+{
+    MPI_Count size = 0;
+    MPI_Type_size_x(datatype, &size);
+    return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+}
+
+ADIO_Offset ADIOI_PREFETCH_View_offset(ADIO_File fd, ADIO_Offset offset)
+{
+    return fd->disp + (ADIO_Offset)fd->etype_size * offset;
+}
+
 /* One contiguous block of the user's buffer. */
 typedef struct {
     char *addr;
@@ -61,7 +73,6 @@ int ADIOI_PREFETCH_View_pieces(ADIO_File fd, void *buf, int count, MPI_Datatype 
                                int *npieces, pfio_extent **extents, int *nextents, uint64_t *total)
 {
     ADIO_Offset *off_list = NULL, *len_list = NULL, start = 0, end = 0;
-    MPI_Count type_size = 0;
     MemBlock *mem = NULL;
     int nfile = 0, nmem = 0, i, m, k;
     ADIO_Offset file_used = 0, mem_used = 0;
@@ -69,8 +80,7 @@ int ADIOI_PREFETCH_View_pieces(ADIO_File fd, void *buf, int count, MPI_Datatype 
     *pieces = NULL;
     *extents = NULL;
     *npieces = *nextents = 0;
-    MPI_Type_size_x(datatype, &type_size);
-    *total = (uint64_t)count * (uint64_t)type_size;
+    *total = ADIOI_PREFETCH_Request_bytes(count, datatype);
     if (*total == 0)
         return 1;
     ADIOI_Calc_my_off_len(fd, count, datatype, file_ptr_type, offset, &off_list, &len_list, &start,
@@ -145,13 +155,10 @@ uint64_t ADIOI_PREFETCH_View_bytes_before(ADIO_File fd, int count, MPI_Datatype 
         return 0;
     ADIOI_Datatype_iscontig(fd->filetype, &filetype_is_contig);
     if (filetype_is_contig) { /* one run, found as Calc_my_off_len would, without its lists */
-        MPI_Count size = 0;
-        uint64_t at, length;
-        MPI_Type_size_x(datatype, &size);
-        at = (uint64_t)(file_ptr_type == ADIO_INDIVIDUAL
-                            ? fp_ind
-                            : fd->disp + (ADIO_Offset)fd->etype_size * offset);
-        length = size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+        const uint64_t at =
+            (uint64_t)(file_ptr_type == ADIO_INDIVIDUAL ? fp_ind
+                                                        : ADIOI_PREFETCH_View_offset(fd, offset));
+        const uint64_t length = ADIOI_PREFETCH_Request_bytes(count, datatype);
         if (length > 0 && at + length > eof)
             *crosses = 1;
         return at >= eof ? 0 : at + length > eof ? eof - at : length;

@@ -60,14 +60,11 @@ void ADIOI_PREFETCH_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                       ADIO_Request *request, int *error_code)
 {
     ADIO_Status status;
-    MPI_Count type_size = 0;
     MPI_Offset nbytes = 0;
     ADIOI_PREFETCH_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
                                     error_code);
-    if (*error_code == MPI_SUCCESS) {
-        MPI_Type_size_x(datatype, &type_size);
-        nbytes = (MPI_Offset)count * (MPI_Offset)type_size;
-    }
+    if (*error_code == MPI_SUCCESS)
+        nbytes = (MPI_Offset)ADIOI_PREFETCH_Request_bytes(count, datatype);
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
 }
 
