@@ -30,14 +30,20 @@ static int hint_get(MPI_Info info, const char *name, char *value)
     return flag;
 }
 
-/* FNV-1a of the hint's value, or of a marker when it is absent, for the across-ranks check. */
-static unsigned long long value_hash(int present, const char *value)
+#define FNV_START 1469598103934665603ULL
+
+/* FNV-1a of `s` continued from h, for the across-ranks check. */
+static unsigned long long hash_add(unsigned long long h, const char *s)
 {
-    unsigned long long h = 1469598103934665603ULL;
-    const char *s = present ? value : "\001absent";
     for (; *s; ++s)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h ^ (unsigned long long)present;
+    return h;
+}
+
+/* The hash of one hint's value, or of a marker when it is absent. */
+static unsigned long long value_hash(int present, const char *value)
+{
+    return hash_add(FNV_START, present ? value : "\001absent") ^ (unsigned long long)present;
 }
 
 /* Names of the hints checked across ranks, beyond prefetch_<key>. */
@@ -90,8 +96,44 @@ static void hint_name(size_t i, char *name)
         format_hint_name(i, keys, name);
 }
 
-/* Every rank must pass the same prefetch hints; records the first that differs. Collective. */
-static void check_same_everywhere(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+/* The index in the hint table of hint `key`, or key_count() + EXTRA_HINTS when pfio does not
+ * read it. */
+static size_t hint_index(const char *key)
+{
+    char name[HINT_NAME_MAX];
+    size_t n = key_count() + EXTRA_HINTS, i;
+    for (i = 0; i < n; ++i) {
+        hint_name(i, name);
+        if (strcmp(name, key) == 0)
+            return i;
+    }
+    return n;
+}
+
+/* Marks present[i] (key_count() + EXTRA_HINTS entries) for each hint of the table that `info`
+ * holds, from the info's own keys: an open costs the hints the user gave, not one lookup per
+ * pfio setting (docs/small-calls.md, "The cost of an open"). */
+static void hints_present(MPI_Info info, unsigned char *present)
+{
+    char key[MPI_MAX_INFO_KEY + 1];
+    size_t n = key_count() + EXTRA_HINTS, i;
+    int nkeys = 0, k;
+    memset(present, 0, n);
+    if (info == MPI_INFO_NULL || MPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+        return;
+    for (k = 0; k < nkeys; ++k) {
+        if (MPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS ||
+            (strncmp(key, "prefetch", 8) != 0 && strncmp(key, "striping_", 9) != 0))
+            continue;
+        i = hint_index(key);
+        if (i < n)
+            present[i] = 1;
+    }
+}
+
+/* Names the first hint whose value differs between ranks in pf->mismatch. Collective: every
+ * rank calls it once the check found a difference. */
+static void name_the_differing_hint(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
     /* one reduction: the largest of each hash and of its complement (the smallest, inverted) */
     size_t n = key_count() + EXTRA_HINTS, i;
@@ -120,6 +162,32 @@ static void check_same_everywhere(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Inf
         }
     }
     ADIOI_Free(mine);
+}
+
+/* Every rank must pass the same prefetch hints; records the first that differs. Collective:
+ * one reduction of a hash of the hints present (the largest of it and of its complement: equal
+ * everywhere when they agree), the per-hint check only when they differ. */
+static void check_same_everywhere(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info,
+                                  const unsigned char *present)
+{
+    size_t n = key_count() + EXTRA_HINTS, i;
+    unsigned long long mine[2], most[2], h = FNV_START;
+    char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], index[32];
+    for (i = 0; i < n; ++i) {
+        if (!present[i])
+            continue;
+        hint_name(i, name);
+        if (!hint_get(info, name, value))
+            continue;
+        snprintf(index, sizeof index, "\001%zu=", i);
+        h = hash_add(hash_add(h, index), value);
+    }
+    mine[0] = h;
+    mine[1] = ~h;
+    MPI_Allreduce(mine, most, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, fd->comm);
+    pf->mismatch[0] = '\0';
+    if (most[0] != ~most[1])
+        name_the_differing_hint(fd, pf, info);
 }
 
 static void report(ADIOI_PREFETCH_File *pf, const char *filename, const char *what)
@@ -213,23 +281,33 @@ static void report_refused(void *arg, size_t index, const char *message)
 
 /* prefetch_<key> hints (and the layout from striping hints) into pf->config, by pfio's rule for
  * a source of settings (pfio_config_apply: buffer, coll_path and read_path are one setting). */
-static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
+static void apply_engine_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info,
+                               const unsigned char *present)
 {
     char value[HINT_VALUE_MAX], msg[3 * HINT_VALUE_MAX];
     char unit[HINT_VALUE_MAX], factor[HINT_VALUE_MAX];
-    size_t i, keys = key_count();
+    size_t i, keys = key_count(), given = 0;
     int have_layout = 0;
     hint_settings h = {fd, pf, NULL, 0};
-    char(*names)[HINT_NAME_MAX] = calloc(keys, sizeof *names);
-    char(*values)[HINT_VALUE_MAX] = calloc(keys, sizeof *values);
-    h.list = calloc(keys, sizeof *h.list);
-    if (names == NULL || values == NULL || h.list == NULL) {
-        report(pf, fd->filename, "no memory to read the prefetch_* hints; they are not applied");
-        keys = 0;
+    char(*names)[HINT_NAME_MAX] = NULL;
+    char(*values)[HINT_VALUE_MAX] = NULL;
+    for (i = 0; i < keys; ++i)
+        given += present[i];
+    if (given > 0) {
+        names = calloc(given, sizeof *names);
+        values = calloc(given, sizeof *values);
+        h.list = calloc(given, sizeof *h.list);
+        if (names == NULL || values == NULL || h.list == NULL) {
+            report(pf, fd->filename,
+                   "no memory to read the prefetch_* hints; they are not applied");
+            keys = 0;
+        }
     }
-    for (i = 0; i < keys; ++i) {
+    for (i = 0; i < keys && h.count < given; ++i) {
         const char *key = pfio_config_key(i);
-        snprintf(names[h.count], HINT_NAME_MAX, "prefetch_%s", key);
+        if (!present[i])
+            continue;
+        hint_name(i, names[h.count]);
         if (!hint_get(info, names[h.count], values[h.count]))
             continue;
         if (strcmp(key, "layout") == 0)
@@ -312,13 +390,12 @@ static void in_force(const ADIOI_PREFETCH_File *pf, const char *key, char *value
         value[0] = '\0';
 }
 
-/* Whether the user chose setting `key` (hint `name`): a hint at open named it, or the PFIO_*
+/* Whether the user chose setting `key`: a hint at open named it (`at_open`), or the PFIO_*
  * environment or a hint applied named the setting (under any of its names). */
-static int chosen(const ADIOI_PREFETCH_File *pf, const char *key, const char *name)
+static int chosen(const ADIOI_PREFETCH_File *pf, const char *key, int at_open)
 {
-    char value[HINT_VALUE_MAX];
     int named = 0;
-    if (hint_get(pf->open_info, name, value))
+    if (at_open)
         return 1;
     return pf->config != NULL && pfio_config_named(pf->config, key, &named) == PFIO_OK && named;
 }
@@ -327,15 +404,15 @@ static int chosen(const ADIOI_PREFETCH_File *pf, const char *key, const char *na
  * "enable"): with Open MPI each published key costs the open a subscription, and get_info
  * costs in proportion to the keys squared (docs/romio-driver.md, "What an open costs");
  * prefetch_print_hints=1 prints every setting. */
-static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf)
+static void publish(ADIO_File fd, ADIOI_PREFETCH_File *pf, const unsigned char *at_open)
 {
     char name[HINT_NAME_MAX], value[HINT_VALUE_MAX];
     size_t i, keys = key_count();
     ADIOI_Info_set(fd->info, "prefetch", "enable");
     for (i = 0; i < keys; ++i) {
-        hint_name(i, name);
-        if (!chosen(pf, pfio_config_key(i), name))
+        if (!chosen(pf, pfio_config_key(i), at_open[i]))
             continue;
+        hint_name(i, name);
         in_force(pf, pfio_config_key(i), value, sizeof value);
         if (value[0] != '\0')
             ADIOI_Info_set(fd->info, name, value);
@@ -369,13 +446,18 @@ static int warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
 {
     char name[HINT_NAME_MAX], value[HINT_VALUE_MAX], now[HINT_VALUE_MAX], at_open[HINT_VALUE_MAX];
     char msg[2 * HINT_VALUE_MAX + 256];
-    size_t i;
+    size_t i, keys = key_count();
+    unsigned char *present;
     int named = 0;
     if (pf->internal || info == MPI_INFO_NULL)
         return 0;
-    for (i = 0; pfio_config_key(i) != NULL; ++i) {
+    present = ADIOI_Malloc(keys + EXTRA_HINTS);
+    hints_present(info, present);
+    for (i = 0; i < keys; ++i) {
         const char *key = pfio_config_key(i);
-        snprintf(name, sizeof name, "prefetch_%s", key);
+        if (!present[i])
+            continue;
+        hint_name(i, name);
         if (!hint_get(info, name, value))
             continue;
         named = 1;
@@ -389,12 +471,14 @@ static int warn_late_hints(ADIO_File fd, ADIOI_PREFETCH_File *pf, MPI_Info info)
                  name, value, now);
         report(pf, fd->filename, msg);
     }
+    ADIOI_Free(present);
     return named;
 }
 
 void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
 {
     ADIOI_PREFETCH_File *pf = fd->fs_ptr;
+    unsigned char *present; /* the hints of the table users_info holds */
     ADIOI_GEN_SetInfo(fd, users_info, error_code);
     if (*error_code != MPI_SUCCESS)
         return;
@@ -402,8 +486,12 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         char plan[HINT_VALUE_MAX];
         /* the values in force are written back only when the info named one: every
          * MPI_File_set_view passes here (IOR sets a view per call) */
-        if (warn_late_hints(fd, pf, users_info))
-            publish(fd, pf);
+        if (warn_late_hints(fd, pf, users_info)) {
+            unsigned char *at_open = ADIOI_Malloc(key_count() + EXTRA_HINTS);
+            hints_present(pf->open_info, at_open);
+            publish(fd, pf, at_open);
+            ADIOI_Free(at_open);
+        }
         if (!pf->internal && hint_get(users_info, "prefetch_plan", plan))
             ADIOI_PREFETCH_Coll_declare(fd, pf, plan, error_code);
         return;
@@ -434,12 +522,15 @@ void ADIOI_PREFETCH_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     driver_defaults(pf);
     if (users_info != MPI_INFO_NULL)
         MPI_Info_dup(users_info, &pf->open_info);
-    check_same_everywhere(fd, pf, users_info);
-    apply_engine_hints(fd, pf, users_info);
+    present = ADIOI_Malloc(key_count() + EXTRA_HINTS);
+    hints_present(users_info, present);
+    check_same_everywhere(fd, pf, users_info, present);
+    apply_engine_hints(fd, pf, users_info, present);
     apply_collective_hints(fd, pf);
     report_unknown_hints(fd, pf, users_info);
     rank_stats_path(pf);
-    publish(fd, pf);
+    publish(fd, pf, present);
+    ADIOI_Free(present);
 }
 
 void ADIOI_PREFETCH_Print_hints(ADIO_File fd)

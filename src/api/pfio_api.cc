@@ -237,11 +237,12 @@ pfio_status pfio_config_named(const pfio_config *config, const char *key, int *n
   if (named == nullptr) return NullArgument("pfio_config_named", "named");
   return Guarded("pfio_config_named", [&] {
     *named = 0;
-    if (pfio::FindConfigKey(key) == nullptr) {
+    const pfio::ConfigKey *k = pfio::FindConfigKey(key);
+    if (k == nullptr) {
       std::string value;  // the unknown key's message is GetConfig's
       return Report(pfio::GetConfig(config->settings, key, &value));
     }
-    *named = config->named.count(pfio::SettingOf(key)) > 0 ? 1 : 0;
+    *named = !config->named.empty() && config->named.count(pfio::SettingOf(*k)) > 0 ? 1 : 0;
     return Report(pfio::Status::Ok());
   });
 }

@@ -2,6 +2,7 @@
 // named here (PFIO_<KEY>); ApplySettings applies them.
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,10 @@ Status ApplyEnvironment(Config *c, char **environ, std::vector<std::string> *nam
   std::vector<NamedSetting> settings;
   Status unknown;
   for (char **e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "PFIO_", 5) != 0) continue;  // an MPI launcher sets dozens of others
     const std::string entry(*e);
-    if (entry.rfind("PFIO_", 0) != 0 || entry.rfind("PFIO_TEST_", 0) == 0 ||
-        entry.rfind("PFIO_BENCH_", 0) == 0 || entry.rfind("PFIO_VERBOSE=", 0) == 0) {
+    if (entry.rfind("PFIO_TEST_", 0) == 0 || entry.rfind("PFIO_BENCH_", 0) == 0 ||
+        entry.rfind("PFIO_VERBOSE=", 0) == 0) {
       continue;  // the test suite's and the benchmark scripts' own variables, and the drivers'
     }
     const size_t eq = entry.find('=');

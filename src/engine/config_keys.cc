@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/edit_distance.h"
@@ -359,6 +361,18 @@ const std::vector<ConfigKey> &Keys() {
   return keys;
 }
 
+// Each key by its name: an MPI-IO open looks up every setting the user may have chosen, and a
+// walk of the table per lookup was a measurable part of it (docs/small-calls.md, "The cost of
+// an open").
+const std::unordered_map<std::string_view, const ConfigKey *> &KeysByName() {
+  static const std::unordered_map<std::string_view, const ConfigKey *> by_name = [] {
+    std::unordered_map<std::string_view, const ConfigKey *> m;
+    for (const ConfigKey &k : Keys()) m.emplace(k.name, &k);
+    return m;
+  }();
+  return by_name;
+}
+
 // Each key as a word to measure names against (common/edit_distance.h), in key order.
 const std::vector<EditDistance> &KeyWords() {
   static const std::vector<EditDistance> words = [] {
@@ -421,10 +435,8 @@ const ConfigKey *ConfigKeys(size_t *count) {
 }
 
 const ConfigKey *FindConfigKey(std::string_view name) {
-  for (const ConfigKey &k : Keys()) {
-    if (k.name == name) return &k;
-  }
-  return nullptr;
+  const auto found = KeysByName().find(name);
+  return found == KeysByName().end() ? nullptr : found->second;
 }
 
 std::string LowerCase(std::string s) {
@@ -438,7 +450,11 @@ const std::string &NearestConfigKey(const std::string &name) {
 
 std::string SettingOf(std::string_view name) {
   const ConfigKey *k = FindConfigKey(name);
-  return k != nullptr && !k->same_as.empty() ? k->same_as : std::string(name);
+  return k != nullptr ? SettingOf(*k) : std::string(name);
+}
+
+const std::string &SettingOf(const ConfigKey &key) {
+  return key.same_as.empty() ? key.name : key.same_as;
 }
 
 Status SetConfig(Config *c, const std::string &key, const std::string &value) {

@@ -51,6 +51,8 @@ const std::string &NearestConfigKey(const std::string &name);
 // The key whose field `name` sets: `name` itself, or the key an alias stands for ("coll_path"
 // -> "buffer"); `name` unchanged when it is no key.
 std::string SettingOf(std::string_view name);
+// The same for a key already found.
+const std::string &SettingOf(const ConfigKey &key);
 
 // Parses and range-checks one setting; on error *c is unchanged.
 Status SetConfig(Config *c, const std::string &key, const std::string &value);

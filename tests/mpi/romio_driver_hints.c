@@ -105,6 +105,35 @@ void test_hints(void)
             MPI_File_close(&fh);
         }
         MPI_Info_free(&info);
+        /* a hint that only rank 0 gives differs too */
+        MPI_Info_create(&info);
+        if (rank == 0)
+            MPI_Info_set(info, "prefetch_queue_depth", "8");
+        rc = open_selected(path, MPI_MODE_RDONLY, info, &fh);
+        if (rc == MPI_SUCCESS) {
+            fail(test, "MPI_File_open succeeded with prefetch_queue_depth given on rank 0 only");
+            MPI_File_close(&fh);
+        }
+        MPI_Info_free(&info);
+        /* the same hints set in another order on each rank agree */
+        MPI_Info_create(&info);
+        if (rank % 2 == 0) {
+            MPI_Info_set(info, "prefetch_budget", "48M");
+            MPI_Info_set(info, "striping_unit", "1048576");
+        } else {
+            MPI_Info_set(info, "striping_unit", "1048576");
+            MPI_Info_set(info, "prefetch_budget", "48M");
+        }
+        rc = open_selected(path, MPI_MODE_RDONLY, info, &fh);
+        if (rc != MPI_SUCCESS)
+            fail(test, "MPI_File_open failed with the same hints set in another order per rank");
+        else {
+            if (!info_value(fh, "prefetch_budget", value, sizeof value) ||
+                strcmp(value, "48M") != 0)
+                fail(test, "prefetch_budget in force = \"%s\", expected \"48M\"", value);
+            MPI_File_close(&fh);
+        }
+        MPI_Info_free(&info);
     }
     report(test, before);
 }
