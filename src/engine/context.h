@@ -191,6 +191,9 @@ class Context : private ReadPath::Host {
       {&cfg_, &memory_, buffer_.get(), &window_, &scheduler_, &files_, &shape_, &stats_}};
   double last_consume_ = -1;
   double gap_expansion_ = 1;  // charged / planned bytes of the last window's reads (cache kind)
+  // The window's unread bytes when Refill last planned it to the plan's end (cache kind); none
+  // when it stopped short of it
+  uint64_t batch_unread_ = UINT64_MAX;
   bool shut_down_ = false;
   bool abandoned_ = false;        // shutdown timed out with reads in flight
   bool vacant_ = false;           // vacated and not yet occupied: its stats were written

@@ -34,15 +34,17 @@ void Context::Refill(bool force) {
     if (!scheduler_.queue_empty()) return;
   }
   // The page-cache kind advises in batches (up to kCacheBatch or half the room advised and not
-  // yet consumed, refilled at half) so that a batch's reads overlap the next one's advice
-  // (docs/architecture.md, "Two buffer kinds"). Checked before the memory signals are sampled:
-  // this return is taken at nearly every read.
+  // yet consumed, refilled at half; a window that took the whole plan, refilled at half of it)
+  // so that a batch's reads overlap the next one's advice, and a plan that grows by a call per
+  // call (the collective layer's look-ahead) wakes the advice thread every few calls, not at
+  // each (docs/architecture.md, "Two buffer kinds"). Checked before the memory signals are
+  // sampled: this return is taken at nearly every read.
   const bool batches =
       cfg_.window_mode != PFIO_WINDOW_BATCH &&
       files_.handle(window_.plan().at(window_.end()).file).buffer == PFIO_BUFFER_CACHE;
   auto batch_cap = [](uint64_t room) { return std::min(kCacheBatch, std::max(kPage, room / 2)); };
   if (batches && !force && !window_.empty() &&
-      2 * window_.unread_bytes() > batch_cap(memory_.prefetch_budget()))
+      2 * window_.unread_bytes() > std::min(batch_cap(memory_.prefetch_budget()), batch_unread_))
     return;
   admission_.Sample(Now());
   const uint64_t room = memory_.prefetch_budget();
@@ -62,6 +64,9 @@ void Context::Refill(bool force) {
   const uint64_t first_new = window_.end();
   Window::NewRanges pending;
   window_.Plan(budget, &pending, unread_cap);
+  // A window the plan's end limited is refilled at half of it; one the budget or the batch
+  // limited, by the batch rule alone (a window smaller than the batch then tops up at each read)
+  batch_unread_ = window_.has_more() ? UINT64_MAX : window_.unread_bytes();
   // Page-cache files: the new ranges joined into spans, one piece (and one advice) each, gaps
   // included (partition/request_builder.h).
   RangesByFile buffered, advised;

@@ -81,7 +81,9 @@ Status Context::ReplaceChecked(const pfio_extent *extents, size_t count) {
       return true;
     });
   });
-  Refill(true);
+  // Planned at once where the window lost entries (before they are dropped: pieces both plans
+  // need are kept); a window the new plan only extends is refilled as after an append.
+  Refill(!old.empty());
   stats_.bytes_wasted += window_.DropEntries(&old);
   PruneQueue();
   Refill(false);
