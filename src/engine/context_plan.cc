@@ -81,9 +81,11 @@ Status Context::ReplaceChecked(const pfio_extent *extents, size_t count) {
       return true;
     });
   });
-  // Planned at once where the window lost entries (before they are dropped: pieces both plans
-  // need are kept); a window the new plan only extends is refilled as after an append.
-  Refill(!old.empty());
+  if (old.empty()) {  // the new plan only extends the window: refilled as after an append
+    Refill(false);
+    return Status::Ok();
+  }
+  Refill(true);  // before the old entries go: pieces both plans need are kept
   stats_.bytes_wasted += window_.DropEntries(&old);
   PruneQueue();
   Refill(false);
