@@ -76,60 +76,66 @@ typedef struct H5FD_prefetch_config_t {
  * (the soname stays 0 while pfio is below 1.0). In a child of fork() `engine` is all zeros (the
  * context is the parent's). */
 typedef struct H5FD_prefetch_stats_t {
-    pfio_stats engine;           /* the file's pfio context (hits, misses, bytes, budget) */
-    uint64_t raw_reads;          /* raw-data reads that reached the driver */
-    uint64_t metadata_reads;     /* metadata reads, served straight from the file */
-    uint64_t writes;             /* writes of any kind */
-    uint64_t refreshes;          /* times written data made pfio drop what it had fetched */
-    uint64_t declared_extents;   /* extents appended by H5FD_prefetch_declare */
-    uint64_t declared_bytes;     /* their bytes */
-    uint64_t skipped_chunks;     /* chunks a declared selection touches that are not allocated */
-    uint64_t chunk_lookups;      /* chunk index searches made to declare them */
-    uint64_t predicted_extents;  /* extents appended by the stride prediction */
-    uint64_t prediction_breaks;  /* times a prediction was dropped because reads left it */
-    uint64_t prediction_offs;    /* times the prediction switched itself off for missing */
-    uint64_t prediction_shifts;  /* times a run went on at a new phase (a gap between chunks) */
-    uint64_t advised_extents;    /* declared extents handed to pfio's page-cache kind (or, in a
-                                    child of fork(), advised by the child itself) */
-    uint64_t advised_reads;      /* raw reads of declared extents the driver read itself from
-                                    the page cache */
-    uint64_t unplanned_reads;    /* raw reads nothing declared or predicted, served as sec2
-                                    would serve them (page cache), not through pfio */
-    uint64_t sieve_switches;     /* times HDF5's data sieve was switched on or off (read-only
-                                    files: on while the prediction is off for missing) */
-    uint64_t sieved_reads;       /* raw reads that reached the driver while the sieve was on */
-    uint64_t index_reads;        /* metadata reads made while declaring (chunk index nodes) */
-    uint64_t index_drops;        /* runs of their pages dropped from the page cache inside a
-                                    dense declared run, where they break the kernel's readahead */
-    uint64_t index_advised;      /* index nodes advised while declaring, named by their parent */
-    uint64_t index_chunks;       /* chunks named by index leaves read while declaring, kept */
-    uint64_t chunk_map_hits;     /* chunks declared from those, without an index search */
-    uint64_t sweeps;             /* column sweeps followed without a declaration */
-    uint64_t sweep_advised;      /* bytes advised ahead of them, row by row */
-    uint64_t call_plans;         /* H5Dread calls whose selection was their own plan
-                                    (H5FD_prefetch_auto_read) */
-    uint64_t call_plan_extents;  /* the extents of those plans */
-    uint64_t call_plan_bytes;    /* their bytes */
-    uint64_t calls_unplanned;    /* H5Dread calls of the file passed on without a plan: one chunk
-                                    or one run, a file with a declaration, or a dataset whose
-                                    plans went unread */
-    uint64_t call_plans_unread;  /* plans of which HDF5 read less than half (it had the chunks in
-                                    its chunk cache): the dataset's next calls go unplanned, 1,
-                                    2, 4 ... 64 of them, until a plan is read again */
-    uint64_t calls_ahead;        /* calls foreseen (the last three planned calls of a dataset
-                                    selected one box each, moved by one shift) whose extents
-                                    were handed to pfio when the call before them returned */
-    uint64_t calls_ahead_bytes;  /* their bytes */
-    uint64_t calls_ahead_used;   /* calls that were as foreseen: planned before they were made */
-    uint64_t calls_ahead_missed; /* calls foreseen and not made: dropped, and the dataset's next
-                                   1, 2, 4 ... 64 planned calls foresee nothing */
-    uint64_t call_spans;         /* unplanned H5Dread calls of a contiguous dataset whose runs
-                                    lay close enough to advise as one span at the call's start */
-    uint64_t call_span_bytes;    /* the bytes of those spans */
-    uint64_t calls_unmapped;     /* unplanned H5Dread calls of a chunked dataset not mapped to
-                                    their chunks: the dataset's last mapped call of that shape
-                                    was one stream in the file, left to the kernel's readahead
-                                    (1, 2, 4 ... 64 calls after each such mapped call) */
+    pfio_stats engine;             /* the file's pfio context (hits, misses, bytes, budget) */
+    uint64_t raw_reads;            /* raw-data reads that reached the driver */
+    uint64_t metadata_reads;       /* metadata reads, served straight from the file */
+    uint64_t writes;               /* writes of any kind */
+    uint64_t refreshes;            /* times written data made pfio drop what it had fetched */
+    uint64_t declared_extents;     /* extents appended by H5FD_prefetch_declare */
+    uint64_t declared_bytes;       /* their bytes */
+    uint64_t skipped_chunks;       /* chunks a declared selection touches that are not allocated */
+    uint64_t chunk_lookups;        /* chunk index searches made to declare them */
+    uint64_t predicted_extents;    /* extents appended by the stride prediction */
+    uint64_t prediction_breaks;    /* times a prediction was dropped because reads left it */
+    uint64_t prediction_offs;      /* times the prediction switched itself off for missing */
+    uint64_t prediction_shifts;    /* times a run went on at a new phase (a gap between chunks) */
+    uint64_t advised_extents;      /* declared extents handed to pfio's page-cache kind (or, in a
+                                      child of fork(), advised by the child itself) */
+    uint64_t advised_reads;        /* raw reads of declared extents the driver read itself from
+                                      the page cache */
+    uint64_t unplanned_reads;      /* raw reads nothing declared or predicted, served as sec2
+                                      would serve them (page cache), not through pfio */
+    uint64_t sieve_switches;       /* times HDF5's data sieve was switched on or off (read-only
+                                      files: on while the prediction is off for missing) */
+    uint64_t sieved_reads;         /* raw reads that reached the driver while the sieve was on */
+    uint64_t index_reads;          /* metadata reads made while declaring (chunk index nodes) */
+    uint64_t index_drops;          /* runs of their pages dropped from the page cache inside a
+                                      dense declared run, where they break the kernel's readahead */
+    uint64_t index_advised;        /* index nodes advised while declaring, named by their parent */
+    uint64_t index_chunks;         /* chunks named by index leaves read while declaring, kept */
+    uint64_t chunk_map_hits;       /* chunks declared from those, without an index search */
+    uint64_t sweeps;               /* column sweeps followed without a declaration */
+    uint64_t sweep_advised;        /* bytes advised ahead of them, row by row */
+    uint64_t call_plans;           /* H5Dread calls whose selection was their own plan
+                                      (H5FD_prefetch_auto_read) */
+    uint64_t call_plan_extents;    /* the extents of those plans */
+    uint64_t call_plan_bytes;      /* their bytes */
+    uint64_t calls_unplanned;      /* H5Dread calls of the file passed on without a plan: one chunk
+                                      or one run, a file with a declaration, or a dataset whose
+                                      plans went unread */
+    uint64_t call_plans_unread;    /* plans of which HDF5 read less than half (it had the chunks in
+                                      its chunk cache): the dataset's next calls go unplanned, 1,
+                                      2, 4 ... 64 of them, until a plan is read again */
+    uint64_t calls_ahead;          /* calls foreseen (the last three planned calls of a dataset
+                                      selected one box each, moved by one shift) whose extents
+                                      were handed to pfio when the call before them returned */
+    uint64_t calls_ahead_bytes;    /* their bytes */
+    uint64_t calls_ahead_used;     /* calls that were as foreseen: planned before they were made */
+    uint64_t calls_ahead_missed;   /* calls foreseen and not made: dropped, and the dataset's next
+                                     1, 2, 4 ... 64 planned calls foresee nothing */
+    uint64_t call_spans;           /* unplanned H5Dread calls of a contiguous dataset whose runs
+                                      lay close enough to advise as one span at the call's start */
+    uint64_t call_span_bytes;      /* the bytes of those spans */
+    uint64_t calls_unmapped;       /* unplanned H5Dread calls of a chunked dataset not mapped to
+                                      their chunks: the dataset's last mapped call of that shape
+                                      was one stream in the file, left to the kernel's readahead
+                                      (1, 2, 4 ... 64 calls after each such mapped call) */
+    uint64_t predicted_bytes;      /* bytes of the predicted_extents */
+    uint64_t prediction_hit_bytes; /* of those, read by the program */
+    uint64_t prediction_dropped_bytes; /* ... and dropped unread when a run broke; the rest
+                                          (predicted - hit - dropped) is still ahead. The
+                                          prediction switches itself off while the dropped
+                                          bytes of its recent runs pass the read ones */
 } H5FD_prefetch_stats_t;
 
 /* Registers the driver if needed; returns its id, or H5I_INVALID_HID. */

@@ -31,6 +31,14 @@
 #define OFF_FIRST 64
 #define OFF_LONGEST ((uint64_t)1 << 20)
 
+/* The prediction's bytes into the file's counters (predicted, read, dropped unread). */
+static void count_bytes(H5FD_prefetch_t *file)
+{
+    if (file->predictor.run != NULL)
+        pfio_stride_bytes(file->predictor.run, &file->stats.predicted_bytes,
+                          &file->stats.prediction_hit_bytes, &file->stats.prediction_dropped_bytes);
+}
+
 void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
 {
     H5FD_prefetch_predictor_t *p = &file->predictor;
@@ -46,6 +54,7 @@ void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
             p->run = NULL; /* no prediction: reads still work, as sec2's */
     } else {
         pfio_stride_reset(p->run); /* a switch-off's doubling is kept */
+        count_bytes(file);
     }
     p->via_pfio = 0;
     p->crosses_calls = 0;
@@ -189,5 +198,6 @@ int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t
     H5FD__prefetch_sieve_follow(file);
     if (ev.running)
         plan_ahead(file, addr, size);
+    count_bytes(file);
     return ev.hit ? (p->via_pfio ? 2 : 1) : 0;
 }

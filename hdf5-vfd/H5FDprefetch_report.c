@@ -54,6 +54,9 @@ static const H5FD_prefetch_stats_field driver_fields[] = {
     FIELD(call_spans),
     FIELD(call_span_bytes),
     FIELD(calls_unmapped),
+    FIELD(predicted_bytes),
+    FIELD(prediction_hit_bytes),
+    FIELD(prediction_dropped_bytes),
 };
 #undef FIELD
 /* Every field after `engine` is listed: the struct's size is the list's, 8 bytes each. */

@@ -1,6 +1,7 @@
 // StrideRun: single-extent reads at a constant stride are predicted after two repeats, a break
-// drops and scores the prediction, misses in a row switch prediction off for a doubling number
-// of reads, and a near shift continues the run at a new phase.
+// drops and scores the prediction by its hit rate in bytes, misses in a row switch prediction off
+// for a doubling number of reads (on again when the pattern returns), and a near shift continues
+// the run at a new phase.
 #include "predict/stride_run.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,19 @@ std::vector<int64_t> PlanAhead(StrideRun *run, uint64_t offset, uint64_t length,
   }
   run->Planned(out.size(), next);
   return out;
+}
+
+// A run that switches prediction off at its first miss, for off_first reads: three reads 10
+// bytes apart, a plan, and a read at `miss_at` that breaks it.
+StrideRun SwitchedOffAtFirstMiss(uint64_t off_first, uint64_t miss_at) {
+  StrideOptions o;
+  o.misses_off = 1;
+  o.off_first = off_first;
+  StrideRun run(o);
+  for (uint64_t i = 0; i < 3; ++i) run.Observe(i * 10, 10);
+  PlanAhead(&run, 20, 10, 1);
+  run.Observe(miss_at, 10);
+  return run;
 }
 
 TEST(StrideRun, ARunIsPredictedAfterTwoRepeatsWithTheWholeLookAheadAtOnce) {
@@ -114,16 +128,66 @@ TEST(StrideRun, MissesInARowSwitchPredictionOffForADoublingNumberOfReads) {
     for (uint64_t i = 1; i < 40 && run.Observe(at + i * 100, 10).off; ++i) ++n;
     EXPECT_EQ(n, 8) << "round " << k;
   }
-  // A prediction read past a quarter is no miss and resets the count.
+  // A prediction read far enough that the recent runs read more than they dropped is no miss,
+  // and resets the count: the two misses before it dropped one plan and a half (halved at each
+  // drop), this run reads 7/8 of its plan.
   for (int k = 0; k < 2; ++k) miss();
   at += 1 << 20;
   for (uint64_t i = 0; i < 3; ++i) run.Observe(at + i * 100, 10);
   std::vector<int64_t> plan = PlanAhead(&run, at + 200, 10, 0);
-  for (size_t i = 0; i < plan.size() / 2; ++i) EXPECT_TRUE(run.Observe(plan[i], 10).hit);
+  for (size_t i = 0; i < plan.size() * 7 / 8; ++i) EXPECT_TRUE(run.Observe(plan[i], 10).hit);
   e = run.Observe(at + (1 << 30), 10);
   EXPECT_TRUE(e.dropped);
   EXPECT_FALSE(e.switched_off);
   EXPECT_FALSE(miss().switched_off) << "the count started over";
+}
+
+// The hit rate is in bytes: short runs that read 3 of every 8 extents planned (more than a
+// quarter: no miss by a count of extents read) drop more than they read, and switch prediction
+// off; the counts of bytes planned, read and dropped add up.
+TEST(StrideRun, RunsThatDropMoreBytesThanTheyReadSwitchPredictionOff) {
+  StrideOptions o;
+  o.misses_off = 3;
+  StrideRun run(o);
+  uint64_t at = 0, planned = 0;
+  StrideEvent e;
+  int runs = 0;
+  for (; runs < 10 && !e.switched_off; ++runs) {
+    at += 1 << 20;
+    for (uint64_t i = 0; i < 3; ++i) run.Observe(at + i * 4096, 48);
+    std::vector<int64_t> plan = PlanAhead(&run, at + 2 * 4096, 48, 1);
+    ASSERT_EQ(plan.size(), 8u);
+    planned += plan.size() * 48;
+    for (size_t i = 0; i < 3; ++i) ASSERT_TRUE(run.Observe(plan[i], 48).hit);
+    e = run.Observe(at + (1 << 19), 48);
+    EXPECT_TRUE(e.dropped);
+  }
+  EXPECT_TRUE(e.switched_off);
+  EXPECT_EQ(runs, 3) << "three misses in a row";
+  const StrideRun::Bytes b = run.bytes();
+  EXPECT_EQ(b.planned, planned);
+  EXPECT_EQ(b.hit, 3u * 3 * 48);
+  EXPECT_EQ(b.dropped, 3u * 5 * 48);
+  EXPECT_EQ(b.planned, b.hit + b.dropped + run.planned_ahead() * 48);
+}
+
+// Switched off for a long while (off_first), prediction is on again as soon as a run goes on for
+// a first plan's worth of reads past its start: the pattern returned.
+TEST(StrideRun, PredictionIsOnAgainWhenARunGoesOnForAFirstPlansWorthOfReads) {
+  StrideRun run = SwitchedOffAtFirstMiss(1000, 1 << 20);
+  ASSERT_TRUE(run.off());
+  uint64_t i = 1;
+  for (; i < 50 && run.Observe((1 << 20) + i * 100, 10).off; ++i) {
+  }
+  EXPECT_EQ(i, 2 + StrideOptions().min_extents)
+      << "on at the read that makes the run min_extents + 2 long";
+  EXPECT_FALSE(run.off());
+  // The doubling was forgotten: the next switch-off is off_first long again.
+  PlanAhead(&run, (1 << 20) + i * 100, 10, 1);
+  ASSERT_TRUE(run.Observe(1 << 22, 10).switched_off);
+  int n = 1;
+  for (uint64_t k = 1; k < 1100 && run.Observe((1 << 22) + k * k * 7919, 10).off; ++k) ++n;
+  EXPECT_EQ(n, 1000) << "reads at no stride keep it off";
 }
 
 TEST(StrideRun, ANearShiftContinuesTheRunAtANewPhaseWhenAllowed) {
@@ -176,13 +240,8 @@ TEST(StrideRun, OffsetsAtTheEndsOfSixtyFourBitsPredictNothingPastThem) {
 }
 
 TEST(StrideRun, ResetForgetsTheRunButKeepsTheSwitchOffsDoubling) {
-  StrideOptions o;
-  o.misses_off = 1;
-  o.off_first = 2;
-  StrideRun run(o);
-  for (uint64_t i = 0; i < 3; ++i) run.Observe(i * 10, 10);
-  PlanAhead(&run, 20, 10, 0);
-  ASSERT_TRUE(run.Observe(5000, 10).switched_off);
+  StrideRun run = SwitchedOffAtFirstMiss(2, 5000);
+  ASSERT_TRUE(run.off());
   run.Reset();
   EXPECT_FALSE(run.off());
   EXPECT_FALSE(run.planning());

@@ -44,7 +44,7 @@ extern const char *default_methods;
 typedef struct {
   const char *file, *datasets, *patterns, *methods, *json, *budget;
   hsize_t rows;
-  int rounds, points, quiet, lookup;
+  int rounds, points, point_edge, quiet, lookup;
   double compute_ms; /* 0: none; > 0: ms per H5Dread; < 0: auto (sec2's read time per H5Dread) */
 } Options;
 

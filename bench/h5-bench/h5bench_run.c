@@ -30,8 +30,9 @@ static Slab *pattern_slabs(const Options *o, const Dataset *d, int p, size_t *n)
   } else if (strcmp(patterns[p], "rows") == 0) {
     for (r = 0; r < N; r += th) s[(*n)++] = (Slab){r, 0, th < N - r ? th : N - r, N};
   } else {
+    const hsize_t e = (hsize_t)o->point_edge;
     for (int i = 0; i < o->points; ++i)
-      s[(*n)++] = (Slab){NEXT() % (N - 3), NEXT() % (N - 3), 4, 4};
+      s[(*n)++] = (Slab){NEXT() % (N - e + 1), NEXT() % (N - e + 1), e, e};
   }
 #undef NEXT
   return s;

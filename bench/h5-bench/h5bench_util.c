@@ -6,12 +6,14 @@ void usage(FILE *out) {
   fputs(
       "usage: pfio-h5bench [--file PATH] [--rows N] [--datasets LIST] [--patterns LIST]\n"
       "                    [--methods LIST] [--rounds R] [--budget SIZE] [--points N]\n"
-      "                    [--json PATH] [--compute MS|auto] [--lookup] [--quiet] [--help]\n"
+      "                    [--point-edge E] [--json PATH] [--compute MS|auto] [--lookup] [--quiet] "
+      "[--help]\n"
       "  datasets: c8k c128k c1m contig (N x N uint64, chunks 8 KiB, 128 KiB, 1 MiB, none)\n"
       "  patterns: tiles columns rows random-points\n"
       "  methods:  sec2 prefetch prefetch-declared sec2-cached declared-engine\n"
       "            prefetch-cache-kind declared-cache-kind (only when named)\n"
       "  defaults: --file pfio-h5bench.h5 --rows 8192 --rounds 1 --budget 256M --points 2048,\n"
+      "            --point-edge 4 (random-points: E x E hyperslabs),\n"
       "            every dataset and pattern, the first five methods\n",
       out);
 }

@@ -3,6 +3,7 @@
  *
  * usage: pfio-h5bench [--file PATH] [--rows N] [--datasets LIST] [--patterns LIST]
  *                     [--methods LIST] [--rounds R] [--budget SIZE] [--points N]
+ *                     [--point-edge E]
  *                     [--json PATH] [--compute MS|auto] [--lookup] [--quiet] [--help]
  * Datasets (N x N unsigned 64-bit values each, N = --rows, 8192 by default: 512 MiB each):
  *   c8k     chunked, 32 x 32 chunks (8 KiB)
@@ -13,7 +14,8 @@
  *   tiles          every chunk-sized tile (256 x 256 for contig) once, in a seeded random order
  *   columns        full-height strips one chunk wide (256 for contig), left to right
  *   rows           full-width strips one chunk tall (256 for contig), top to bottom
- *   random-points  --points small 4 x 4 hyperslabs at seeded random places (2048 by default)
+ *   random-points  --points small E x E hyperslabs (--point-edge, 4 by default) at seeded random
+ *                  places (2048 by default)
  * Methods:
  *   sec2               HDF5's default driver, through HDF5's own H5Dread
  *   prefetch           H5Pset_fapl_prefetch and nothing else changed: the driver's H5Dread (this
@@ -89,6 +91,7 @@ static void parse(int argc, char **argv, Options *o) {
   o->rounds = 1;
   o->budget = "256M";
   o->points = 2048;
+  o->point_edge = 4;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--help") == 0) {
@@ -123,6 +126,8 @@ static void parse(int argc, char **argv, Options *o) {
       o->budget = v;
     else if (strcmp(a, "--points") == 0)
       o->points = atoi(v);
+    else if (strcmp(a, "--point-edge") == 0)
+      o->point_edge = atoi(v);
     else if (strcmp(a, "--json") == 0)
       o->json = v;
     else if (strcmp(a, "--compute") == 0) {
@@ -149,6 +154,10 @@ static void parse(int argc, char **argv, Options *o) {
   }
   if (o->points < 1 || o->points > 1000000) {
     fprintf(stderr, "pfio-h5bench: --points %d: expected 1 .. 1000000\n", o->points);
+    exit(2);
+  }
+  if (o->point_edge < 1 || o->point_edge > 1024) {
+    fprintf(stderr, "pfio-h5bench: --point-edge %d: expected 1 .. 1024\n", o->point_edge);
     exit(2);
   }
   const char *dnames[NDATASETS];

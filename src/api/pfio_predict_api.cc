@@ -126,6 +126,14 @@ int pfio_stride_off(const pfio_stride *run) {
   return run->run.off();
 }
 
+void pfio_stride_bytes(const pfio_stride *run, uint64_t *planned, uint64_t *hit,
+                       uint64_t *dropped) {
+  const pfio::predict::StrideRun::Bytes b = run->run.bytes();
+  *planned = b.planned;
+  *hit = b.hit;
+  *dropped = b.dropped;
+}
+
 void pfio_stride_reset(pfio_stride *run) {
   run->run.Reset();
 }

@@ -8,9 +8,12 @@
  *    reader makes them. Two reads in a row of the previous length at one stride (not 0) make a
  *    run (event.running): plan pfio_stride_want extents from pfio_stride_next on, pfio_stride_step
  *    apart, and report them with pfio_stride_planned. A read off the run drops the prediction
- *    (event.dropped: take back what was planned) and scores it: dropped before a quarter of it
- *    was read, it is a miss; options.misses_off misses in a row switch prediction off for
- *    off_first reads, twice as many the next time, at most off_longest (event.off while off).
+ *    (event.dropped: take back what was planned) and scores it by the hit rate in bytes (read
+ *    against dropped unread, recent runs weighing most): a drop that leaves more dropped than
+ *    read is a miss; options.misses_off misses in a row switch prediction off for off_first
+ *    reads, twice as many the next time, at most off_longest (event.off while off), and back on
+ *    early when a run goes on for a first plan's worth of reads. pfio_stride_bytes gives the
+ *    bytes planned, read and dropped, for the front ends' counters.
  *    With allow_near_shift, a read at most near_shift off the stride in the run's direction
  *    continues the run at a new phase, and what was planned moves by event.phase_shift.
  *  - pfio_calls: whole requests of several extents. A request equal to the previous one with
@@ -92,6 +95,9 @@ void pfio_stride_planned(pfio_stride *run, uint64_t count, int64_t next);
 int pfio_stride_planning(const pfio_stride *run);
 uint64_t pfio_stride_ahead(const pfio_stride *run);
 int pfio_stride_off(const pfio_stride *run);
+/* Bytes of the extents planned since creation, of those the reader read (hits), and of those
+ * dropped unread; planned - hit - dropped are still planned ahead. */
+void pfio_stride_bytes(const pfio_stride *run, uint64_t *planned, uint64_t *hit, uint64_t *dropped);
 /* Forgets the run (a switch-off's doubling is kept). */
 void pfio_stride_reset(pfio_stride *run);
 void pfio_stride_destroy(pfio_stride *run); /* NULL is ignored */

@@ -7,19 +7,24 @@ namespace pfio::predict {
 void StrideRun::Drop(StrideEvent *event) {
   if (!planning_) return;
   event->dropped = true;
-  if (4 * (planned_total_ - planned_ahead_) < planned_total_) {
+  const uint64_t dropped = planned_ahead_ * last_length_;
+  bytes_.dropped += dropped;
+  recent_hit_ = recent_hit_ / 2 + run_hit_bytes_;
+  recent_dropped_ = recent_dropped_ / 2 + dropped;
+  if (recent_dropped_ > recent_hit_) {
     if (options_.misses_off > 0 && ++misses_ >= options_.misses_off) {
       if (off_length_ == 0) off_length_ = options_.off_first;
       off_reads_ = off_length_;
       off_length_ = std::min(off_length_ * 2, options_.off_longest);
       misses_ = 0;
+      recent_hit_ = recent_dropped_ = 0;  // when prediction is on again, its record starts anew
       event->switched_off = true;
     }
   } else {
     misses_ = 0;
   }
   planning_ = false;
-  planned_ahead_ = planned_total_ = 0;
+  planned_ahead_ = run_hit_bytes_ = 0;
 }
 
 StrideEvent StrideRun::Observe(uint64_t offset, uint64_t length, bool allow_near_shift) {
@@ -34,6 +39,8 @@ StrideEvent StrideRun::Observe(uint64_t offset, uint64_t length, bool allow_near
     ++repeats_;
     if (planned_ahead_ > 0) {
       --planned_ahead_;
+      run_hit_bytes_ += length;
+      bytes_.hit += length;
       event.hit = true;
     }
   } else if (same_length && allow_near_shift && shift_fits && options_.near_shift > 0 &&
@@ -43,6 +50,8 @@ StrideEvent StrideRun::Observe(uint64_t offset, uint64_t length, bool allow_near
     event.shifted = true;
     if (planned_ahead_ > 0) {
       --planned_ahead_;
+      run_hit_bytes_ += length;
+      bytes_.hit += length;
       event.hit = true;
     }
     if (planning_) {
@@ -57,6 +66,10 @@ StrideEvent StrideRun::Observe(uint64_t offset, uint64_t length, bool allow_near
   have_last_ = true;
   last_offset_ = offset;
   last_length_ = length;
+  if (off_reads_ > 0 && repeats_ >= 2 + options_.min_extents) {
+    off_reads_ = 0;  // the pattern returned: a first plan would have been read whole
+    off_length_ = 0;
+  }
   if (off_reads_ > 0) {
     --off_reads_;
     event.off = true;
@@ -90,13 +103,16 @@ void StrideRun::Planned(uint64_t count, int64_t next) {
   planning_ = true;
   next_planned_ = next;
   planned_ahead_ += count;
-  planned_total_ += count;
+  bytes_.planned += count * last_length_;
 }
 
 void StrideRun::Reset() {
   const uint64_t off_length = off_length_;
+  Bytes bytes = bytes_;
+  bytes.dropped += planned_ahead_ * last_length_;
   *this = StrideRun(options_);
   off_length_ = off_length;
+  bytes_ = bytes;
 }
 
 }  // namespace pfio::predict

@@ -6,12 +6,16 @@
 // read of the previous length at the previous stride (not 0) continues the run; two such reads
 // in a row make it `running`, and the caller then plans up to Want() extents from Next() on, at
 // `stride()`, and reports them with Planned(). A read that breaks the run drops the prediction
-// (event `dropped`: the caller removes what it planned), and scores it: dropped before a quarter
-// of what was predicted since the run began was read, it is a miss; `misses_off` misses in a row
-// switch prediction off for off_first reads, then twice as many each time up to off_longest
-// (DiskSeen's mis-prefetch control: a random reader pays for a few wrong guesses, not one per
-// read). With allow_near_shift, a read off the stride by at most near_shift in the run's
-// direction continues the run at a new phase (HDF5 places index nodes between chunks), and
+// (event `dropped`: the caller removes what it planned), and scores it by the hit rate in bytes:
+// the bytes predicted and read (hits) against those dropped unread, each halved at every drop so
+// that recent runs weigh most; a drop after which the dropped bytes pass the read ones is a miss.
+// `misses_off` misses in a row switch prediction off for off_first reads, then twice as many each
+// time up to off_longest (DiskSeen's mis-prefetch control: a random reader pays for a few wrong
+// guesses, not one per read), and it is on again early when the pattern returns: a run that goes
+// on, while off, for as many reads as a first plan holds (min_extents past its start) would have
+// been read whole, so prediction resumes with the doubling forgotten. Bytes() gives the totals
+// the front ends report. With allow_near_shift, a read off the stride by at most near_shift in the
+// run's direction continues the run at a new phase (HDF5 places index nodes between chunks), and
 // what was planned moves with it (event `phase_shift`). Predictions cost reading time when
 // wrong, never bytes: callers use them only to plan reads, never to answer one.
 // Not thread-safe: one StrideRun per file and reader.
@@ -70,6 +74,13 @@ class StrideRun {
   // Prediction is switched off (misses_off) for the next reads.
   bool off() const { return off_reads_ > 0; }
 
+  // Bytes of the extents planned, of those read by the reader (hits), and of those dropped
+  // unread; the rest (planned - hit - dropped) is still planned ahead.
+  struct Bytes {
+    uint64_t planned = 0, hit = 0, dropped = 0;
+  };
+  Bytes bytes() const { return bytes_; }
+
  private:
   void Drop(StrideEvent *event);
 
@@ -80,7 +91,10 @@ class StrideRun {
   uint32_t repeats_ = 0;
   bool planning_ = false;
   int64_t next_planned_ = 0;
-  uint64_t planned_ahead_ = 0, planned_total_ = 0;
+  uint64_t planned_ahead_ = 0;
+  uint64_t run_hit_bytes_ = 0;                    // hits of the run being followed
+  uint64_t recent_hit_ = 0, recent_dropped_ = 0;  // the hit rate, halved at every drop
+  Bytes bytes_;
   uint32_t misses_ = 0;
   uint64_t off_reads_ = 0, off_length_ = 0;
 };

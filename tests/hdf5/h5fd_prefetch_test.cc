@@ -315,6 +315,34 @@ TEST_F(H5FDPrefetchTest, StridedReadsArePredictedAndRandomOnesSwitchPredictionOf
   H5Pclose(fapl);
 }
 
+// Random hyperslabs of 6 x 6 values: each predicts 8 rows after its third and reads 3 of them,
+// more than a quarter (no miss by a count of extents read) but fewer bytes than it drops, so the
+// prediction switches itself off and HDF5 sieves, as under sec2. The counters of bytes add up.
+TEST_F(H5FDPrefetchTest, PredictionsThatDropMoreBytesThanTheyReadSwitchThemselvesOff) {
+  hid_t fapl = PrefetchFapl(/*predict=*/true, H5FD_PREFETCH_ENGINE_NEVER);
+  hid_t file = Open(fapl, H5F_ACC_RDONLY);
+  hid_t dset = H5Dopen2(file, "contig", H5P_DEFAULT);
+  std::mt19937_64 rng(11);
+  const int slabs = 400;
+  for (int i = 0; i < slabs; ++i)
+    EXPECT_EQ(ReadAndCheck(dset, kDatasets[0], {rng() % (kRows - 5), rng() % (kCols - 5), 6, 6}),
+              0u);
+  const H5FD_prefetch_stats_t st = Stats(file);
+  EXPECT_GE(st.prediction_offs, 1u);
+  EXPECT_LT(st.predicted_extents, slabs * 8u / 4) << "8 a hyperslab while it stays on";
+  EXPECT_GT(st.sieved_reads, 0u);
+  EXPECT_LT(st.raw_reads, 6u * slabs * 3 / 4) << "sieve reads serve several rows each";
+  EXPECT_EQ(st.predicted_bytes, st.predicted_extents * 6 * sizeof(uint64_t));
+  EXPECT_GT(st.prediction_dropped_bytes, st.prediction_hit_bytes);
+  EXPECT_GE(st.predicted_bytes, st.prediction_hit_bytes + st.prediction_dropped_bytes);
+  EXPECT_LE(st.predicted_bytes - st.prediction_hit_bytes - st.prediction_dropped_bytes,
+            8 * 6 * sizeof(uint64_t))
+      << "what is not read or dropped is the one prediction still ahead";
+  H5Dclose(dset);
+  H5Fclose(file);
+  H5Pclose(fapl);
+}
+
 // 300 hyperslabs of 4 x 4 values at seeded random places of the test file's datasets.
 std::vector<Slab> SmallRandomHyperslabs(uint64_t seed) {
   std::mt19937_64 rng(seed);
