@@ -122,6 +122,27 @@ static int span_advised(H5FD_prefetch_t *file, const contiguous_span_t *span)
            !H5FD__prefetch_engine_inherited(file) && wide <= H5FD__prefetch_advice_window(file);
 }
 
+/* Whether an unplanned contiguous call is read as sec2 reads it (through HDF5's sieve, nothing
+ * predicted inside it): runs too small to plan one by one in a span too small to advise whole
+ * (span_advised), on a read-only file (where the sieve can be switched on), unless the file's
+ * prediction runs into the span from the last call (a column read a few rows per call). Left to
+ * run inside such calls, the prediction advised the span piece by piece and dropped about as
+ * much past the call's end: slower than sec2 on both devices (docs/hdf5-driver.md, "Per-call
+ * plans"). */
+static int call_sieved(H5FD_prefetch_t *file, const contiguous_span_t *span)
+{
+    const H5FD_prefetch_predictor_t *p = &file->predictor;
+    int64_t first;
+    if (span->runs < 2 || span->run_bytes >= REMOTE_EXTENT_MIN ||
+        span->end - span->start >= SPAN_ADVICE_MIN || !file->read_only || p->run == NULL)
+        return 0;
+    if (!pfio_stride_planning(p->run) || p->via_pfio)
+        return 1;
+    first =
+        pfio_stride_next(p->run, 0) - (int64_t)pfio_stride_ahead(p->run) * pfio_stride_step(p->run);
+    return first < (int64_t)span->start || first >= (int64_t)span->end;
+}
+
 /* Whether the selection of `space` could need more than one read worth overlapping: it touches two
  * chunks or more (its bounding box does) of a chunked dataset, or selects from a contiguous one
  * (its runs are counted once listed); and on a local file system reads LOCAL_CALL_MIN bytes or
@@ -310,6 +331,10 @@ static void release_prediction(H5FD_prefetch_t *file)
     pthread_mutex_lock(&file->plan_lock);
     file->predictor.call_first_read = 0;
     file->predictor.call_advised = 0;
+    if (file->predictor.call_sieved) {
+        file->predictor.call_sieved = 0;
+        H5FD__prefetch_sieve_follow(file);
+    }
     pthread_mutex_unlock(&file->plan_lock);
 }
 
@@ -416,6 +441,10 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
             file->stats.call_span_bytes += wide;
             file->predictor.call_advised = 1;
             file->predictor.call_first_read = 1;
+            *held = file;
+        } else if (!declared && span.runs > 0 && call_sieved(file, &span)) {
+            file->predictor.call_sieved = 1;
+            H5FD__prefetch_sieve_follow(file);
             *held = file;
         }
         pthread_mutex_unlock(&file->plan_lock);

@@ -76,7 +76,8 @@ void H5FD__prefetch_predictor_free(H5FD_prefetch_t *file)
  * reads the prediction follows and for declared plans the sieve is in the way: it hides the reads'
  * own lengths and strides, and advice of exactly the planned bytes beat it (contiguous tiles and
  * columns, measured in docs/hdf5-driver.md). So the sieve is on exactly while no prediction runs:
- * switched off for missing (the reader was found random), or by the settings (predict = off;
+ * switched off for missing (the reader was found random), held back for a call of short runs in a
+ * small span (H5FDprefetch_call.c, call_sieved), or by the settings (predict = off;
  * docs/hdf5-driver.md, "Data sieving"). Only on read-only files: on a writable one, a write made
  * while the sieve was off would leave the sieve buffer stale, and HDF5 would serve it when the
  * sieve came back on. */
@@ -84,7 +85,7 @@ void H5FD__prefetch_sieve_follow(H5FD_prefetch_t *file)
 {
     const int want = file->read_only && !file->declared && !file->call_plan &&
                      (!file->config.predict || file->predictor.run == NULL ||
-                      pfio_stride_off(file->predictor.run));
+                      pfio_stride_off(file->predictor.run) || file->predictor.call_sieved);
     const int now = (file->pub.feature_flags & H5FD_FEAT_DATA_SIEVE) != 0;
     if (want == now)
         return;
@@ -102,8 +103,8 @@ static void plan_ahead(H5FD_prefetch_t *file, haddr_t addr, size_t size)
     int64_t stride = pfio_stride_step(p->run), next;
     uint64_t want, n = 0, limit;
     pfio_extent *plan;
-    if (p->call_advised && !p->crosses_calls)
-        return; /* the call's span was advised whole */
+    if ((p->call_advised && !p->crosses_calls) || p->call_sieved)
+        return; /* the call's span was advised whole, or is read as sec2 reads it */
     /* A new prediction: which way it goes. Where the engine holds the file in the page cache, a
      * sequential run is left to the kernel's readahead, as without the engine (below). */
     if (!pfio_stride_planning(p->run))

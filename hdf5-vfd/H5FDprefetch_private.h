@@ -11,12 +11,12 @@
 
 /* Prediction of raw-data reads while nothing is declared: after three reads of one length at a
  * constant stride (sequential is stride = length) the next ones, up to a look-ahead, are planned.
- * A read off the pattern drops what was predicted (a break). Breaks that come before a quarter of
- * a prediction was read are misses; after H5FD_PREFETCH_MISSES_OFF misses in a row the prediction
- * switches itself off for a number of reads that doubles each time (DiskSeen's mis-prefetch
- * control), so a random reader pays for a few wrong guesses, not for one per read. The run, its
- * scoring and its switch-off are pfio's stride predictor (predict/pfio_predict.h), shared with the
- * ROMIO driver; where the predicted bytes go is the driver's (H5FDprefetch_predict.c). */
+ * A read off the pattern drops what was predicted (a break). A break after which the recent runs
+ * dropped more predicted bytes than the program read is a miss; after MISSES_OFF misses in a row
+ * the prediction switches itself off for a number of reads that doubles each time (DiskSeen's
+ * mis-prefetch control), so a random reader pays for a few wrong guesses, not for one per read. The
+ * run, its scoring and its switch-off are pfio's stride predictor (predict/pfio_predict.h), shared
+ * with the ROMIO driver; where the predicted bytes go is the driver's (H5FDprefetch_predict.c). */
 typedef struct H5FD_prefetch_predictor_t {
     pfio_stride *run; /* NULL when it could not be made: no prediction */
     int via_pfio;     /* the prediction is in pfio's plan (else in the page cache) */
@@ -27,6 +27,10 @@ typedef struct H5FD_prefetch_predictor_t {
     int call_advised;
     int call_first_read;
     int crosses_calls;
+    /* An unplanned H5Dread under way reads a contiguous dataset's short runs within a span too
+     * small to advise (H5FDprefetch_call.c, call_sieved): as sec2 reads them, through HDF5's sieve
+     * on a read-only file, with nothing predicted inside it. */
+    int call_sieved;
 } H5FD_prefetch_predictor_t;
 
 /* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks

@@ -184,6 +184,27 @@ TEST_F(AutoReadTest, InThePageCacheKindContiguousTilesAreAdvisedAsTheirSpan) {
   EXPECT_EQ(st.call_span_bytes, st.call_spans * span);
 }
 
+// Random hyperslabs of 16 x 16 values of a contiguous dataset: runs of 128 bytes 16 KiB apart,
+// a span (240 KiB) too small to advise whole. Each call is read as sec2 reads it, through HDF5's
+// sieve (a 64 KiB read serves 4 rows), with nothing predicted inside it: the prediction advised
+// pieces of such spans and dropped half of each past the call's end. Every value right.
+TEST_F(AutoReadTest, SmallHyperslabsOfAContiguousDatasetAreReadThroughHdf5sSieve) {
+  const WideFile w(dir_.path(), "wide-hyperslabs.h5", 28, "128M", /*predict=*/true);
+  ASSERT_TRUE(w.ok) << ErrorStack();
+  std::mt19937_64 rng(28);
+  const size_t slabs = 100;
+  for (size_t i = 0; i < slabs; ++i) {
+    const Slab s = {rng() % (w.spec.rows - 15), rng() % (w.spec.cols - 15), 16, 16};
+    EXPECT_EQ(ReadAndCheck(w.dset, w.spec, s, AutoRead), 0u);
+  }
+  const H5FD_prefetch_stats_t st = Stats(w.file);
+  EXPECT_EQ(st.calls_unplanned, slabs);
+  EXPECT_EQ(st.predicted_extents, 0u);
+  EXPECT_EQ(st.sieved_reads, st.raw_reads);
+  EXPECT_LE(st.raw_reads, slabs * 5) << "4 or 5 sieve reads a hyperslab, not 16 rows";
+  EXPECT_EQ(st.prediction_offs, 0u) << "no prediction to switch off";
+}
+
 // Rows of chunks in the order HDF5 allocated them are one stream in the file, left to the
 // kernel's readahead: mapping such a call only searched the chunk index. After a mapped call of
 // rows the dataset's next calls of that shape pass on unmapped, 1, 2, 4 ... of them after each
