@@ -125,22 +125,28 @@ static int span_advised(H5FD_prefetch_t *file, const contiguous_span_t *span)
 /* Whether an unplanned contiguous call is read as sec2 reads it (through HDF5's sieve, nothing
  * predicted inside it): runs too small to plan one by one in a span too small to advise whole
  * (span_advised), on a read-only file (where the sieve can be switched on), unless the file's
- * prediction runs into the span from the last call (a column read a few rows per call). Left to
+ * reads run on into the call from the last one (a band read a few rows per call). Left to
  * run inside such calls, the prediction advised the span piece by piece and dropped about as
  * much past the call's end: slower than sec2 on both devices (docs/hdf5-driver.md, "Per-call
  * plans"). */
 static int call_sieved(H5FD_prefetch_t *file, const contiguous_span_t *span)
 {
     const H5FD_prefetch_predictor_t *p = &file->predictor;
-    int64_t first;
+    int64_t next;
     if (span->runs < 2 || span->run_bytes >= REMOTE_EXTENT_MIN ||
         span->end - span->start >= SPAN_ADVICE_MIN || !file->read_only || p->run == NULL)
         return 0;
-    if (!pfio_stride_planning(p->run) || p->via_pfio)
+    if (!p->running || p->via_pfio)
         return 1;
-    first =
-        pfio_stride_next(p->run, 0) - (int64_t)pfio_stride_ahead(p->run) * pfio_stride_step(p->run);
-    return first < (int64_t)span->start || first >= (int64_t)span->end;
+    /* Where the run goes next, which is where this call's first read starts when the run goes
+     * on into it: its first extent still planned, or a stride past its last read (the sieve's
+     * reads, while calls before this one were sieved: from each row's first byte, as the call's
+     * own). */
+    next = pfio_stride_planning(p->run)
+               ? pfio_stride_next(p->run, 0) -
+                     (int64_t)pfio_stride_ahead(p->run) * pfio_stride_step(p->run)
+               : (int64_t)p->last_addr + pfio_stride_step(p->run);
+    return next != (int64_t)span->start;
 }
 
 /* Whether the selection of `space` could need more than one read worth overlapping: it touches two

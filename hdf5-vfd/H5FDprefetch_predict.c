@@ -58,6 +58,7 @@ void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
     }
     p->via_pfio = 0;
     p->crosses_calls = 0;
+    p->running = 0;
     H5FD__prefetch_sweep_reset(&file->sweep);
     H5FD__prefetch_sieve_follow(file);
 }
@@ -174,6 +175,8 @@ int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t
      * of the run's chunks (an index node allocated while the chunks were written): same stride, a
      * new phase; only for predictions in the page cache. */
     pfio_stride_observe(p->run, addr, size, !p->via_pfio, &ev);
+    p->running = ev.running;
+    p->last_addr = addr;
     if (p->call_first_read) { /* a run that goes on here went on past the last call's end */
         p->call_first_read = 0;
         p->crosses_calls = ev.running && !ev.dropped;

@@ -31,6 +31,8 @@ typedef struct H5FD_prefetch_predictor_t {
      * small to advise (H5FDprefetch_call.c, call_sieved): as sec2 reads them, through HDF5's sieve
      * on a read-only file, with nothing predicted inside it. */
     int call_sieved;
+    int running;       /* the last raw read continued a run (and prediction is on) */
+    haddr_t last_addr; /* ... and where it was */
 } H5FD_prefetch_predictor_t;
 
 /* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks

@@ -205,6 +205,21 @@ TEST_F(AutoReadTest, SmallHyperslabsOfAContiguousDatasetAreReadThroughHdf5sSieve
   EXPECT_EQ(st.prediction_offs, 0u) << "no prediction to switch off";
 }
 
+// A band read down a contiguous dataset 4 rows per call: each call's span is as small as a small
+// hyperslab's, but the reads go on from one call into the next. The first calls are sieved
+// (nothing ran into them); once the sieve's reads make a run that goes on into the next call,
+// the calls are predicted across, as before there was a sieve for small calls. Every value right.
+TEST_F(AutoReadTest, ABandReadAFewRowsPerCallIsPredictedAcrossTheCalls) {
+  const WideFile w(dir_.path(), "wide-band.h5", 29, "128M", /*predict=*/true);
+  ASSERT_TRUE(w.ok) << ErrorStack();
+  for (hsize_t r = 0; r + 4 <= w.spec.rows; r += 4)
+    EXPECT_EQ(ReadAndCheck(w.dset, w.spec, {r, 100, 4, 16}, AutoRead), 0u);
+  const H5FD_prefetch_stats_t st = Stats(w.file);
+  EXPECT_LE(st.sieved_reads, 8u) << "only the first calls are sieved";
+  EXPECT_GT(st.predicted_extents, w.spec.rows / 2);
+  EXPECT_GT(st.prediction_hit_bytes, 4 * st.prediction_dropped_bytes);
+}
+
 // Rows of chunks in the order HDF5 allocated them are one stream in the file, left to the
 // kernel's readahead: mapping such a call only searched the chunk index. After a mapped call of
 // rows the dataset's next calls of that shape pass on unmapped, 1, 2, 4 ... of them after each
