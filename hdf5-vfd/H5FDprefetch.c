@@ -260,6 +260,7 @@ static herr_t H5FD__prefetch_close(H5FD_t *_file)
         pfio_context_destroy(file->ctx) != PFIO_OK)
         fprintf(stderr, "pfio: closing %s: %s (the file is closed)\n", file->name,
                 pfio_last_error());
+    H5FD__prefetch_predictor_count(file);
     H5FD__prefetch_write_report(file);
     free(file->stats_path);
     free(file->pending.items);

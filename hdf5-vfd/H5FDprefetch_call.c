@@ -132,21 +132,13 @@ static int span_advised(H5FD_prefetch_t *file, const contiguous_span_t *span)
 static int call_sieved(H5FD_prefetch_t *file, const contiguous_span_t *span)
 {
     const H5FD_prefetch_predictor_t *p = &file->predictor;
-    int64_t next;
     if (span->runs < 2 || span->run_bytes >= REMOTE_EXTENT_MIN ||
         span->end - span->start >= SPAN_ADVICE_MIN || !file->read_only || p->run == NULL)
         return 0;
-    if (!p->running || p->via_pfio)
-        return 1;
-    /* Where the run goes next, which is where this call's first read starts when the run goes
-     * on into it: its first extent still planned, or a stride past its last read (the sieve's
-     * reads, while calls before this one were sieved: from each row's first byte, as the call's
-     * own). */
-    next = pfio_stride_planning(p->run)
-               ? pfio_stride_next(p->run, 0) -
-                     (int64_t)pfio_stride_ahead(p->run) * pfio_stride_step(p->run)
-               : (int64_t)p->last_addr + pfio_stride_step(p->run);
-    return next != (int64_t)span->start;
+    /* The run goes on into this call when the read it expects is the call's first (the sieve's
+     * reads, while calls before this one were sieved, start at each row's first byte, as the
+     * call's own do). */
+    return p->via_pfio || pfio_stride_expected(p->run) != (int64_t)span->start;
 }
 
 /* Whether the selection of `space` could need more than one read worth overlapping: it touches two

@@ -72,6 +72,9 @@ herr_t H5FD_prefetch_get_stats(hid_t obj_id, H5FD_prefetch_stats_t *stats /*out*
         H5FD__prefetch_error(__func__, H5E_VFL, H5E_CANTGET, "%s", pfio_last_error());
         return -1;
     }
+    pthread_mutex_lock(&file->plan_lock); /* raw reads move the counters under it */
+    H5FD__prefetch_predictor_count(file);
     *stats = file->stats;
+    pthread_mutex_unlock(&file->plan_lock);
     return 0;
 }

@@ -31,8 +31,9 @@
 #define OFF_FIRST 64
 #define OFF_LONGEST ((uint64_t)1 << 20)
 
-/* The prediction's bytes into the file's counters (predicted, read, dropped unread). */
-static void count_bytes(H5FD_prefetch_t *file)
+/* The prediction's bytes into the file's counters (predicted, read, dropped unread): the
+ * predictor keeps them, so they are copied when the counters are read, not at every read. */
+void H5FD__prefetch_predictor_count(H5FD_prefetch_t *file)
 {
     if (file->predictor.run != NULL)
         pfio_stride_bytes(file->predictor.run, &file->stats.predicted_bytes,
@@ -53,12 +54,10 @@ void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file)
         if (pfio_stride_create(&o, &p->run) != PFIO_OK)
             p->run = NULL; /* no prediction: reads still work, as sec2's */
     } else {
-        pfio_stride_reset(p->run); /* a switch-off's doubling is kept */
-        count_bytes(file);
+        pfio_stride_reset(p->run); /* a switch-off's doubling and the byte counts are kept */
     }
     p->via_pfio = 0;
     p->crosses_calls = 0;
-    p->running = 0;
     H5FD__prefetch_sweep_reset(&file->sweep);
     H5FD__prefetch_sieve_follow(file);
 }
@@ -175,8 +174,6 @@ int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t
      * of the run's chunks (an index node allocated while the chunks were written): same stride, a
      * new phase; only for predictions in the page cache. */
     pfio_stride_observe(p->run, addr, size, !p->via_pfio, &ev);
-    p->running = ev.running;
-    p->last_addr = addr;
     if (p->call_first_read) { /* a run that goes on here went on past the last call's end */
         p->call_first_read = 0;
         p->crosses_calls = ev.running && !ev.dropped;
@@ -202,6 +199,5 @@ int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t
     H5FD__prefetch_sieve_follow(file);
     if (ev.running)
         plan_ahead(file, addr, size);
-    count_bytes(file);
     return ev.hit ? (p->via_pfio ? 2 : 1) : 0;
 }

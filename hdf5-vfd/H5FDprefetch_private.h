@@ -31,8 +31,6 @@ typedef struct H5FD_prefetch_predictor_t {
      * small to advise (H5FDprefetch_call.c, call_sieved): as sec2 reads them, through HDF5's sieve
      * on a read-only file, with nothing predicted inside it. */
     int call_sieved;
-    int running;       /* the last raw read continued a run (and prediction is on) */
-    haddr_t last_addr; /* ... and where it was */
 } H5FD_prefetch_predictor_t;
 
 /* A column sweep without a declaration: a pass over a chunked dataset column by column, chunks
@@ -373,6 +371,8 @@ void H5FD__prefetch_willneed(H5FD_prefetch_t *file, uint64_t offset, uint64_t le
  * the sweep after; _free frees both at close. */
 void H5FD__prefetch_predictor_reset(H5FD_prefetch_t *file);
 void H5FD__prefetch_predictor_free(H5FD_prefetch_t *file);
+/* Copies the prediction's byte counts into file->stats (predicted_bytes and the two after it). */
+void H5FD__prefetch_predictor_count(H5FD_prefetch_t *file);
 int H5FD__prefetch_predictor_observe(H5FD_prefetch_t *file, haddr_t addr, size_t size);
 
 /* Column sweeps (H5FDprefetch_sweep.c): observe one undeclared raw read (which may advise rows

@@ -239,6 +239,22 @@ TEST(StrideRun, OffsetsAtTheEndsOfSixtyFourBitsPredictNothingPastThem) {
   EXPECT_FALSE(e.shifted);
 }
 
+// Expected(): the read a run expects next, a stride past the last one, planned or not; -1
+// before two repeats and while prediction is off.
+TEST(StrideRun, TheExpectedReadIsAStridePastTheLastWhileARunIsOn) {
+  StrideRun run;
+  run.Observe(1000, 10);
+  run.Observe(1100, 10);
+  EXPECT_EQ(run.Expected(), -1) << "one repeat";
+  run.Observe(1200, 10);
+  EXPECT_EQ(run.Expected(), 1300);
+  PlanAhead(&run, 1200, 10, 1);
+  EXPECT_EQ(run.Expected(), 1300) << "the first extent still planned";
+  run.Observe(1300, 10);
+  EXPECT_EQ(run.Expected(), 1400);
+  EXPECT_EQ(SwitchedOffAtFirstMiss(100, 5000).Expected(), -1) << "prediction off";
+}
+
 TEST(StrideRun, ResetForgetsTheRunButKeepsTheSwitchOffsDoubling) {
   StrideRun run = SwitchedOffAtFirstMiss(2, 5000);
   ASSERT_TRUE(run.off());

@@ -126,6 +126,10 @@ int pfio_stride_off(const pfio_stride *run) {
   return run->run.off();
 }
 
+int64_t pfio_stride_expected(const pfio_stride *run) {
+  return run->run.Expected();
+}
+
 void pfio_stride_bytes(const pfio_stride *run, uint64_t *planned, uint64_t *hit,
                        uint64_t *dropped) {
   const pfio::predict::StrideRun::Bytes b = run->run.bytes();

@@ -95,6 +95,9 @@ void pfio_stride_planned(pfio_stride *run, uint64_t count, int64_t next);
 int pfio_stride_planning(const pfio_stride *run);
 uint64_t pfio_stride_ahead(const pfio_stride *run);
 int pfio_stride_off(const pfio_stride *run);
+/* Where the run expects the next read (a stride past the last one) while a run is on and
+ * prediction is not off; -1 otherwise. */
+int64_t pfio_stride_expected(const pfio_stride *run);
 /* Bytes of the extents planned since creation, of those the reader read (hits), and of those
  * dropped unread; planned - hit - dropped are still planned ahead. */
 void pfio_stride_bytes(const pfio_stride *run, uint64_t *planned, uint64_t *hit, uint64_t *dropped);

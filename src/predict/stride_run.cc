@@ -98,6 +98,14 @@ int64_t StrideRun::Next(uint64_t offset) const {
   return next;
 }
 
+int64_t StrideRun::Expected() const {
+  int64_t next = 0;
+  if (repeats_ < 2 || off_reads_ > 0 || last_offset_ > static_cast<uint64_t>(INT64_MAX) ||
+      __builtin_add_overflow(static_cast<int64_t>(last_offset_), stride_, &next) || next < 0)
+    return -1;
+  return next;
+}
+
 void StrideRun::Planned(uint64_t count, int64_t next) {
   if (count == 0) return;
   planning_ = true;

@@ -63,6 +63,9 @@ class StrideRun {
   int64_t Next(uint64_t offset) const;
   // `count` extents were planned, the next one would start at `next`.
   void Planned(uint64_t count, int64_t next);
+  // Where the run expects the next read: a stride past the last one, while a run is on (two
+  // repeats) and prediction is not off; -1 otherwise, or when it would not fit 63 bits.
+  int64_t Expected() const;
   // Forgets the run (the next read starts a new one); a switch-off's doubling is kept.
   void Reset();
 
