@@ -82,7 +82,32 @@ def mpibench_rows(results, docs):
             f"transparent huge pages; median of {len(seq_runs)} runs, one per round and "
             f"invocation)") + f": `pfio / device` below is against the larger, {device:.0f} MiB/s."]
     out.append("")
+    # Every rank count of Open MPI's collective reads in one table of ratios; the full table
+    # (every method's median and range) at 4 ranks and for the other groups. The JSON has them all.
+    compact = [g for g in groups if g[0] == "Open MPI" and g[1] == "collective" and g[2] != 4]
+    if compact:
+        counts = sorted({g[2] for g in compact} | ({4} if ("Open MPI", "collective", 4) in groups
+                                                    else set()))
+        out += ["### Open MPI, collective reads, by rank count", "",
+                "pfio's median against the better stock driver's, the A/A beside (the full table "
+                "at 4 ranks below):", "",
+                "| workload | " + " | ".join(f"{n} rank{'s' if n > 1 else ''}: pfio / best stock "
+                                           f"| {n}: A/A" for n in counts) + " |",
+                "|---|" + "---:|---:|" * len(counts)]
+        for w in MPIBENCH_WORKLOADS:
+            cells = []
+            for n in counts:
+                stock = [x for x in (med("Open MPI", "collective", n, w, "ompio"),
+                                     med("Open MPI", "collective", n, w, "romio")) if x]
+                p = med("Open MPI", "collective", n, w, "pfio")
+                aa = aa_ratio("Open MPI", "collective", n, w)
+                cells += [f"{p / max(stock):.2f}×" if p and stock else "–",
+                          f"{aa:.2f}×" if aa else "–"]
+            out.append(f"| {w} | " + " | ".join(cells) + " |")
+        out.append("")
     for mpi, calls, ranks in groups:
+        if (mpi, calls, ranks) in compact:
+            continue
         methods = [k for k in MPIBENCH_METHODS
                    if any(values(mpi, calls, ranks, w, k) for w in MPIBENCH_WORKLOADS)]
         out += [f"### {mpi}, {ranks} rank{'s' if ranks > 1 else ''}, {calls} reads", "",

@@ -77,9 +77,38 @@ def testbed_rows(results, docs):
                 "disk alone."]
     out += page_reporting_note(m)
     rank_counts = sorted({r["ranks"] for t in targets for r in runs[t]})
-    for ranks in rank_counts:
-        nrounds = max((r["round"] for t in targets for r in runs[t] if r["ranks"] == ranks),
-                      default=0)
+
+    def rounds_at(ranks):
+        return max((r["round"] for t in targets for r in runs[t] if r["ranks"] == ranks),
+                   default=0)
+
+    # The rank count run for most rounds (4 in the script) gets the full table; the others share
+    # one table of ratios, each cell pfio / stock with the A/A in brackets (the JSON has them all).
+    full = max(rank_counts, key=lambda n: (rounds_at(n), n == 4)) if rank_counts else None
+    others = [n for n in rank_counts if n != full]
+    if others:
+        out += ["", "### Collective reads at " + ", ".join(str(n) for n in others)
+                + f" rank{'s' if others[-1] > 1 else ''}: pfio / stock (A/A)", "",
+                ("Single runs" if all(rounds_at(n) == 1 for n in others) else "Medians over "
+                 + ", ".join(f"{rounds_at(n)} round{'s' if rounds_at(n) > 1 else ''} at {n}"
+                             for n in others))
+                + f", each row's methods alternating; the full table at {full} ranks below.", "",
+                "| workload | " + " | ".join(f"{n} rank{'s' if n > 1 else ''}, {t}"
+                                           for n in others for t in targets) + " |",
+                "|---|" + "---:|" * (len(others) * len(targets))]
+        for w in WORKLOADS:
+            cells = []
+            for n in others:
+                for t in targets:
+                    s_, p = best_stock(t, n, w), mib(t, n, w, "pfio")
+                    a, b = mib(t, n, w, "romio-again"), mib(t, n, w, "romio")
+                    cell = f"{p / s_:.2f}×" if p and s_ else "–"
+                    if a and b:
+                        cell += f" ({a / b:.2f}×)"
+                    cells.append(cell)
+            out.append(f"| {w} | " + " | ".join(cells) + " |")
+    for ranks in [full] if full is not None else []:
+        nrounds = rounds_at(ranks)
         out += ["", f"### {ranks} rank{'s' if ranks > 1 else ''}, collective reads "
                 f"(median MiB/s over {nrounds} round{'s' if nrounds > 1 else ''})", ""]
         seq = {t: _median([r["mib_s"] for r in runs[t] if r["ranks"] == ranks

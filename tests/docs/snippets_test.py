@@ -38,10 +38,10 @@ def slug(heading):
 
 class Snippets(unittest.TestCase):
     def test_links(self):
-        """Every relative link of README.md, docs/*.md and research's pages names a file of the
-        repository, and its #anchor a heading of that file."""
+        """Every relative link of README.md, docs/*.md and research's pages (its experiments too)
+        names a file of the repository, and its #anchor a heading of that file."""
         pages = ["README.md"]
-        for folder in ("docs", "research", "research/papers"):
+        for folder in ("docs", "research", "research/papers", "research/experiments"):
             names = sorted(os.listdir(os.path.join(SOURCE, folder)))
             pages += [folder + "/" + n for n in names if n.endswith(".md")]
         broken = []
