@@ -71,7 +71,7 @@ TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
   ASSERT_TRUE(BufferPool::Create(16 * kMiB, &pool).ok());
   ReorderBuffer buffer(std::move(pool));
   buffer.TrackResident();
-  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0), nullptr);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0, false), nullptr);
   Piece *near = buffer.Create(0, 0, 4096, 4096);
   Piece *far = buffer.Create(0, 4096, 4096, 4096);
   buffer.Ref(near, 5);
@@ -81,10 +81,36 @@ TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
     buffer.Issued(p);
     buffer.Landed(p, true, 0);
   }
-  EXPECT_EQ(MemoryGovernor::Victim(buffer, 10), far);
-  EXPECT_EQ(MemoryGovernor::Victim(buffer, 60), nullptr);  // do no harm
-  buffer.Served(far);                                      // read from: no longer a candidate
-  EXPECT_EQ(MemoryGovernor::Victim(buffer, 1), near);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 10, false), far);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 60, false), nullptr);  // do no harm
+  buffer.Served(far);  // read from: no longer a candidate
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 1, false), near);
+}
+
+TEST(MemoryGovernor, APieceReadFromThatALaterEntryNeedsIsAVictimOnlyWhenAsked) {
+  std::unique_ptr<BufferPool> pool;
+  ASSERT_TRUE(BufferPool::Create(16 * kMiB, &pool).ok());
+  ReorderBuffer buffer(std::move(pool));
+  buffer.TrackResident();
+  Piece *shared = buffer.Create(0, 0, 8192, 8192);   // two blocks, needed by entries 5 and 40
+  Piece *once = buffer.Create(0, 8192, 4096, 4096);  // needed by entry 5 alone
+  buffer.Ref(shared, 5);
+  buffer.Ref(shared, 40);
+  buffer.Ref(once, 5);
+  for (Piece *p : {shared, once}) {
+    ASSERT_TRUE(buffer.Allocate(p));
+    buffer.Issued(p);
+    buffer.Landed(p, true, 0);
+  }
+  buffer.Served(shared);  // entry 5 reads both
+  buffer.Served(once);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 6, false), nullptr);  // nothing unread is left
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 6, true), shared);    // entry 40 reads it again
+  buffer.Unref(once);  // entry 5 done: `once` is freed; `shared` waits for entry 40
+  buffer.Unref(shared);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 6, true), shared);
+  buffer.Served(shared);  // entry 40 reads it: no later entry needs it
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 41, true), nullptr);
 }
 
 TEST(MemoryGovernor, CandidatesAreListedOnlyOnceTrackingStartsAfterACut) {
@@ -96,9 +122,9 @@ TEST(MemoryGovernor, CandidatesAreListedOnlyOnceTrackingStartsAfterACut) {
   ASSERT_TRUE(buffer.Allocate(p));
   buffer.Issued(p);
   buffer.Landed(p, true, 0);
-  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0), nullptr);  // no pressure yet: nothing listed
-  buffer.TrackResident();                                 // the first cut: landed pieces listed
-  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0), p);
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0, false), nullptr);  // no pressure yet: nothing listed
+  buffer.TrackResident();  // the first cut: landed pieces listed
+  EXPECT_EQ(MemoryGovernor::Victim(buffer, 0, false), p);
 }
 
 }  // namespace

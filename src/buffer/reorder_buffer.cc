@@ -156,6 +156,7 @@ void ReorderBuffer::Dropped(Piece *p) {
 void ReorderBuffer::Served(Piece *p) {
   p->served = true;
   Touched(p);
+  ListResident(p);  // when a later entry needs it too
 }
 
 uint64_t ReorderBuffer::Unref(Piece *p) {
@@ -169,9 +170,15 @@ uint64_t ReorderBuffer::FreeIfOrphan(Piece *p) {
 }
 
 void ReorderBuffer::ListResident(Piece *p) {
-  if (!track_resident_ || p->resident || p->served || p->state != Piece::State::kReady) return;
-  resident_.emplace(p->first_use, p);
-  p->resident = true;
+  if (!track_resident_ || p->resident || p->held_later || p->state != Piece::State::kReady) return;
+  if (!p->served) {
+    resident_.emplace(p->first_use, p);
+    p->resident = true;
+  } else if (p->refs > 1) {  // the entry reading it holds one reference; a later one needs it
+    p->held_key = ++reads_from_;
+    held_later_.emplace(p->held_key, p);
+    p->held_later = true;
+  }
 }
 
 void ReorderBuffer::TrackResident() {
@@ -181,6 +188,10 @@ void ReorderBuffer::TrackResident() {
 }
 
 void ReorderBuffer::Touched(Piece *p) {
+  if (p->held_later) {
+    held_later_.erase({p->held_key, p});
+    p->held_later = false;
+  }
   if (!p->resident) return;
   resident_.erase({p->first_use, p});
   p->resident = false;
@@ -188,6 +199,10 @@ void ReorderBuffer::Touched(Piece *p) {
 
 Piece *ReorderBuffer::FurthestResident() const {
   return resident_.empty() ? nullptr : resident_.rbegin()->second;
+}
+
+Piece *ReorderBuffer::LastHeldForLater() const {
+  return held_later_.empty() ? nullptr : held_later_.rbegin()->second;
 }
 
 void ReorderBuffer::Evict(Piece *p, bool release) {

@@ -53,6 +53,8 @@ struct Piece {
   bool served = false;
   uint64_t first_use = UINT64_MAX;  // plan index of the first entry that needs it
   bool resident = false;            // listed as landed and untouched (Belady candidates)
+  bool held_later = false;          // listed as read from and needed by a later entry, at
+  uint64_t held_key = 0;            // ... this key of that list
   PendingRead *request = nullptr;   // while kQueued or kInFlight
   PieceIndex *index = nullptr;      // the file's page index, or
   RangeIndex *ranges = nullptr;     // its range index (Create's by_range)
@@ -142,13 +144,18 @@ class ReorderBuffer {
 
   // Belady's candidates: pieces whose read landed and that nothing has read from yet, by first
   // use. Listed when landed, unlisted when first read from (Touched), evicted or destroyed.
-  // Kept only once TrackResident was called (after the first budget cut): without memory
-  // pressure nothing is evicted, and the ordered list would cost a tree insert and erase per
-  // piece for nothing.
+  // A piece read from for one entry and needed by a later one (neighbouring blocks read in one
+  // request, wanted at different times) is listed apart, most recently read last: its next use
+  // is not kept, and unlisted it would hold its memory out of every cut's reach
+  // (EngineFaults.AfterABudgetCutWhatIsHeldStaysWithinTheNewBudget). Kept only once
+  // TrackResident was called (after the first budget cut): without memory pressure nothing is
+  // evicted, and the ordered lists would cost a tree insert and erase per piece for nothing.
   void TrackResident();
   void ListResident(Piece *p);
   void Touched(Piece *p);
-  Piece *FurthestResident() const;  // null when none is listed
+  Piece *FurthestResident() const;
+  // The piece read from most recently of those a later entry still needs, or nullptr.
+  Piece *LastHeldForLater() const;  // null when none is listed
   // Drops the pages of a listed piece; it is queued again (state kQueued, no request yet).
   // With `release` the pages go back to the kernel at once (a cut), else to the pool.
   void Evict(Piece *p, bool release = false);
@@ -175,7 +182,9 @@ class ReorderBuffer {
     RangeIndex ranges;
   };
   std::unordered_map<int32_t, FileIndex> by_file_;
-  std::set<std::pair<uint64_t, Piece *>> resident_;  // (first_use, piece)
+  std::set<std::pair<uint64_t, Piece *>> resident_;    // (first_use, piece)
+  std::set<std::pair<uint64_t, Piece *>> held_later_;  // (when read from, piece)
+  uint64_t reads_from_ = 0;                            // held_later_'s clock
   static constexpr size_t kSpareFloor = 4096;
   std::vector<Piece *> spare_;  // destroyed pieces, reused by Create (no malloc per piece)
   bool track_resident_ = false;

@@ -38,7 +38,7 @@ void Admission::ShrinkAfterCut() {
     // Page by page back to the kernel as they go: the reads requeued for the victims take heap
     // memory, which must not come before the pages leave.
     EvictUntil([this] { return Held() <= p_.memory->budget(); }, p_.window->plan().front_index(),
-               /*release=*/true);
+               /*release=*/true, /*held_later=*/true);
   }
   p_.buffer->ReleaseFreeMemory();
 }
@@ -70,20 +70,31 @@ bool Admission::AllocatePieces(PendingRead *read) {
 
 bool Admission::EvictFor(const PendingRead *read) {
   // Only under pressure: the budget was cut below what the window was planned with, or the
-  // application waits for this read while the node's headroom, not the budget, holds growth
-  // back (it goes anyway, and without room made for it each such read would add to what the
-  // node must give). Otherwise consumption frees memory soon enough.
+  // application waits for this read, which goes anyway: without room made for it each such
+  // read would add to what the node (its headroom holds growth back) or the budget must give,
+  // and a window's pieces read for one entry and needed by a later one are not freed by
+  // consumption (EngineFaults.AfterABudgetCutWhatIsHeldStaysWithinTheNewBudget). Otherwise
+  // consumption frees memory soon enough.
   const bool cut = p_.memory->prefetch_budget() < p_.window->budget();
   const bool node_short = read->urgent && p_.memory->WithinBudget(Held(), read->piece_bytes);
-  if (p_.config->window_mode == PFIO_WINDOW_BATCH || (!cut && !node_short)) return false;
+  if (p_.config->window_mode == PFIO_WINDOW_BATCH || (!cut && !read->urgent)) return false;
   p_.buffer->TrackResident();  // from the first need on (a scan of the pieces, once)
-  return EvictUntil([&] { return p_.memory->Fits(Held(), read->piece_bytes); }, read->first_use,
-                    /*release=*/false);
+  // Within the node's share, with pieces nothing has read from yet; and a read the application
+  // waits for within the budget, with pieces read from that later entries need too (each is read
+  // again when its entry comes: what a cut costs instead of memory).
+  const bool fits = (!cut && !node_short) ||
+                    EvictUntil([&] { return p_.memory->Fits(Held(), read->piece_bytes); },
+                               read->first_use, /*release=*/false, /*held_later=*/false);
+  const bool within = !read->urgent ||
+                      EvictUntil([&] { return p_.memory->WithinBudget(Held(), read->piece_bytes); },
+                                 read->first_use, /*release=*/false, /*held_later=*/true);
+  return fits && within && p_.memory->Fits(Held(), read->piece_bytes);
 }
 
-bool Admission::EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release) {
+bool Admission::EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release,
+                           bool held_later) {
   while (!enough()) {
-    Piece *victim = MemoryGovernor::Victim(*p_.buffer, first_use);
+    Piece *victim = MemoryGovernor::Victim(*p_.buffer, first_use, held_later);
     if (victim == nullptr) return false;
     p_.buffer->Evict(victim, release);
     ++p_.stats->evictions;

@@ -57,8 +57,9 @@ class Admission {
   bool EvictFor(const PendingRead *read);
   // Evicts Belady's victims for reads first needed at plan index `first_use` until `enough`;
   // false when no victim is left first. With `release` their pages go back to the kernel at
-  // once, else to the pool.
-  bool EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release);
+  // once, else to the pool. With `held_later`, pieces read from that later entries need too.
+  bool EvictUntil(const std::function<bool()> &enough, uint64_t first_use, bool release,
+                  bool held_later);
   bool AllocatePieces(PendingRead *read);
 
   Parts p_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "partition/request_builder.h"
+
 namespace pfio {
 
 namespace {
@@ -201,12 +203,17 @@ Status ReadPath::WaitSettled(Lock &lock, Piece *p) {
   if (p->settled()) return Status::Ok();
   ++stats_->stalls;
   const double t0 = host_->Now();
-  if (p->state == Piece::State::kQueued && p->request != nullptr) {
-    // Urgent: it goes next on its target; only a read whose block is already being staged
-    // for it stays ahead (it is quick, and the stage would be lost).
-    host_->Hurry(p->request);
-  }
-  if (!host_->WaitUntil(lock, [p] { return p->settled(); })) {
+  // Urgent: it goes next on its target; only a read whose block is already being staged for it
+  // stays ahead (it is quick, and the stage would be lost). Again whenever its queued read is not
+  // urgent: under memory pressure a piece that landed can be evicted before this thread wakes,
+  // and the read queued for it anew is not (EngineFaults.
+  // AfterABudgetCutWhatIsHeldStaysWithinTheNewBudget).
+  if (p->state == Piece::State::kQueued && p->request != nullptr) host_->Hurry(p->request);
+  if (!host_->WaitUntil(lock, [&] {
+        if (p->state == Piece::State::kQueued && p->request != nullptr && !p->request->urgent)
+          host_->Hurry(p->request);
+        return p->settled();
+      })) {
     return Status::TimedOut(Format(
         "waited timeout_ms = %u for the prefetch of file %d bytes [%llu, %llu) on backend "
         "%s; it is still %s (%s)",

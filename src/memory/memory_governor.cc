@@ -119,10 +119,10 @@ void MemoryGovernor::Consumed(uint64_t bytes) {
   round_consumed_ = 0;
 }
 
-Piece *MemoryGovernor::Victim(const ReorderBuffer &buffer, uint64_t first_use) {
+Piece *MemoryGovernor::Victim(const ReorderBuffer &buffer, uint64_t first_use, bool held_later) {
   Piece *victim = buffer.FurthestResident();
-  if (victim == nullptr || victim->first_use <= first_use) return nullptr;  // do no harm
-  return victim;
+  if (victim != nullptr && victim->first_use > first_use) return victim;  // do no harm
+  return held_later ? buffer.LastHeldForLater() : nullptr;
 }
 
 }  // namespace pfio

@@ -116,7 +116,9 @@ class MemoryGovernor {
 
   // Belady with do no harm: the piece to evict so a read first needed at plan index
   // `first_use` can have memory, or null (nothing listed, or every candidate is needed sooner).
-  static Piece *Victim(const ReorderBuffer &buffer, uint64_t first_use);
+  // With `held_later`, when no such piece is left, a piece already read from that a later entry
+  // needs (its next use unknown: read again when that entry comes).
+  static Piece *Victim(const ReorderBuffer &buffer, uint64_t first_use, bool held_later);
 
  private:
   AimdController aimd_;
