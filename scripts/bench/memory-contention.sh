@@ -65,7 +65,9 @@ for spec in $cases; do
             "or hog-<size>, and :N" >&2
        exit 2 ;;
   esac
-  rm -f "$out/$c"-*
+  # this case's files only: "auto" is also the start of "auto-8" and "auto-cache"
+  rm -f "$out/$c"-job* "$out/$c"-bench* "$out/$c"-hog.log "$out/$c"-memavailable.txt \
+    "$out/$c"-starts.txt "$out/$c"-summary.json
   echo "== $c: $jobs jobs $([ "$serial" -eq 1 ] && echo 'one after another' || echo 'at once'), budget $budget each"
   sync
   echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true
@@ -100,9 +102,11 @@ for spec in $cases; do
   kill "$sampler" 2>/dev/null || true
   wait "$sampler" 2>/dev/null || true
   t1=$(date +%s.%N)
-  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "hog_start": %s, "hog_exit": %s, "mem_total_kb": %s, "buffer": "%s", "method": "%s"}\n' \
+  printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "hog_start": %s, "hog_exit": %s, "mem_total_kb": %s, "buffer": "%s", "method": "%s", "date": "%s", "commit": "%s", "page_reporting": "%s"}\n' \
     "$c" "$budget" "$size" "$jobs" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" "$hog_start" "$hog_exit" \
-    "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" "$buffer" "$method" >"$out/$c-summary.json"
+    "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" "$buffer" "$method" "$(date -u +%Y-%m-%d)" \
+    "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo +changes)" "${BENCH_PAGE_REPORTING:-}" \
+    >"$out/$c-summary.json"
   echo "   exit statuses: ${status[*]} (137 = killed); $(awk '{print $2}' "$out/$c-memavailable.txt" | sort -n | head -1) kB least MemAvailable"
 done
 /usr/bin/python3 scripts/render/render_docs.py docs/results docs

@@ -140,10 +140,31 @@ def memory_rows(results, docs):
     fig.tight_layout()
     fig.savefig(os.path.join(docs, "memory-contention.png"), dpi=110)
     plt.close(fig)
-    out += [""] + hog_lines
+    out += [""] + run_line(summaries) + hog_lines
     out += cache_kind_lines(folder, summaries)
     out += ["", "![AIMD budgets of the three jobs and MemAvailable](memory-contention.png)", ""]
     return out
+
+
+def run_line(summaries):
+    """Where, when and at which commit the cases ran (each case is its own invocation), and
+    whether free page reporting was held back; nothing for summaries written before they said so."""
+    runs = [json.load(open(p)) for p in summaries]
+    dated = sorted({(r["date"], r["commit"]) for r in runs if r.get("date")})
+    if not dated:
+        return []
+    machines = set()
+    for p in summaries:
+        bench = p.replace("-summary.json", "-bench1.json")
+        if os.path.exists(bench):
+            m = load(bench)["machine"]
+            machines.add(f"{m['cpu']}, {m['cores']} cores, {m['mem_total'] / GiB:.1f} GiB, "
+                         f"{m['kernel']}, {m['device']} {m['filesystem']}")
+    held = sorted({r.get("page_reporting", "") for r in runs if r.get("date")})
+    held_s = "; ".join(h for h in held if h) or "not held back"
+    return ["Cases run " + ", ".join(f"{d} at `{c}`" for d, c in dated)
+            + (" on " + "; ".join(sorted(machines)) if machines else "")
+            + f"; free page reporting: {held_s}.", ""]
 
 
 def cache_kind_lines(folder, summaries):
