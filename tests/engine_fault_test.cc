@@ -285,6 +285,38 @@ class PressureOnDemand : public MemorySignals {
   std::atomic<bool> *now_;
 };
 
+// A context of `c` whose memory signals report pressure once `*pressure` is set, `path` open in
+// it as *f.
+void OpenUnderPressureOnDemand(const Config &c, const std::string &path,
+                               std::atomic<bool> *pressure, std::unique_ptr<Context> *e,
+                               int32_t *f) {
+  ASSERT_TRUE(Context::Create(c, RealAio(), std::make_unique<PressureOnDemand>(pressure), e).ok());
+  ASSERT_TRUE((*e)->OpenFile(path, f).ok());
+}
+
+// Until the window has landed (what is in use stops changing); returns what is in use then.
+uint64_t WaitUntilLanded(Context &e) {
+  uint64_t in_use = 0;
+  for (int quiet = 0; quiet < 3;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const uint64_t now = e.Stats().memory_in_use;
+    quiet = now == in_use ? quiet + 1 : 0;
+    in_use = now;
+  }
+  return in_use;
+}
+
+// Asks for pressure and reads plan[*next], ... until the budget is cut: consuming the window's
+// entries plans the next window, which samples the signals first.
+void CutOnce(Context &e, std::atomic<bool> *pressure, const std::vector<Extent> &plan,
+             size_t *next) {
+  *pressure = true;
+  while (e.Stats().budget_cuts == 0 && *next < plan.size()) {
+    ASSERT_TRUE(ReadAll(e, {plan[(*next)++]}).ok());
+  }
+  ASSERT_EQ(e.Stats().budget_cuts, 1u);
+}
+
 TEST(EngineFaults, ABudgetCutGivesLandedMemoryBackAtOnce) {
   // The first window (the whole budget) is read ahead and has landed; nothing is left to issue,
   // so no read will ask for memory. A cut must still bring what is held down to the new budget
@@ -295,30 +327,17 @@ TEST(EngineFaults, ABudgetCutGivesLandedMemoryBackAtOnce) {
   c.window_percent = 100;
   std::atomic<bool> pressure{false};
   std::unique_ptr<Context> e;
-  ASSERT_TRUE(
-      Context::Create(c, RealAio(), std::make_unique<PressureOnDemand>(&pressure), &e).ok());
   int32_t f;
-  ASSERT_TRUE(e->OpenFile(path, &f).ok());
+  ASSERT_NO_FATAL_FAILURE(OpenUnderPressureOnDemand(c, path, &pressure, &e, &f));
   auto plan = RandomBlocks(f, 64 * kMiB, 64 * 1024, 600, 6);
   ASSERT_TRUE(AppendAll(*e, plan).ok());
   ASSERT_TRUE(ReadAll(*e, {plan[0]}).ok());
-  uint64_t in_use = 0;
-  for (int quiet = 0; quiet < 3;) {  // until the window has landed (in use stops changing)
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    const uint64_t now = e->Stats().memory_in_use;
-    quiet = now == in_use ? quiet + 1 : 0;
-    in_use = now;
-  }
+  WaitUntilLanded(*e);
   const pfio_stats before = e->Stats();
   ASSERT_GT(before.memory_in_use, before.budget_bytes / 2) << "the window did not fill";
-  pressure = true;
-  // Consuming the window's entries plans the next window, which samples the signals first.
   size_t next = 1;
-  while (e->Stats().budget_cuts == 0 && next < plan.size()) {
-    ASSERT_TRUE(ReadAll(*e, {plan[next++]}).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(CutOnce(*e, &pressure, plan, &next));
   const pfio_stats cut = e->Stats();
-  ASSERT_EQ(cut.budget_cuts, 1u);
   EXPECT_LE(cut.memory_in_use, cut.budget_bytes)
       << "held " << cut.memory_in_use << " after the cut to " << cut.budget_bytes << " (was "
       << before.memory_in_use << " of " << before.budget_bytes << ")";
@@ -343,10 +362,8 @@ TEST(EngineFaults, AfterABudgetCutWhatIsHeldStaysWithinTheNewBudget) {
   c.queue_depth = 4;  // reads in flight keep their memory through a cut: at most 4 of them
   std::atomic<bool> pressure{false};
   std::unique_ptr<Context> e;
-  ASSERT_TRUE(
-      Context::Create(c, RealAio(), std::make_unique<PressureOnDemand>(&pressure), &e).ok());
   int32_t f;
-  ASSERT_TRUE(e->OpenFile(path, &f).ok());
+  ASSERT_NO_FATAL_FAILURE(OpenUnderPressureOnDemand(c, path, &pressure, &e, &f));
   std::vector<Extent> plan;
   for (uint64_t o = 0; o < 64 * kMiB; o += 64 * 1024)
     plan.push_back(Extent{f, false, o, 64 * 1024});
@@ -354,18 +371,8 @@ TEST(EngineFaults, AfterABudgetCutWhatIsHeldStaysWithinTheNewBudget) {
   ASSERT_TRUE(AppendAll(*e, plan).ok());
   size_t next = 0;
   ASSERT_TRUE(ReadAll(*e, {plan[next++]}).ok());
-  uint64_t in_use = 0;
-  for (int quiet = 0; quiet < 3;) {  // until the window has landed (in use stops changing)
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    const uint64_t now = e->Stats().memory_in_use;
-    quiet = now == in_use ? quiet + 1 : 0;
-    in_use = now;
-  }
-  pressure = true;
-  while (e->Stats().budget_cuts == 0 && next < plan.size()) {
-    ASSERT_TRUE(ReadAll(*e, {plan[next++]}).ok());
-  }
-  ASSERT_EQ(e->Stats().budget_cuts, 1u);
+  const uint64_t in_use = WaitUntilLanded(*e);
+  ASSERT_NO_FATAL_FAILURE(CutOnce(*e, &pressure, plan, &next));
   const uint64_t budget = e->Stats().budget_bytes;
   uint64_t most = 0;
   while (next < plan.size()) {

@@ -66,6 +66,13 @@ TEST(MemoryGovernor, AGovernorStartedFromASampleSamplesAgainOnlyAfterAPeriod) {
   EXPECT_TRUE(sampled);
 }
 
+// `p` read and landed: its pages taken, its read issued and back.
+void Land(ReorderBuffer &buffer, Piece *p) {
+  ASSERT_TRUE(buffer.Allocate(p));
+  buffer.Issued(p);
+  buffer.Landed(p, true, 0);
+}
+
 TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
   std::unique_ptr<BufferPool> pool;
   ASSERT_TRUE(BufferPool::Create(16 * kMiB, &pool).ok());
@@ -76,11 +83,7 @@ TEST(MemoryGovernor, VictimIsTheFurthestLandedPieceOnlyIfNeededLater) {
   Piece *far = buffer.Create(0, 4096, 4096, 4096);
   buffer.Ref(near, 5);
   buffer.Ref(far, 50);
-  for (Piece *p : {near, far}) {
-    ASSERT_TRUE(buffer.Allocate(p));
-    buffer.Issued(p);
-    buffer.Landed(p, true, 0);
-  }
+  for (Piece *p : {near, far}) ASSERT_NO_FATAL_FAILURE(Land(buffer, p));
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 10, false), far);
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 60, false), nullptr);  // do no harm
   buffer.Served(far);  // read from: no longer a candidate
@@ -97,11 +100,7 @@ TEST(MemoryGovernor, APieceReadFromThatALaterEntryNeedsIsAVictimOnlyWhenAsked) {
   buffer.Ref(shared, 5);
   buffer.Ref(shared, 40);
   buffer.Ref(once, 5);
-  for (Piece *p : {shared, once}) {
-    ASSERT_TRUE(buffer.Allocate(p));
-    buffer.Issued(p);
-    buffer.Landed(p, true, 0);
-  }
+  for (Piece *p : {shared, once}) ASSERT_NO_FATAL_FAILURE(Land(buffer, p));
   buffer.Served(shared);  // entry 5 reads both
   buffer.Served(once);
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 6, false), nullptr);  // nothing unread is left
@@ -119,9 +118,7 @@ TEST(MemoryGovernor, CandidatesAreListedOnlyOnceTrackingStartsAfterACut) {
   ReorderBuffer buffer(std::move(pool));
   Piece *p = buffer.Create(0, 0, 4096, 4096);
   buffer.Ref(p, 7);
-  ASSERT_TRUE(buffer.Allocate(p));
-  buffer.Issued(p);
-  buffer.Landed(p, true, 0);
+  ASSERT_NO_FATAL_FAILURE(Land(buffer, p));
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 0, false), nullptr);  // no pressure yet: nothing listed
   buffer.TrackResident();  // the first cut: landed pieces listed
   EXPECT_EQ(MemoryGovernor::Victim(buffer, 0, false), p);
