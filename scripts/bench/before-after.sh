@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# A change against the commit before it: pfio-mpibench's default paths, alternated (disk, test bed).
 # A change's effect on what users run, measured as Engine 3's steps must be: the default paths of
 # the commit before (REV, built in build-before/ from a git worktree) and of this tree, in
 # alternated invocations of pfio-mpibench under Open MPI (RANKS ranks, ROUNDS rounds each, every

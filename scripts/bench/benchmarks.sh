@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite behind docs/benchmarks.md and regenerates the docs from its JSON.
+# The engine alone (pfio-bench, 4 GiB file) and a re-render of benchmarks.md and engine-benchmarks.md.
 #   scripts/bench.sh benchmarks            full suite on a 4 GiB file (about 20 minutes here)
 #   scripts/bench.sh benchmarks --render   only re-render docs/ from docs/results/*.json
 # PFIO_BENCH_DIR picks where the data file lives (default: build/), SIZE the file size.

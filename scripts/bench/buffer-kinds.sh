@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The engine's two buffer kinds against the front ends' page-cache paths (engine-benchmarks.md).
 # The engine's two buffer kinds against the front ends' own page-cache paths, on this machine's
 # disk and on the latency-bound test bed, in one invocation: pfio-mpibench under Open MPI (RANKS
 # ranks, ROUNDS alternated rounds, every workload, page cache evicted before every run, every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# What `buffer = auto` is measured from: pfio-bench's workloads on the disk and the test bed.
 # What the buffer kind's rule (buffer = auto) is measured from: pfio-bench, the engine's own API
 # (pfio_plan_append + pfio_read) on one self-verifying file, on this machine's disk and on the
 # latency-bound test bed, in one invocation. Every workload (gather, dense, strided, seq) at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The collective layer's two read paths side by side, 2 and 4 ranks (collective.md).
 # The collective layer's two read paths side by side (docs/collective.md, "Two ways an
 # aggregator reads"): pfio-mpibench under Open MPI with 2 and 4 ranks, stock OMPIO and ROMIO,
 # pfio (cache path, the default) and pfio-engine, every workload, ROUNDS alternated rounds, page

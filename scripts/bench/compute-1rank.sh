@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Computation between reads with one rank, disk and test bed: how much reading pfio hides.
 # Computation between reads with one rank, on this machine's disk and on the 2 ms test bed
 # (scripts/testbed.sh): one rank computes on one core, so the other is free for the I/O path;
 # the question is how much of the reading pfio hides behind the computation. The rank runs

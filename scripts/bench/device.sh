@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The benchmarks' disk by fio: random and sequential reads at several depths (limits.md's table).
 # The device under the benchmarks, measured by fio (a tool nobody here wrote): random reads of
 # 4, 16 and 64 KiB at several depths and sequential reads of 1 and 4 MiB, libaio, O_DIRECT, on a
 # SIZE file on the benchmarks' disk, then docs/limits.md's "The device" table and its cost model

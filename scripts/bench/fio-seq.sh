@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The device's sequential rate of a benchmark's file by fio (used by the other scripts).
 # The device's sequential read rate of a benchmark's own file, from a tool nobody here wrote:
 # fio, O_DIRECT, 1 MiB reads at depth 16, three times with the page cache dropped before each,
 # into OUT/fio-seq-{1,2,3}.json; the device and file system are added to OUT/machine.json.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Every libFuzzer target for RUNS executions, two at a time: reliability.md's fuzz table.
 # Runs every libFuzzer target of fuzz/ for RUNS executions (default 10,000,000), two at a time,
 # each from its seed corpus plus what earlier runs found (kept in build-fuzz/fuzz/long-<name>/),
 # and records executions, seconds, corpus size, coverage and crashes per target in

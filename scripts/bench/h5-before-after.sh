@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# A change against the commit before it, for HDF5: pfio-h5bench's default paths, alternated.
 # A change's effect on what HDF5 users run: pfio-h5bench's default paths (`prefetch`, and
 # `prefetch-declared` with H5FD_prefetch_declare) of the commit before (REV, built in
 # build-before/ from a git worktree) and of this tree, in alternated invocations (PAIRS pairs on

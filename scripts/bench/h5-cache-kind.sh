@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The HDF5 driver's own page-cache path against the engine's page-cache kind (disk, test bed).
 # What moving the HDF5 driver's default path onto the engine's page-cache buffer kind would do
 # today: pfio-h5bench on this machine's disk and on the latency-bound test bed (profile PROFILE),
 # the driver's own page-cache path (`prefetch`, `prefetch-declared`: engine_min = never, its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# What one H5Dread of one chunk costs with and without the preload, page cache hot.
 # What one H5Dread of one chunk costs with and without the preload (no code change), page cache
 # hot: pfio-h5callcost over pfio-h5bench's file (8 KiB, 128 KiB and 1 MiB chunks), the two methods
 # alternating, every value checked. Then docs/hdf5-driver.md's section "What a call of one chunk

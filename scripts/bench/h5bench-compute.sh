@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# pfio-h5bench with computation between reads, disk and test bed (benchmarks.md).
 # pfio-h5bench on this machine's disk and on the latency-bound test bed (scripts/testbed.sh,
 # profile PROFILE), with computation between reads (--compute auto: per H5Dread, sec2's time
 # inside H5Dread per selection in the same round): per dataset, pattern and method the rate

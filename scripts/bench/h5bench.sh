@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The HDF5 benchmark: pfio-h5bench, every dataset, pattern and method (hdf5-driver.md, benchmarks.md).
 # The HDF5 benchmark for docs/: pfio-h5bench (every dataset, pattern and method in one
 # invocation, ROUNDS rounds, methods alternating) on one file of four 512 MiB datasets, the cost
 # of finding chunk addresses, and fio's sequential rate of the same file as the device's

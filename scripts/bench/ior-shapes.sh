@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# IOR's one block per rank per call through stock ROMIO and pfio, hot, disk, test bed, MPICH.
 # IOR's call shapes (ior-hard: one 47,008-byte block per rank per call at explicit offsets, no view
 # per call, as IOR without -V reads) through stock ROMIO and pfio's driver, A/A beside: the page
 # cache hot (the calls' own cost), the disk and the latency-bound test bed (evicted before every

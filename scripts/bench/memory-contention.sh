@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Jobs on one node that want more memory than it has: budgets, cuts, MemAvailable.
 # Jobs on one node that want more memory than it has (issue: memory control). Several
 # pfio-bench runs at once (3, or N for a case written CASE:N), each reading every 64 KiB block of
 # the same FILE_SIZE file once in random order (dense, pfio-pipelined), with the budgets of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# pfio-mpibench on the disk and the latency-bound test bed side by side (benchmarks.md).
 # pfio-mpibench on this machine's disk and on the latency-bound test bed (scripts/testbed.sh) side
 # by side, in one invocation of this script: the same 1 GiB self-verifying file (made on the disk,
 # served read-only by the test bed), every workload and method, with computation between reads

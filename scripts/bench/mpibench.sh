@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The mpirun benchmark: pfio-mpibench, Open MPI 1-8 ranks and MPICH 4 (benchmarks.md).
 # The mpirun benchmark for docs/: pfio-mpibench under Open MPI with 1, 2, 4 and 8 ranks and
 # under MPICH with 4 (every workload and method in each invocation, ROUNDS rounds), fio's
 # sequential rate of the same file as the device's yardstick, then docs/benchmarks.md and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The out-of-core run: a file larger than RAM read by every method (engine-benchmarks.md).
 # The out-of-core run: a self-verifying file larger than this machine's RAM, so no method can
 # keep it in the page cache, read with every method that matters (naive, fadvise, raw-qd32,
 # pfio-pipelined) in one invocation. The file is made once and kept (PFIO_BENCH_DIR, default

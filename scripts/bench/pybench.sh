@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Python readers (h5py, xarray) through sec2, the preload and declared plans (python.md).
 # Python readers (h5py tiles, column strips, a block, compressed strips; xarray time slices and a
 # point's series) of one netCDF-4 file (pybench.py --make) through Debian's HDF5 alone (sec2),
 # through pfio with no code change (the preload library), and through pfio with a declared plan

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The simulator's paper experiments into research/results/ and research/simulations.md.
 # Runs the pfio-sim experiments behind research/simulations.md into research/results/ and renders
 # that page and its plots.
 # (Kimbrel's policies in the unit-time model; libprefetch's reorder experiment on one simulated

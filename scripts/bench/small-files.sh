@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Many small files, each opened, read in IOR's calls and closed, against stock ROMIO.
 # Many small files, each opened, read in IOR's calls (one 47,008-byte block per rank per call at
 # explicit offsets) and closed, through stock ROMIO and pfio's driver, A/A beside: what pfio costs
 # per file where files are small. 256 files of 4 MiB (made once beside the benchmark file and

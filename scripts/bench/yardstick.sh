@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The benchmark's device yardstick (raw-qd32) checked against fio on the same file.
 # Checks the benchmark's device yardstick against fio, a tool nobody here wrote: raw-qd32
 # (libaio, O_DIRECT, depth 32, 4 KiB uniform random blocks of the gather workload, every byte
 # checked) and fio (libaio, O_DIRECT, depth 32, 4 KiB uniform random reads, repeats allowed) on
