@@ -389,9 +389,9 @@ static int plan_call(hid_t dset_id, hid_t file_space_id, H5FD_prefetch_t **plann
     }
     /* A call read as one stream (a point's series over consecutive chunks, rows of a contiguous
      * dataset) is left to the kernel's readahead, which follows it by itself and on past the
-     * call: a plan would add its cost and stop at the call's end (rows of 8 KiB chunks behind
-     * FUSE: 0.32x sec2 planned). Several streams (a block's rows of chunks) are planned: advised
-     * or fetched at once, the device reads them side by side. */
+     * call: a plan would add its cost and stop at the call's end (docs/hdf5-driver.md, "Per-call
+     * plans"). Several streams (a block's rows of chunks) are planned: advised or fetched at
+     * once, the device reads them side by side. */
     mapped = !declared && want &&
              H5FD__prefetch_selection_extents(dset_id, file_space_id, 0, "H5Dread", &list,
                                               &found) == 0 &&

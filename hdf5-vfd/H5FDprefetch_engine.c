@@ -7,9 +7,9 @@
 
 #include "H5FDprefetch_private.h"
 
-/* This process's id without a system call per read (getpid() is one; the driver asks at every
- * raw read whether its context is a parent's, and 65,536 calls cost a declared contiguous column
- * pass about 1 % of its CPU samples): noted once, and again in every child of fork(). */
+/* This process's id without a system call per read (getpid() is one, and the driver asks at
+ * every raw read whether its context is a parent's): noted once, and again in every child of
+ * fork(). */
 static pid_t this_process;
 static pthread_once_t this_process_once = PTHREAD_ONCE_INIT;
 

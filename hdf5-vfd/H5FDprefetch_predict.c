@@ -72,7 +72,7 @@ void H5FD__prefetch_predictor_free(H5FD_prefetch_t *file)
 /* sec2 lets HDF5 sieve: a small read of a contiguous dataset becomes a 64 KiB read from where it
  * starts, kept in a buffer that serves the reads after it. For a reader of small random
  * hyperslabs that is what the kernel does best with (one larger request for a hyperslab's rows
- * instead of one per row), and without it the driver was 4-24 % slower than sec2 there. For the
+ * instead of one per row: docs/hdf5-driver.md, "Data sieving"). For the
  * reads the prediction follows and for declared plans the sieve is in the way: it hides the reads'
  * own lengths and strides, and advice of exactly the planned bytes beat it (contiguous tiles and
  * columns, measured in docs/hdf5-driver.md). So the sieve is on exactly while no prediction runs:

@@ -115,8 +115,7 @@ int H5FD__prefetch_read_raw(H5FD_prefetch_t *file, haddr_t addr, size_t size, un
         file->call_plan_read += inside;
         /* A call's plan stops at its end; a column sweep, which the calls' reads may make,
          * advises the rows ahead of them, in the page cache where the plan's pages are too
-         * (columns of 8 KiB chunks, planned: 0.81-0.85x sec2 without, 1.10-1.15x with; docs/
-         * hdf5-driver.md, "Per-call plans"). */
+         * (docs/hdf5-driver.md, "Per-call plans"). */
         if (inside > 0 && file->page_cache_kind && file->config.predict)
             H5FD__prefetch_sweep_observe(file, addr, size);
     }
