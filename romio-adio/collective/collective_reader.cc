@@ -281,7 +281,7 @@ Status CollectiveReader::BeginCall(Route *route) {
   if (alone_left_ == 0) return Status::Ok();
   // A call that may go alone: whether reading alone pays against the layer is judged on the
   // calls of both (alone as the judge's first path: it costs no exchange on a tie). With MPICH
-  // on an oversubscribed node a barrier alone took 8.6 ms a call, the layer's call far less
+  // on an oversubscribed node reading alone's barrier can cost more than the layer's whole call
   // (docs/romio-driver.md, "Stepping aside").
   why = JudgeTogether(&alone_judge_);
   if (!why.ok()) return Fail(why);
