@@ -37,7 +37,20 @@ extern const char *patterns[];
 extern const char *methods[];
 #define NDATASETS 4
 #define NPATTERNS 4
-#define NMETHODS 7
+#define NMETHODS 8
+/* The methods by their place in methods[] (pfio_h5bench.c's usage says what each is). */
+enum {
+  METHOD_SEC2,
+  METHOD_PREFETCH,
+  METHOD_DECLARED,
+  METHOD_SEC2_CACHED,
+  METHOD_DECLARED_ENGINE,
+  METHOD_PREFETCH_CACHE_KIND,
+  METHOD_DECLARED_CACHE_KIND,
+  METHOD_SEC2_AGAIN
+};
+/* Whether a method reads through HDF5's sec2 driver (no pfio); through pfio's driver otherwise. */
+int method_is_sec2(int mi);
 /* The methods run when --methods is not given (the cache-kind ones only when asked for). */
 extern const char *default_methods;
 

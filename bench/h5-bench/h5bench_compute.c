@@ -15,7 +15,7 @@ double compute_for(const Options *o, const Run *runs, int nruns, int di, int pi,
   if (o->compute_ms > 0) return o->compute_ms;
   for (int i = 0; i < nruns; ++i) {
     const Run *r = &runs[i];
-    if (r->dataset == di && r->pattern == pi && r->round == round && r->method == 0 &&
+    if (r->dataset == di && r->pattern == pi && r->round == round && r->method == METHOD_SEC2 &&
         r->compute_ms == 0 && r->r.ok)
       return r->r.read_seconds / (double)selections(o, di, pi) * 1000.0;
   }
@@ -59,7 +59,7 @@ void print_compute_table(const Options *o, const Run *runs, int nruns) {
   for (int di = 0; di < NDATASETS; ++di)
     for (int pi = 0; pi < NPATTERNS; ++pi) {
       const double c = median_of(runs, nruns, di, pi, COMPUTE_ONLY, 1, offsetof(Result, elapsed));
-      const double sec2 = median_of(runs, nruns, di, pi, 0, 1, offsetof(Result, elapsed));
+      const double sec2 = median_of(runs, nruns, di, pi, METHOD_SEC2, 1, offsetof(Result, elapsed));
       double ms = -1;
       if (c < 0) continue;
       for (int i = 0; i < nruns; ++i)

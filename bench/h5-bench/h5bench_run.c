@@ -71,15 +71,18 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
     snprintf(res->error, sizeof res->error, "out of memory for %zu selections", n);
     return;
   }
-  if (mi == 0 || mi == 3) {
+  if (method_is_sec2(mi)) {
     H5Pset_fapl_sec2(fapl);
   } else {
     H5FD_prefetch_config_t config;
     H5FD_prefetch_config_init(&config);
-    if (mi == 4) config.engine_min = 64 << 10; /* extents of 64 KiB and more read by pfio */
-    if (mi >= 5) config.engine_min = 0;        /* every planned byte read by pfio, */
-    if (mi >= 4 && H5FD_prefetch_config_set(&config, "buffer", mi == 4 ? "engine" : "cache") < 0) {
-      snprintf(res->error, sizeof res->error, "buffer = %s refused", mi == 4 ? "engine" : "cache");
+    const int engine = mi == METHOD_DECLARED_ENGINE;
+    const int cache_kind = mi == METHOD_PREFETCH_CACHE_KIND || mi == METHOD_DECLARED_CACHE_KIND;
+    if (engine) config.engine_min = 64 << 10; /* extents of 64 KiB and more read by pfio */
+    if (cache_kind) config.engine_min = 0;    /* every planned byte read by pfio, */
+    if ((engine || cache_kind) &&
+        H5FD_prefetch_config_set(&config, "buffer", engine ? "engine" : "cache") < 0) {
+      snprintf(res->error, sizeof res->error, "buffer = %s refused", engine ? "engine" : "cache");
       return;
     }
     if (H5FD_prefetch_config_set(&config, "budget", o->budget) < 0) {
@@ -102,7 +105,7 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
     snprintf(res->error, sizeof res->error, "cannot open dataset %s of %s", d->name, o->file);
     return;
   }
-  if (mi == 2 || mi == 4 || mi == 6) {
+  if (mi == METHOD_DECLARED || mi == METHOD_DECLARED_ENGINE || mi == METHOD_DECLARED_CACHE_KIND) {
     for (i = 0; i < n; ++i) {
       hid_t space = select_slab(dset, &slabs[i]);
       if (H5FD_prefetch_declare(dset, space) < 0) {
@@ -116,7 +119,7 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
   /* This program links the driver ahead of HDF5, so H5Dread names the driver's (each call its own
    * plan): the pfio methods read through it as a program linked with the driver does, sec2
    * through HDF5's own, as the same program without pfio. */
-  const dataset_read dread = mi == 0 || mi == 3 ? H5FD_prefetch_hdf5_read : H5Dread;
+  const dataset_read dread = method_is_sec2(mi) ? H5FD_prefetch_hdf5_read : H5Dread;
   for (i = 0; i < n; ++i) {
     const Slab *s = &slabs[i];
     hsize_t count[2] = {s->nr, s->nc};
@@ -135,7 +138,7 @@ static void run_child(const Options *o, int di, int pi, int mi, double compute_m
     res->bytes += s->nr * s->nc * sizeof *buf;
     if (steps > 0) res->busy_seconds += busy_compute(steps);
   }
-  if (mi == 1 || mi == 2 || mi >= 4) { /* through the driver */
+  if (!method_is_sec2(mi)) { /* through the driver */
     H5FD_prefetch_stats_t st;
     if (H5FD_prefetch_get_stats(file, &st) >= 0) {
       res->raw_reads = st.raw_reads;
@@ -167,7 +170,7 @@ void run_one(const Options *o, Run *run) {
   struct rusage ru;
   int status = 0;
   memset(&run->r, 0, sizeof run->r);
-  if (run->method == 3)
+  if (run->method == METHOD_SEC2_CACHED)
     warm(o->file);
   else
     evict(o->file);

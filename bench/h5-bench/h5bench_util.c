@@ -10,11 +10,11 @@ void usage(FILE *out) {
       "[--help]\n"
       "  datasets: c8k c128k c1m contig (N x N uint64, chunks 8 KiB, 128 KiB, 1 MiB, none)\n"
       "  patterns: tiles columns rows random-points\n"
-      "  methods:  sec2 prefetch prefetch-declared sec2-cached declared-engine\n"
+      "  methods:  sec2 prefetch prefetch-declared sec2-cached declared-engine sec2-again\n"
       "            prefetch-cache-kind declared-cache-kind (only when named)\n"
       "  defaults: --file pfio-h5bench.h5 --rows 8192 --rounds 1 --budget 256M --points 2048,\n"
       "            --point-edge 4 (random-points: E x E hyperslabs),\n"
-      "            every dataset and pattern, the first five methods\n",
+      "            every dataset and pattern, every method but the cache-kind ones\n",
       out);
 }
 

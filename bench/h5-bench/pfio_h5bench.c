@@ -27,6 +27,8 @@
  *   declared-engine    prefetch-declared with buffer = engine and engine_min = 64 KiB: every
  *                      declared extent read by pfio's engine into its reorder buffer (O_DIRECT)
  *                      instead of through the page cache
+ *   sec2-again         sec2 once more: two identical methods, so that sec2-again / sec2 (the A/A)
+ *                      shows how far apart the invocation puts the same reads
  *   prefetch-cache-kind, declared-cache-kind (only when --methods names them)
  *                      prefetch and prefetch-declared with engine_min = 0 and buffer = cache:
  *                      every planned byte read (copied) by pfio from its page-cache kind, where
@@ -62,8 +64,14 @@ const char *methods[] = {"sec2",
                          "sec2-cached",
                          "declared-engine",
                          "prefetch-cache-kind",
-                         "declared-cache-kind"};
-const char *default_methods = "sec2,prefetch,prefetch-declared,sec2-cached,declared-engine";
+                         "declared-cache-kind",
+                         "sec2-again"};
+const char *default_methods =
+    "sec2,prefetch,prefetch-declared,sec2-cached,declared-engine,sec2-again";
+
+int method_is_sec2(int mi) {
+  return mi == METHOD_SEC2 || mi == METHOD_SEC2_CACHED || mi == METHOD_SEC2_AGAIN;
+}
 
 /* ---- report ---------------------------------------------------------------------------------- */
 
@@ -301,19 +309,24 @@ int main(int argc, char **argv) {
       "H5Fopen to last value checked\n",
       o.rounds, (unsigned long long)o.rows, (unsigned long long)o.rows,
       (double)o.rows * (double)o.rows * 8 / (1 << 20), o.budget);
-  printf("%-7s %-14s %10s %10s %10s %10s %10s %12s %12s %10s\n", "dataset", "pattern", "sec2",
-         "prefetch", "declared", "pf/sec2", "decl/sec2", "decl peakRSS", "sec2-cached", "engine");
+  printf("%-7s %-14s %10s %10s %10s %10s %10s %12s %12s %10s %10s\n", "dataset", "pattern", "sec2",
+         "prefetch", "declared", "pf/sec2", "decl/sec2", "decl peakRSS", "sec2-cached", "engine",
+         "A/A");
   for (int di = 0; di < NDATASETS; ++di)
     for (int pi = 0; pi < NPATTERNS; ++pi) {
       long rss[NMETHODS];
       double m[NMETHODS];
       if (!listed(o.datasets, datasets[di].name) || !listed(o.patterns, patterns[pi])) continue;
       for (int mi = 0; mi < NMETHODS; ++mi) m[mi] = median_rate(runs, nruns, di, pi, mi, &rss[mi]);
-      printf("%-7s %-14s %10.1f %10.1f %10.1f %9.2fx %9.2fx %8ld MiB %12.1f %10.1f\n",
-             datasets[di].name, patterns[pi], m[0], m[1], m[2], m[0] > 0 ? m[1] / m[0] : 0,
-             m[0] > 0 ? m[2] / m[0] : 0, rss[2] / 1024, m[3], m[4]);
+      const double sec2 = m[METHOD_SEC2];
+      printf("%-7s %-14s %10.1f %10.1f %10.1f %9.2fx %9.2fx %8ld MiB %12.1f %10.1f %9.2fx\n",
+             datasets[di].name, patterns[pi], sec2, m[METHOD_PREFETCH], m[METHOD_DECLARED],
+             sec2 > 0 ? m[METHOD_PREFETCH] / sec2 : 0, sec2 > 0 ? m[METHOD_DECLARED] / sec2 : 0,
+             rss[METHOD_DECLARED] / 1024, m[METHOD_SEC2_CACHED], m[METHOD_DECLARED_ENGINE],
+             sec2 > 0 ? m[METHOD_SEC2_AGAIN] / sec2 : 0);
     }
-  if (listed(o.methods, methods[5]) || listed(o.methods, methods[6])) {
+  if (listed(o.methods, methods[METHOD_PREFETCH_CACHE_KIND]) ||
+      listed(o.methods, methods[METHOD_DECLARED_CACHE_KIND])) {
     printf("%-7s %-14s %10s %10s %10s %10s %14s %14s\n", "dataset", "pattern", "prefetch",
            "pf-cache", "declared", "decl-cache", "pf-cache/pf", "decl-cache/decl");
     for (int di = 0; di < NDATASETS; ++di)
@@ -322,9 +335,11 @@ int main(int argc, char **argv) {
         double m[NMETHODS];
         if (!listed(o.datasets, datasets[di].name) || !listed(o.patterns, patterns[pi])) continue;
         for (int mi = 0; mi < NMETHODS; ++mi) m[mi] = median_rate(runs, nruns, di, pi, mi, &rss);
+        const double pf = m[METHOD_PREFETCH], pf_cache = m[METHOD_PREFETCH_CACHE_KIND];
+        const double decl = m[METHOD_DECLARED], decl_cache = m[METHOD_DECLARED_CACHE_KIND];
         printf("%-7s %-14s %10.1f %10.1f %10.1f %10.1f %13.2fx %13.2fx\n", datasets[di].name,
-               patterns[pi], m[1], m[5], m[2], m[6], m[1] > 0 ? m[5] / m[1] : 0,
-               m[2] > 0 ? m[6] / m[2] : 0);
+               patterns[pi], pf, pf_cache, decl, decl_cache, pf > 0 ? pf_cache / pf : 0,
+               decl > 0 ? decl_cache / decl : 0);
       }
   }
   printf("seq (one reader, O_DIRECT 8 MiB reads of the whole file, %d in flight): %.1f MiB/s\n",

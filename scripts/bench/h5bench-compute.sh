@@ -17,7 +17,7 @@ source scripts/lib/hold-page-reporting.sh
 source scripts/lib/h5bench-targets.sh
 rows=${ROWS:-4096}; rounds=${ROUNDS:-2}; profile=${PROFILE:-pfs}
 datasets=${DATASETS:-c8k,contig}; patterns=${PATTERNS:-tiles,columns}
-methods=${METHODS:-sec2,prefetch,prefetch-declared}
+methods=${METHODS:-sec2,prefetch,prefetch-declared,sec2-again}
 out=docs/results/h5bench-compute
 rm -rf "$out"
 mkdir -p "$out"
