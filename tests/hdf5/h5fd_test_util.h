@@ -157,8 +157,9 @@ inline size_t ReadAndCheck(hid_t dset, const DatasetSpec &d, const Slab &s,
 // A fapl for the driver: by default extents of 64 KiB and more go through pfio's engine (the
 // driver's own default sends everything through the page cache; both routes are tested);
 // `buffer`: the engine's buffer kind when set ("cache": its page-cache kind).
+// `aimd` "off": the budget stays as given, whatever the machine's memory signals say meanwhile.
 inline hid_t PrefetchFapl(bool predict = true, uint64_t engine_min = 64 << 10,
-                          const char *buffer = nullptr) {
+                          const char *buffer = nullptr, const char *aimd = nullptr) {
   H5FD_prefetch_config_t config;
   EXPECT_GE(H5FD_prefetch_config_init(&config), 0);
   EXPECT_EQ(config.engine_min, H5FD_PREFETCH_ENGINE_NEVER);
@@ -169,6 +170,9 @@ inline hid_t PrefetchFapl(bool predict = true, uint64_t engine_min = 64 << 10,
   EXPECT_GE(H5FD_prefetch_config_set(&config, "budget", "128M"), 0);
   if (buffer != nullptr) {
     EXPECT_GE(H5FD_prefetch_config_set(&config, "buffer", buffer), 0);
+  }
+  if (aimd != nullptr) {
+    EXPECT_GE(H5FD_prefetch_config_set(&config, "aimd", aimd), 0);
   }
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   EXPECT_GE(H5Pset_fapl_prefetch(fapl, &config), 0) << ErrorStack();
