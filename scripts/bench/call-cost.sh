@@ -41,7 +41,7 @@ done
 cat >"$out/machine.json" <<JSON
 {$(pfio_machine_fields "$data"), "file_size": "$size", "rounds": $rounds,
  "openmpi": "$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null)",
- "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src romio-adio 2>/dev/null || echo +changes)",
+ "commit": "$(pfio_commit)",
  "date": "$(date -u +%Y-%m-%d)", "page_reporting": "${BENCH_PAGE_REPORTING:-}"}
 JSON
 /usr/bin/python3 scripts/render/render_call_cost.py "$out" docs/small-calls.md

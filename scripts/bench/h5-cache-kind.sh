@@ -20,7 +20,8 @@ source scripts/lib/h5bench-targets.sh
 rows=${ROWS:-4096}; rounds=${ROUNDS:-3}; profile=${PROFILE:-pfs}
 datasets=${DATASETS:-c8k,c128k,contig}; patterns=${PATTERNS:-tiles,columns,rows}
 methods=sec2,prefetch,prefetch-declared,prefetch-cache-kind,declared-cache-kind
-commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes") # before any result
+source scripts/lib/machine-json.sh
+commit=$(pfio_commit) # before any result
 out=docs/results/h5-cache-kind
 rm -rf "$out"
 mkdir -p "$out"

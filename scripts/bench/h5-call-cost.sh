@@ -21,7 +21,7 @@ if [ ! -f "$data" ]; then # made once and kept by pfio-h5bench (one short run of
     --methods sec2 --rounds 1 --points 16 --quiet
 fi
 cat >"$out/machine.json" <<JSON
-{$(pfio_machine_fields "$data"), "rounds": $rounds, "commit": "$(git rev-parse --short HEAD)",
+{$(pfio_machine_fields "$data"), "rounds": $rounds, "commit": "$(pfio_commit)",
  "hdf5": "$(dpkg-query -W -f='${Version}' libhdf5-103-1)"}
 JSON
 for r in $(seq 1 "$rounds"); do

@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../.."
 bash scripts/setup.sh
 bash scripts/build.sh release
 source scripts/lib/hold-page-reporting.sh
+source scripts/lib/machine-json.sh
 rows=${ROWS:-8192}; rounds=${ROUNDS:-3}
 dir=${PFIO_BENCH_DIR:-build}
 mkdir -p "$dir"
@@ -22,7 +23,7 @@ cat >"$out/machine.json" <<JSON
 {"cpu": "$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)", "cores": $(nproc),
  "mem_gib": $(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo),
  "kernel": "$(uname -r)", "rows": $rows, "rounds": $rounds, "hdf5": "$hdf5",
- "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+ "commit": "$(pfio_commit)",
  "date": "$(date -u +%Y-%m-%d)"}
 JSON
 build/bench/pfio-h5bench --file "$data" --rows "$rows" --rounds "$rounds" --lookup \

@@ -29,7 +29,7 @@ cat >"$out/machine.json" <<JSON
 {$(pfio_machine_fields "$data"), "file_size": "$size", "rounds": $rounds,
  "openmpi": "$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null)",
  "mpich": "$(dpkg-query -W -f='${Version}' libmpich-dev 2>/dev/null)",
- "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+ "commit": "$(pfio_commit)",
  "date": "$(date -u +%Y-%m-%d)", "page_reporting": "${BENCH_PAGE_REPORTING:-}"}
 JSON
 shape=(--size "$size" --rounds "$rounds" --keep --workloads ior-hard

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Jobs on one node that want more memory than it has: budgets, cuts, MemAvailable.
-# Jobs on one node that want more memory than it has (issue: memory control). Several
-# pfio-bench runs at once (3, or N for a case written CASE:N), each reading every 64 KiB block of
-# the same FILE_SIZE file once in random order (dense, pfio-pipelined), with the budgets of the
-# case:
+# Several pfio-bench runs at once (3, or N for a case written CASE:N), each reading every 64 KiB
+# block of the same FILE_SIZE file once in random order (dense, pfio-pipelined), with the
+# budgets of the case:
 #   fixed-9G  3 x 9 GiB, more than this 23.5 GiB machine has (the run that once met the OOM
 #             killer), fixed-6G  3 x 6 GiB (fits), auto  pfio's own budgets (the node's share),
 #   auto:8    8 jobs with auto budgets (as 8 ranks of one job on one node)
@@ -30,6 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash scripts/setup.sh
 bash scripts/build.sh release
+source scripts/lib/machine-json.sh
 cases=${CASES:-fixed-9G auto fixed-6G serial-auto auto:8 hog-9G}
 size=${FILE_SIZE:-12G}
 buffer=${BUFFER:-engine}
@@ -106,7 +106,7 @@ for spec in $cases; do
   printf '{"case": "%s", "budget": "%s", "file_size": "%s", "jobs": %s, "t0": %s, "t1": %s, "exit": [%s], "hog_start": %s, "hog_exit": %s, "mem_total_kb": %s, "buffer": "%s", "method": "%s", "date": "%s", "commit": "%s", "page_reporting": "%s"}\n' \
     "$c" "$budget" "$size" "$jobs" "$t0" "$t1" "$(IFS=,; echo "${status[*]}")" "$hog_start" "$hog_exit" \
     "$(awk '/MemTotal/ {print $2}' /proc/meminfo)" "$buffer" "$method" "$(date -u +%Y-%m-%d)" \
-    "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo +changes)" "${BENCH_PAGE_REPORTING:-}" \
+    "$(pfio_commit)" "${BENCH_PAGE_REPORTING:-}" \
     >"$out/$c-summary.json"
   echo "   exit statuses: ${status[*]} (137 = killed); $(awk '{print $2}' "$out/$c-memavailable.txt" | sort -n | head -1) kB least MemAvailable"
 done

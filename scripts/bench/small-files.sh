@@ -25,7 +25,7 @@ source scripts/lib/machine-json.sh
 cat >"$out/machine.json" <<JSON
 {$(pfio_machine_fields "$data"), "file_size": "$size", "small_file": "$small", "rounds": $rounds,
  "openmpi": "$(dpkg-query -W -f='${Version}' libopenmpi-dev 2>/dev/null)",
- "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)",
+ "commit": "$(pfio_commit)",
  "date": "$(date -u +%Y-%m-%d)", "page_reporting": "${BENCH_PAGE_REPORTING:-}"}
 JSON
 for np in $ranks; do

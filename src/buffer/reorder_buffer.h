@@ -153,9 +153,9 @@ class ReorderBuffer {
   void TrackResident();
   void ListResident(Piece *p);
   void Touched(Piece *p);
-  Piece *FurthestResident() const;
-  // The piece read from most recently of those a later entry still needs, or nullptr.
-  Piece *LastHeldForLater() const;  // null when none is listed
+  Piece *FurthestResident() const;  // null when none is listed
+  // The piece read from most recently of those a later entry still needs; null when none is.
+  Piece *LastHeldForLater() const;
   // Drops the pages of a listed piece; it is queued again (state kQueued, no request yet).
   // With `release` the pages go back to the kernel at once (a cut), else to the pool.
   void Evict(Piece *p, bool release = false);
