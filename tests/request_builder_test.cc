@@ -29,6 +29,9 @@ class RequestBuilderTest : public ::testing::Test {
   FileHandle file_;
   std::unique_ptr<ReorderBuffer> buffer_;
   std::unordered_map<int32_t, const FileHandle *> handles_;
+  // The reorder buffer's join for file_, and the page-cache kind's.
+  JoinFor read_join_ = [this](int32_t) { return ReadJoin(shape_, file_); };
+  JoinFor advice_join_ = [this](int32_t) { return AdviceJoin(shape_); };
   std::vector<char> discard_;
   RequestShape shape_;
   std::vector<std::unique_ptr<PendingRead>> reqs_;
@@ -39,7 +42,7 @@ TEST_F(RequestBuilderTest, SortsAscendingAndFillsSmallGaps) {
   // Given out of order; 8 KiB gap (filled), then a 64 KiB gap (not filled).
   reqs_ = BuildRequests({P(3 * 4096 + 8192, 4096), P(0, 4096), P(4096, 8192),
                          P(3 * 4096 + 8192 + 4096 + 65536, 4096)},
-                        shape_, handles_);
+                        handles_, read_join_);
   ASSERT_EQ(reqs_.size(), 2u);
   const PendingRead &a = *reqs_[0];
   EXPECT_EQ(a.req.offset, 0u);
@@ -63,13 +66,13 @@ TEST_F(RequestBuilderTest, SortsAscendingAndFillsSmallGaps) {
 TEST_F(RequestBuilderTest, RemoteFilesJoinTheirOwnInfill) {
   shape_.infill_max = 8 * 1024;
   shape_.infill_remote = 128 * 1024;
-  reqs_ = BuildRequests({P(0, 4096), P(4096 + 65536, 4096)}, shape_, handles_);
+  reqs_ = BuildRequests({P(0, 4096), P(4096 + 65536, 4096)}, handles_, read_join_);
   EXPECT_EQ(reqs_.size(), 2u) << "a local file joins 8 KiB gaps only";
   for (auto &r : reqs_) {
     for (Piece *p : r->pieces) buffer_->Dropped(p);
   }
   file_.remote = true;
-  reqs_ = BuildRequests({P(0, 4096), P(4096 + 65536, 4096)}, shape_, handles_);
+  reqs_ = BuildRequests({P(0, 4096), P(4096 + 65536, 4096)}, handles_, read_join_);
   ASSERT_EQ(reqs_.size(), 1u) << "a remote file joins up to 128 KiB";
   EXPECT_EQ(reqs_[0]->gap_bytes, 65536u);
   EXPECT_EQ(reqs_[0]->req.length, 2 * 4096u + 65536);
@@ -80,7 +83,7 @@ TEST_F(RequestBuilderTest, RemoteFilesJoinTheirOwnInfill) {
 
 TEST_F(RequestBuilderTest, NoInfillMergesOnlyAdjacentPieces) {
   shape_.infill_max = 0;
-  reqs_ = BuildRequests({P(0, 4096), P(4096, 4096), P(12288, 4096)}, shape_, handles_);
+  reqs_ = BuildRequests({P(0, 4096), P(4096, 4096), P(12288, 4096)}, handles_, read_join_);
   ASSERT_EQ(reqs_.size(), 2u);
   EXPECT_EQ(reqs_[0]->req.length, 8192u);
   EXPECT_EQ(reqs_[0]->gap_bytes, 0u);
@@ -90,7 +93,7 @@ TEST_F(RequestBuilderTest, VectorsFollowThePagesOfEachPiece) {
   shape_.infill_max = 0;
   Piece *a = P(0, 8192);
   Piece *b = P(8192, 4096);
-  reqs_ = BuildRequests({b, a}, shape_, handles_);
+  reqs_ = BuildRequests({b, a}, handles_, read_join_);
   ASSERT_EQ(reqs_.size(), 1u);
   FillIov(reqs_[0].get(), shape_);
   uint64_t pos = 0;
@@ -103,7 +106,7 @@ TEST_F(RequestBuilderTest, RequestsNeverExceedMaxRequest) {
   shape_.max_request = 64 * 1024;
   std::vector<Piece *> pieces;
   for (int i = 0; i < 64; ++i) pieces.push_back(P(i * 4096ull, 4096));
-  reqs_ = BuildRequests(pieces, shape_, handles_);
+  reqs_ = BuildRequests(pieces, handles_, read_join_);
   ASSERT_EQ(reqs_.size(), 4u);
   for (const auto &r : reqs_) EXPECT_LE(r->req.length, 64u * 1024);
 }
@@ -135,7 +138,6 @@ TEST_F(RequestBuilderTest, PageCacheSpansJoinWideGapsAndCountThem) {
   // 11 gaps); 120 KiB rows leave 88 KiB (joined on remote storage only: 9 tiles and 8 gaps).
   for (const Case &c : {Case{false, 88 << 10, 12}, Case{true, 88 << 10, 12},
                         Case{false, 120 << 10, 1}, Case{true, 120 << 10, 9}}) {
-    file_.buffer = PFIO_BUFFER_CACHE;
     file_.remote = c.remote;
     SCOPED_TRACE(::testing::Message() << "remote " << c.remote << " row " << c.row);
     uint64_t gaps = 0;
@@ -149,14 +151,14 @@ TEST_F(RequestBuilderTest, PageCacheSpansJoinWideGapsAndCountThem) {
   }
   // Requests: the engine kind joins its tiles over infill_max only (56 KiB gaps: none); the
   // page-cache kind's spans go one request each unless they touch.
-  for (pfio_buffer_kind kind : {PFIO_BUFFER_ENGINE, PFIO_BUFFER_CACHE}) {
-    file_.buffer = kind;
+  for (const JoinFor *join : {&read_join_, &advice_join_}) {
+    const char *kind = join == &read_join_ ? "reorder buffer" : "page cache";
     file_.remote = false;
     TearDown();
     std::vector<Piece *> pieces;
     for (uint64_t i = 0; i < 8; ++i) pieces.push_back(P(i * (88 << 10), 32 * 1024));
     pieces.push_back(P(7 * (88 << 10) + 32 * 1024, 4096));  // touches the last tile
-    reqs_ = BuildRequests(pieces, shape_, handles_);
+    reqs_ = BuildRequests(pieces, handles_, *join);
     ASSERT_EQ(reqs_.size(), 8u) << "kind " << kind;
     EXPECT_EQ(reqs_.back()->pieces.size(), 2u);
     EXPECT_EQ(reqs_.back()->gap_bytes, 0u);
@@ -171,7 +173,6 @@ TEST_F(RequestBuilderTest, WithCacheReleasePageCacheSpansJoinNoGap) {
   shape_.infill_max = 8192;
   shape_.cache_max_request = 1 << 20;
   shape_.cache_release = true;
-  file_.buffer = PFIO_BUFFER_CACHE;
   for (bool remote : {false, true}) {
     file_.remote = remote;
     SCOPED_TRACE(remote ? "remote" : "local");
@@ -190,7 +191,6 @@ TEST_F(RequestBuilderTest, WithCacheReleasePageCacheSpansJoinNoGap) {
 TEST_F(RequestBuilderTest, PageCacheSpansStopAtHeldGapsAndKeepLongRanges) {
   shape_.max_request = 64 << 10;
   shape_.cache_max_request = 1 << 20;
-  file_.buffer = PFIO_BUFFER_CACHE;
   std::vector<std::pair<uint64_t, uint64_t>> asked;
   auto held = [&](uint64_t begin, uint64_t end) {
     asked.emplace_back(begin, end);

@@ -56,10 +56,9 @@ bool Admission::Admit(PendingRead *read, double now) {
 }
 
 bool Admission::AllocatePieces(PendingRead *read) {
-  const bool cached = read->req.file->buffer == PFIO_BUFFER_CACHE;
+  const BufferKind &kind = p_.files->kind(read->file);
   for (size_t i = 0; i < read->pieces.size(); ++i) {
-    Piece *piece = read->pieces[i];
-    if (!(cached ? p_.buffer->Charge(piece, read->urgent) : p_.buffer->Allocate(piece))) {
+    if (!kind.Take(p_.buffer, read->pieces[i], read->urgent)) {
       for (size_t j = 0; j < i; ++j) p_.buffer->FreePages(read->pieces[j]);  // all or nothing
       return false;
     }
@@ -99,7 +98,7 @@ bool Admission::EvictUntil(const std::function<bool()> &enough, uint64_t first_u
     p_.buffer->Evict(victim, release);
     ++p_.stats->evictions;
     p_.stats->bytes_evicted += victim->length;
-    p_.scheduler->Requeue(BuildRequests({victim}, *p_.shape, p_.files->handles()));
+    p_.scheduler->Requeue(BuildRequests({victim}, p_.files->handles(), p_.files->Joins(*p_.shape)));
   }
   return true;
 }

@@ -34,9 +34,12 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
     s = MakeBackend(config.backend, config.queue_depth, &backend);
     if (!s.ok()) return s;
   }
+  PageCacheBackend *page_cache = nullptr;
   if (backend->virtual_clock() == nullptr) {
     // The page-cache buffer kind beside the backend's own reads.
-    backend = std::make_unique<PageCacheBackend>(std::move(backend));
+    auto wrapped = std::make_unique<PageCacheBackend>(std::move(backend));
+    page_cache = wrapped.get();
+    backend = std::move(wrapped);
   } else if (config.buffer == PFIO_BUFFER_CACHE) {
     return Status::Invalid(
         Format("buffer = cache: backend %s simulates disks, it has no page "
@@ -83,17 +86,19 @@ Status Context::Create(const Config &config, std::unique_ptr<Backend> backend,
   s = BufferPool::Create(AimdController::Cap(limit), &pool, config.huge_pages);
   if (!s.ok()) return s;
   auto buffer = std::make_unique<ReorderBuffer>(std::move(pool));
-  out->reset(new Context(config, std::move(backend), std::move(signals), std::move(node),
-                         std::move(buffer), limit, first.total > 0 ? &first : nullptr));
+  out->reset(new Context(config, std::move(backend), page_cache, std::move(signals),
+                         std::move(node), std::move(buffer), limit,
+                         first.total > 0 ? &first : nullptr));
   return Status::Ok();
 }
 
 Context::Context(const Config &config, std::unique_ptr<Backend> backend,
-                 std::unique_ptr<MemorySignals> signals, std::unique_ptr<NodeShare> node,
-                 std::unique_ptr<ReorderBuffer> buffer, uint64_t limit, const MemorySample *first)
+                 PageCacheBackend *page_cache, std::unique_ptr<MemorySignals> signals,
+                 std::unique_ptr<NodeShare> node, std::unique_ptr<ReorderBuffer> buffer,
+                 uint64_t limit, const MemorySample *first)
     : cfg_(config),
       backend_(std::move(backend)),
-      cache_backend_(dynamic_cast<PageCacheBackend *>(backend_.get())),
+      cache_backend_(page_cache),
       clock_(backend_->virtual_clock()),
       buffer_(std::move(buffer)),
       memory_(limit, std::max<uint64_t>(4 * kMiB, config.max_request), config.aimd,
@@ -313,7 +318,7 @@ Status Context::FileSize(int32_t id, uint64_t *size) {
 Status Context::FileBuffer(int32_t id, int *page_cache) {
   Lock lock(mu_);
   Status s = files_.Check(id, "file");
-  if (s.ok()) *page_cache = files_.handle(id).buffer == PFIO_BUFFER_CACHE ? 1 : 0;
+  if (s.ok()) *page_cache = files_.kind(id).id() == PFIO_BUFFER_CACHE ? 1 : 0;
   return s;
 }
 

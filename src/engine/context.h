@@ -2,7 +2,8 @@
 // public calls (src/api/pfio_api.cc only converts C types); the work is done by the parts, each
 // changed only through its own methods, data flowing down this list:
 //
-//   FileTable      ids, handles, reads in flight per file, extent checks
+//   FileTable      ids, handles and buffer kinds (BufferKind), reads in flight per file,
+//                  extent checks
 //   Window         plan -> the next budget's worth of unique bytes; sequential runs
 //   PieceMapper    new ranges -> pieces split at stripes (partition/)
 //   Scheduler      queue in rounds, per-target limits, issue policy (sched/)
@@ -112,7 +113,9 @@ class Context : private ReadPath::Host {
   Status OpenByRule(const FileSource &source, FileHandle *h);
   using Lock = std::unique_lock<std::mutex>;
 
-  Context(const Config &config, std::unique_ptr<Backend> backend,
+  // page_cache: `backend` itself when it is the PageCacheBackend Create wrapped around the
+  // device's backend; null on the simulator.
+  Context(const Config &config, std::unique_ptr<Backend> backend, PageCacheBackend *page_cache,
           std::unique_ptr<MemorySignals> signals, std::unique_ptr<NodeShare> node,
           std::unique_ptr<ReorderBuffer> buffer, uint64_t limit, const MemorySample *first);
 

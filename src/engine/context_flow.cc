@@ -11,8 +11,6 @@ namespace pfio {
 namespace {
 // A run handed to readahead needs only this many entries of look-ahead to see where it ends.
 constexpr size_t kPassthroughAhead = 64;
-// The most the page-cache kind holds advised and unconsumed, per context.
-constexpr uint64_t kCacheBatch = 64ull << 20;
 }  // namespace
 
 void Context::PruneQueue() {
@@ -33,28 +31,25 @@ void Context::Refill(bool force) {
     // then go out, in offset order, as consumption frees memory.
     if (!scheduler_.queue_empty()) return;
   }
-  // The page-cache kind advises in batches (up to kCacheBatch or half the room advised and not
-  // yet consumed, refilled at half; a window that took the whole plan, refilled at half of it)
-  // so that a batch's reads overlap the next one's advice, and a plan that grows by a call per
+  // The page-cache kind advises in batches (up to its UnreadCap of the room advised and not yet
+  // consumed, refilled at half; a window that took the whole plan, refilled at half of it) so
+  // that a batch's reads overlap the next one's advice, and a plan that grows by a call per
   // call (the collective layer's look-ahead) wakes the advice thread every few calls, not at
   // each (docs/architecture.md, "Two buffer kinds"). Checked before the memory signals are
   // sampled: this return is taken at nearly every read.
-  const bool batches =
-      cfg_.window_mode != PFIO_WINDOW_BATCH &&
-      files_.handle(window_.plan().at(window_.end()).file).buffer == PFIO_BUFFER_CACHE;
-  auto batch_cap = [](uint64_t room) { return std::min(kCacheBatch, std::max(kPage, room / 2)); };
-  if (batches && !force && !window_.empty() &&
-      2 * window_.unread_bytes() > std::min(batch_cap(memory_.prefetch_budget()), batch_unread_))
+  const BufferKind &next_kind = files_.kind(window_.plan().at(window_.end()).file);
+  const bool batch_window = cfg_.window_mode == PFIO_WINDOW_BATCH;
+  const uint64_t batch = batch_window ? UINT64_MAX : next_kind.UnreadCap(memory_.prefetch_budget());
+  if (batch != UINT64_MAX && !force && !window_.empty() &&
+      2 * window_.unread_bytes() > std::min(batch, batch_unread_))
     return;
   admission_.Sample(Now());
   const uint64_t room = memory_.prefetch_budget();
-  const uint64_t unread_cap = batches ? batch_cap(room) : UINT64_MAX;
+  const uint64_t unread_cap = batch_window ? UINT64_MAX : next_kind.UnreadCap(room);
   // The page-cache kind's requests charge the gaps they advise (partition/request_builder.h),
   // which the window does not see: it plans less by the last window's ratio.
   const uint64_t budget = static_cast<uint64_t>(
-      static_cast<double>(cfg_.window_mode == PFIO_WINDOW_BATCH
-                              ? room
-                              : std::max(kPage, room / 100 * cfg_.window_percent)) /
+      static_cast<double>(batch_window ? room : std::max(kPage, room / 100 * cfg_.window_percent)) /
       gap_expansion_);
   // A sequential run: the kernel's readahead keeps up with it at no cost to our budget, and
   // copying it through the reorder buffer could only add overhead. At least this much must be
@@ -67,33 +62,28 @@ void Context::Refill(bool force) {
   // A window the plan's end limited is refilled at half of it; one the budget or the batch
   // limited, by the batch rule alone (a window smaller than the batch then tops up at each read)
   batch_unread_ = window_.has_more() ? UINT64_MAX : window_.unread_bytes();
-  // Page-cache files: the new ranges joined into spans, one piece (and one advice) each, gaps
-  // included (partition/request_builder.h).
-  RangesByFile buffered, advised;
+  // Each file's new ranges as its kind holds them (the page-cache kind: joined into spans, one
+  // piece and one advice each, gaps included: partition/request_builder.h), then its pieces.
   uint64_t advice_gaps = 0;
-  std::vector<Piece *> held;
+  std::vector<Piece *> held, fresh;
+  auto size = [this](int32_t f) { return files_.size(f); };
   for (auto &[file, ranges] : pending.Sorted()) {
-    const FileHandle &h = files_.handle(file);
-    if (h.buffer != PFIO_BUFFER_CACHE) {
-      buffered.emplace(file, std::move(ranges));
-      continue;
-    }
+    const BufferKind &kind = files_.kind(file);
     auto holds = [&, file = file](uint64_t begin, uint64_t end) {
       held.clear();
       buffer_->Overlapping(file, begin, end, &held);
       return !held.empty();
     };
-    advised.emplace(file, AdviceSpans(ranges, shape_, h, holds, &advice_gaps));
+    RangesByFile pieces;
+    pieces.emplace(file, kind.PieceRanges(std::move(ranges), files_.handle(file), shape_, holds,
+                                          &advice_gaps));
+    MapPieces(pieces, layout_.get(), kind.MaxPiece(shape_), size, buffer_.get(), &fresh,
+              kind.by_range());
   }
-  std::vector<Piece *> fresh;
-  auto size = [this](int32_t f) { return files_.size(f); };
-  MapPieces(buffered, layout_.get(), shape_.max_request, size, buffer_.get(), &fresh);
-  MapPieces(advised, layout_.get(), std::max(shape_.max_request, shape_.cache_max_request), size,
-            buffer_.get(), &fresh, /*by_range=*/true);
   window_.AssignRefs(first_new);
   if (fresh.empty()) return;
   std::vector<std::unique_ptr<PendingRead>> reads =
-      BuildRequests(std::move(fresh), shape_, files_.handles());
+      BuildRequests(std::move(fresh), files_.handles(), files_.Joins(shape_));
   uint64_t charged = 0;
   for (const auto &pr : reads) charged += pr->piece_bytes;
   const uint64_t planned = charged - advice_gaps;
@@ -185,7 +175,7 @@ void Context::IssueLocked(std::vector<IoRequest *> *submit, std::vector<StageCal
   auto admit = [&](PendingRead *pr) { return admission_.Admit(pr, Now()); };
   auto issued = [&](PendingRead *pr) {
     stager_.OnIssue(pr, scheduler_.queue(), stage);
-    if (pr->req.file->buffer != PFIO_BUFFER_CACHE) FillIov(pr, shape_);  // else advice only
+    files_.kind(pr->file).Prepare(pr, shape_);
     for (Piece *p : pr->pieces) buffer_->Issued(p);
     admission_.Issued(pr);
     files_.ReadIssued(pr->file);

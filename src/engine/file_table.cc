@@ -15,6 +15,7 @@ constexpr uint64_t kAlwaysFits = 16ull << 20;  // bytes of plan copy every machi
 int32_t FileTable::Add(const FileHandle &handle) {
   auto f = std::make_unique<File>();
   f->handle = handle;
+  f->kind = &BufferKindOf(handle);
   f->open = true;
   const int32_t id = static_cast<int32_t>(files_.size());
   handles_[id] = &f->handle;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "engine/buffer_kind.h"
 #include "io/backend.h"
 #include "pfio/pfio.h"
 #include "plan/extent.h"
@@ -20,7 +21,8 @@ namespace pfio {
 
 class FileTable {
  public:
-  // Takes an opened handle and returns its id.
+  // Takes an opened handle and returns its id; the file's buffer kind is the handle's
+  // (BufferKindOf).
   int32_t Add(const FileHandle &handle);
   // Closes the file's handle through `backend`; its id stays taken.
   void Close(int32_t id, Backend *backend);
@@ -40,6 +42,7 @@ class FileTable {
 
   // For an id that Check accepted.
   const FileHandle &handle(int32_t id) const { return files_[id]->handle; }
+  const BufferKind &kind(int32_t id) const { return *files_[id]->kind; }
   uint64_t size(int32_t id) const { return files_[id]->handle.size; }
   // The file's size changed on disk (Context::RefreshFile read it again).
   void SetSize(int32_t id, uint64_t size) { files_[id]->handle.size = size; }
@@ -53,8 +56,12 @@ class FileTable {
   bool changed(int32_t id) const { return files_[id]->changed; }
   void ClearChanged(int32_t id) { files_[id]->changed = false; }
   size_t count() const { return files_.size(); }
-  // id -> handle of every open file (what BuildRequests needs).
+  // id -> handle of every open file, and how each file's pieces join into reads, its kind's
+  // rule (what BuildRequests needs).
   const std::unordered_map<int32_t, const FileHandle *> &handles() const { return handles_; }
+  JoinFor Joins(const RequestShape &shape) const {
+    return [this, &shape](int32_t id) { return kind(id).Join(shape, handle(id)); };
+  }
   bool empty() const { return files_.empty(); }
 
   // Where the last read of a run left to readahead ended on the file's buffered description
@@ -70,6 +77,7 @@ class FileTable {
  private:
   struct File {
     FileHandle handle;
+    const BufferKind *kind = nullptr;
     bool open = false;
     uint32_t in_flight = 0;
     FileVersion version;

@@ -43,12 +43,9 @@ Status ReadPath::ReadOne(Lock &lock, int32_t id, void *buf, uint64_t offset, uin
   Status s = files_->Check(id, "file");
   if (!s.ok()) return s;
   const bool caller_reads = run == nullptr;  // ReadDone: the plan moves, nothing is read
-  if (caller_reads && files_->handle(id).buffer != PFIO_BUFFER_CACHE) {
-    return Status::Invalid(
-        Format("file %d (%s) is of the reorder-buffer kind (buffer = engine): its prefetched "
-               "bytes are in pfio's buffer, so read them with pfio_read; pfio_read_done is for "
-               "files opened with buffer = cache",
-               id, files_->handle(id).path.c_str()));
+  if (caller_reads) {
+    s = files_->kind(id).AcceptCallerReads(id, files_->handle(id));
+    if (!s.ok()) return s;
   }
   if (buf == nullptr && length > 0 && !caller_reads) {
     return Status::Invalid(Format("buf = NULL with length = %llu: expected a buffer", (ull)length));
@@ -142,46 +139,48 @@ Status ReadPath::CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uin
     if (!s.ok()) return s;
   }
   const uint64_t end = pos + n;
-  const bool page_cache_kind = files_->handle(id).buffer == PFIO_BUFFER_CACHE;
+  PieceReads reads(this, lock, id, all_buffered, run);
+  const BufferKind &kind = files_->kind(id);
   for (Piece *p : refs) {
     if (p->end() <= pos || p->offset >= end) continue;
     const uint64_t lo = std::max(pos, p->offset), hi = std::min(end, p->end());
-    if (page_cache_kind) {
-      // Page-cache kind: the file holds the bytes whether or not their advice has been given
-      // (or failed): no wait for it to land, which would add the I/O thread's wake-up to every
-      // read the advice has not reached yet; the kernel waits for pages in flight instead.
-      // Read with the run of the file it continues (FlushRun).
-      Status s = Defer(lock, id, dst + (lo - pos), lo, hi - lo, /*prefetched=*/true, run);
-      if (!s.ok()) return s;
-      if (!p->settled()) {  // its advice has not landed: read regardless
-        ++stats_->stalls;
-        run->waits = true;
-      }
-      buffer_->Served(p);
-      continue;
-    }
-    Status s = WaitSettled(lock, p);
+    Status s = kind.Serve(&reads, p, lo, hi, dst + (lo - pos));
     if (!s.ok()) return s;
-    if (p->state == Piece::State::kReady) {
-      p->CopyOut(lo, hi, dst + (lo - pos));
-      buffer_->Served(p);
-      continue;
-    }
-    // The prefetch failed or came back short: read these bytes directly instead.
-    *all_buffered = false;
-    ++stats_->misses;
-    uint64_t got = 0;
-    s = ReadDirect(lock, id, dst + (lo - pos), lo, hi - lo, &got);
-    if (!s.ok()) {
-      return Status::Io(
-          Format("prefetch of file %d at %llu failed (%s) and so did the direct "
-                 "read: %s",
-                 id, (ull)p->offset, p->error ? std::strerror(p->error) : "short read",
-                 s.message().c_str()));
-    }
-    if (got != hi - lo) return ShortFile(id, lo, got, hi - lo);
   }
   return Status::Ok();
+}
+
+Status ReadPath::PieceReads::ReadFromFile(char *dst, uint64_t pos, uint64_t n, bool waits) {
+  // Read with the run of the file it continues (FlushRun).
+  Status s = path_->Defer(lock_, id_, dst, pos, n, /*prefetched=*/true, run_);
+  if (s.ok() && waits) {  // its advice has not landed: read regardless, the kernel waits
+    ++path_->stats_->stalls;
+    run_->waits = true;
+  }
+  return s;
+}
+
+Status ReadPath::PieceReads::WaitLanded(Piece *p) {
+  return path_->WaitSettled(lock_, p);
+}
+
+Status ReadPath::PieceReads::ReadAgain(const Piece &p, uint64_t lo, uint64_t hi, char *dst) {
+  *all_buffered_ = false;
+  ++path_->stats_->misses;
+  uint64_t got = 0;
+  Status s = path_->ReadDirect(lock_, id_, dst, lo, hi - lo, &got);
+  if (!s.ok()) {
+    return Status::Io(Format(
+        "prefetch of file %d at %llu failed (%s) and so did the direct "
+        "read: %s",
+        id_, (ull)p.offset, p.error ? std::strerror(p.error) : "short read", s.message().c_str()));
+  }
+  if (got != hi - lo) return path_->ShortFile(id_, lo, got, hi - lo);
+  return Status::Ok();
+}
+
+void ReadPath::PieceReads::Served(Piece *p) {
+  path_->buffer_->Served(p);
 }
 
 void ReadPath::CallerRead(const Window::Entry &entry, uint64_t pos, uint64_t n,

@@ -19,6 +19,7 @@
 
 #include "buffer/reorder_buffer.h"
 #include "common/status.h"
+#include "engine/buffer_kind.h"
 #include "engine/config.h"
 #include "engine/file_run.h"
 #include "engine/file_table.h"
@@ -96,6 +97,23 @@ class ReadPath {
   Status FlushRun(Lock &lock, FileRun *run);
   Status CopyOut(Lock &lock, const Window::Entry &entry, int32_t id, uint64_t pos, uint64_t n,
                  char *dst, bool *all_buffered, FileRun *run);
+  // What the file's buffer kind serves a piece with, for one CopyOut.
+  class PieceReads final : public BufferKind::Reader {
+   public:
+    PieceReads(ReadPath *path, Lock &lock, int32_t id, bool *all_buffered, FileRun *run)
+        : path_(path), lock_(lock), id_(id), all_buffered_(all_buffered), run_(run) {}
+    Status ReadFromFile(char *dst, uint64_t pos, uint64_t n, bool waits) override;
+    Status WaitLanded(Piece *p) override;
+    Status ReadAgain(const Piece &p, uint64_t lo, uint64_t hi, char *dst) override;
+    void Served(Piece *p) override;
+
+   private:
+    ReadPath *path_;
+    Lock &lock_;
+    int32_t id_;
+    bool *all_buffered_;
+    FileRun *run_;
+  };
   Status WaitSettled(Lock &lock, Piece *p);
   Status WaitBatchLanded(Lock &lock);
   // The lock is released around the read.

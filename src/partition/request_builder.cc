@@ -14,6 +14,14 @@ uint64_t InfillFor(const RequestShape &shape, const FileHandle &file) {
   return file.remote ? shape.infill_remote : shape.infill_max;
 }
 
+RequestJoin ReadJoin(const RequestShape &shape, const FileHandle &file) {
+  return {InfillFor(shape, file), shape.max_request, /*advice=*/false};
+}
+
+RequestJoin AdviceJoin(const RequestShape &shape) {
+  return {0, std::max(shape.max_request, shape.cache_max_request), /*advice=*/true};
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> AdviceSpans(
     const std::vector<std::pair<uint64_t, uint64_t>> &ranges, const RequestShape &shape,
     const FileHandle &file, const std::function<bool(uint64_t, uint64_t)> &held,
@@ -39,8 +47,8 @@ std::vector<std::pair<uint64_t, uint64_t>> AdviceSpans(
 }
 
 std::vector<std::unique_ptr<PendingRead>> BuildRequests(
-    std::vector<Piece *> pieces, const RequestShape &shape,
-    const std::unordered_map<int32_t, const FileHandle *> &handles) {
+    std::vector<Piece *> pieces, const std::unordered_map<int32_t, const FileHandle *> &handles,
+    const JoinFor &join) {
   std::sort(pieces.begin(), pieces.end(), [](const Piece *a, const Piece *b) {
     if (a->file != b->file) return a->file < b->file;
     if (a->target != b->target) return a->target < b->target;
@@ -49,17 +57,17 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
   std::vector<std::unique_ptr<PendingRead>> out;
   PendingRead *cur = nullptr;
   size_t cur_iovs = 0;  // worst case: one vector per page plus one per gap
-  bool cached = false;  // cur's file is of the page-cache kind
-  uint64_t join = shape.infill_max, span = shape.max_request;  // for cur's file
+  RequestJoin rule;     // cur's file's
   for (Piece *p : pieces) {
     if (cur != nullptr) {
       const Piece *last = cur->pieces.back();
       const bool same_file = last->file == p->file && last->target == p->target;
       const uint64_t gap = same_file && p->offset >= last->end() ? p->offset - last->end() : ~0ull;
       const size_t iovs = cur_iovs + PageCount(p) + (gap > 0 ? 1 : 0);
-      if (gap <= join && p->end() - cur->req.offset <= span && (cached || iovs <= kMaxIov)) {
+      if (gap <= rule.gap && p->end() - cur->req.offset <= rule.span &&
+          (rule.advice || iovs <= kMaxIov)) {
         cur->gap_bytes += gap;
-        cur->piece_bytes += p->length + (cached ? gap : 0);
+        cur->piece_bytes += p->length + (rule.advice ? gap : 0);
         cur->req.length = p->end() - cur->req.offset;
         cur->pieces.push_back(p);
         cur_iovs = iovs;
@@ -74,9 +82,7 @@ std::vector<std::unique_ptr<PendingRead>> BuildRequests(
     cur->bus = p->bus;
     cur->target_offset = p->target_offset;
     cur->req.file = handles.at(p->file);
-    cached = cur->req.file->buffer == PFIO_BUFFER_CACHE;
-    join = cached ? 0 : InfillFor(shape, *cur->req.file);  // the page cache's: joined already
-    span = cached ? std::max(shape.max_request, shape.cache_max_request) : shape.max_request;
+    rule = join(p->file);
     cur->req.offset = p->offset;
     cur->req.length = p->length;
     cur->piece_bytes = p->length;

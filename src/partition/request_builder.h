@@ -50,7 +50,7 @@ struct RequestShape {
 
 constexpr size_t kMaxIov = 1024;
 
-// Reads of files of the page-cache kind (FileHandle::buffer) are advice: no vectors. A gap
+// Reads of files of the page-cache kind are advice: no vectors. A gap
 // costs such a file device bandwidth only (no copy, no discard buffer), and a request costs a
 // round of the device's work, so a window's new ranges of such a file are first joined into
 // spans (AdviceSpans) over gaps up to max(infill_max, kCacheJoinGapLocal),
@@ -79,11 +79,28 @@ std::vector<std::pair<uint64_t, uint64_t>> AdviceSpans(
     const FileHandle &file, const std::function<bool(uint64_t, uint64_t)> &held,
     uint64_t *gap_bytes);
 
-// Sorts `pieces` and groups them into reads, which the caller owns. `handles` maps file id ->
-// handle.
+// How the pieces of one file join into reads: over gaps up to `gap`, into reads up to `span`
+// long. `advice`: the reads are advice (the page-cache kind), so a read has no vectors (kMaxIov
+// does not bound it) and the gaps it joins count in its memory with its pieces; else the gaps
+// are read into the discard buffer, uncharged.
+struct RequestJoin {
+  uint64_t gap = 0;
+  uint64_t span = 0;
+  bool advice = false;
+};
+// The reorder buffer's: gaps up to InfillFor, reads up to max_request.
+RequestJoin ReadJoin(const RequestShape &shape, const FileHandle &file);
+// The page-cache kind's: pieces joined only where they touch (AdviceSpans joined the gaps
+// already), up to max(max_request, cache_max_request).
+RequestJoin AdviceJoin(const RequestShape &shape);
+// The join of a file's pieces, by file id (the buffer kind of each file chooses).
+using JoinFor = std::function<RequestJoin(int32_t file)>;
+
+// Sorts `pieces` and groups them into reads, which the caller owns, each file's by `join`.
+// `handles` maps file id -> handle.
 std::vector<std::unique_ptr<PendingRead>> BuildRequests(
-    std::vector<Piece *> pieces, const RequestShape &shape,
-    const std::unordered_map<int32_t, const FileHandle *> &handles);
+    std::vector<Piece *> pieces, const std::unordered_map<int32_t, const FileHandle *> &handles,
+    const JoinFor &join);
 
 // Builds r->req.iov from the pieces' pages (which must be allocated) and the gaps between them.
 void FillIov(PendingRead *r, const RequestShape &shape);
