@@ -1,8 +1,9 @@
-// ReadPath: one application read, start to end. Bytes the plan expected are copied from the
-// reorder buffer (waiting, bounded, for a piece in flight, after asking for its read to go
-// first); a read elsewhere first looks a little ahead in the plan (resync), else is served
-// directly from the file, as are the bytes of a failed or short prefetch, extents larger than
-// the whole budget and sequential runs left to the kernel's readahead. Never returns bytes it
+// ReadPath: one application read, start to end. Bytes the plan expected are served as the
+// file's buffer kind serves a piece (BufferKind::Serve: copied from the reorder buffer, waiting,
+// bounded, for a piece in flight, after asking for its read to go first; or read from the file
+// for the page-cache kind); a read elsewhere first looks a little ahead in the plan (resync), else
+// is served directly from the file, as are the bytes of a failed or short prefetch, extents larger
+// than the whole budget and sequential runs left to the kernel's readahead. Never returns bytes it
 // did not read: a short file or a failed direct read is an error naming the file. Bytes read
 // from the file itself for the page-cache kind and for passthrough runs are gathered while they
 // continue each other in the file and read together (one preadv, engine/file_run.h) before the
