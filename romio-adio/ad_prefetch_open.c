@@ -137,7 +137,7 @@ static const char kSummarySignature[] = "{\n  \"pfio\": \"job summary\"";
 /* The driver's own counts of a rank for the job summary, beside the engine's (pfio_stats) and the
  * collective layer's (pfio_coll_stats). */
 typedef struct summary_counts {
-    uint64_t stock_reads, invalidations, stepped_aside, cache_reads, cache_sieved;
+    uint64_t stock_reads, invalidations, stepped_aside, cache_reads, cache_sieved, cache_direct;
     uint64_t page_cache_ranks; /* 1 on a rank whose context is of the page-cache kind */
     uint64_t memory_held;      /* the reorder buffer's peak and the exchange buffers */
     uint64_t budget_least;     /* the budget's cap as its complement, which MPI_MAX maximizes */
@@ -185,6 +185,7 @@ static const struct {
     FROM_DRIVER("stepped_aside", stepped_aside, SUM),
     FROM_DRIVER("cache_reads", cache_reads, SUM),
     FROM_DRIVER("cache_sieved", cache_sieved, SUM),
+    FROM_DRIVER("cache_direct", cache_direct, SUM),
     FROM_DRIVER("page_cache_kind_ranks", page_cache_ranks, SUM),
     FROM_ENGINE("memory_peak_max_rank", memory_peak, MOST), /* the reorder buffer's peak */
     FROM_DRIVER("memory_held_max_rank", memory_held, MOST),
@@ -236,6 +237,7 @@ static void summary_fields(ADIOI_PREFETCH_File *pf, unsigned long long *v)
     own.invalidations = pf->invalidations;
     own.cache_reads = pf->cache_reads;
     own.cache_sieved = pf->cache_sieved;
+    own.cache_direct = pf->cache_direct;
     if (pf->coll != NULL)
         pfio_coll_get_stats(pf->coll, &coll);
     source[ENGINE] = (const char *)&engine;

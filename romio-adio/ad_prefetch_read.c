@@ -13,7 +13,10 @@
  * page-cache kind a strided request whose extents fill at least 1/SIEVE_DENSITY of their span is
  * read by ROMIO's data sieving, whose large reads of the span go through the engine as
  * contiguous reads (ranks reading interleaved blocks share the page cache, and on the machine
- * measured that beat reading each rank's blocks alone, see docs/romio-driver.md). */
+ * measured that beat reading each rank's blocks alone, see docs/romio-driver.md). The judge's
+ * stock path for a strided request of the page-cache kind whose extents are long (DIRECT_EXTENT
+ * on average) is not ROMIO's sieving, which copies the whole span, but one pread per extent, as
+ * Open MPI's OMPIO reads it (docs/romio-driver.md, "Stepping aside"). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,9 @@
  * most this many whole requests ahead of the reader. */
 #define LOOKAHEAD_CALLS 8
 #define SIEVE_DENSITY 16
+/* A strided request whose extents average at least this many bytes is read, on the stock path
+ * of the page-cache kind, one pread per extent (see read_direct). */
+#define DIRECT_EXTENT (32 << 10)
 /* The look-ahead of a run grows with its length: this many extents per read of the run. */
 #define LOOKAHEAD_RAMP 4
 
@@ -451,6 +457,79 @@ static void read_sieved(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int co
     pf->sieving = 0;
 }
 
+/* The pieces' bytes from *nread on (bytes of the pieces in order), read directly, one pread per
+ * piece, up to the end of the file; *nread grows by what was read. */
+static int read_pieces_from(ADIO_File fd, const pfio_read_piece *pieces, int npieces,
+                            uint64_t *nread)
+{
+    uint64_t served = *nread, seen = 0, got = 0;
+    int i, error_code = MPI_SUCCESS;
+    for (i = 0; i < npieces && error_code == MPI_SUCCESS; ++i) {
+        uint64_t skip = served > seen ? served - seen : 0;
+        seen += pieces[i].length;
+        if (skip >= pieces[i].length)
+            continue;
+        error_code =
+            pread_until_eof(fd, (char *)pieces[i].buf + skip,
+                            (ADIO_Offset)(pieces[i].offset + skip), pieces[i].length - skip, &got);
+        *nread += got;
+        if (got < pieces[i].length - skip)
+            break; /* end of file */
+    }
+    return error_code;
+}
+
+/* A strided request of `total` bytes read since `started`, nread of them (the rest past the end
+ * of the file), with `error_code`: its status set and the judge told. */
+static void strided_done(ADIO_File fd, ADIOI_PREFETCH_File *pf, ADIO_Status *status,
+                         MPI_Datatype datatype, uint64_t nread, uint64_t total, uint64_t started,
+                         int error_code)
+{
+    fd->fp_sys_posn = -1;
+    if (error_code == MPI_SUCCESS) {
+        ADIOI_PREFETCH_Set_status(status, datatype, nread);
+        judged_done(pf, total, started);
+    }
+}
+
+/* A strided request the judge gave to the stock path, on the page-cache kind: when its extents
+ * are long (DIRECT_EXTENT on average) and near each other (filling 1/SIEVE_DENSITY of their
+ * span), read one pread per extent into the user's memory, as OMPIO reads it, and 1 is
+ * returned; ROMIO's data sieving would read and copy the whole span (four times the bytes at
+ * ior-hard's density of 1/4), and ranks that read interleaved extents share the kernel's
+ * readahead; extents far apart (random blocks) would cost a round trip each on latency-bound
+ * storage (docs/romio-driver.md, "Stepping aside"). Else 0, nothing read, the view where it
+ * was. */
+static int read_direct(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int count,
+                       MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                       ADIO_Offset fp_ind, ADIO_Status *status, int *error_code)
+{
+    pfio_read_piece *pieces = NULL;
+    pfio_extent *extents = NULL;
+    int npieces = 0, nextents = 0;
+    uint64_t total = 0, nread = 0, started = ADIOI_PREFETCH_Now_ns();
+    uint64_t lo = 0, hi = 0;
+    if (!pf->page_cache)
+        return 0;
+    if (ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
+                                   &npieces, &extents, &nextents, &total))
+        span_of(extents, nextents, &lo, &hi);
+    if (extents == NULL || nextents < 2 || total < (uint64_t)nextents * DIRECT_EXTENT ||
+        total * SIEVE_DENSITY < hi - lo) {
+        fd->fp_ind = fp_ind;
+        free(pieces);
+        free(extents);
+        return 0;
+    }
+    ++pf->cache_reads;
+    ++pf->cache_direct;
+    *error_code = read_pieces_from(fd, pieces, npieces, &nread);
+    strided_done(fd, pf, status, datatype, nread, total, started, *error_code);
+    free(pieces);
+    free(extents);
+    return 1;
+}
+
 void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status *status,
                                 int *error_code)
@@ -478,8 +557,10 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
         extents = NULL;
     }
     if (judged_stock(pf, NULL, 0)) {
-        read_stock(fd, pf, 1, buf, count, datatype, file_ptr_type, offset, fp_ind, status,
-                   error_code);
+        if (!read_direct(fd, pf, buf, count, datatype, file_ptr_type, offset, fp_ind, status,
+                         error_code))
+            read_stock(fd, pf, 1, buf, count, datatype, file_ptr_type, offset, fp_ind, status,
+                       error_code);
         return;
     }
     if (!ADIOI_PREFETCH_Started(fd, pf) || !ADIOI_PREFETCH_Current(fd, pf)) {
@@ -516,29 +597,11 @@ void ADIOI_PREFETCH_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype
         ++pf->cache_reads;
     s = pfio_readv(pf->ctx, pf->file, pieces, (size_t)npieces, &nread);
     *error_code = MPI_SUCCESS;
-    if (s != PFIO_OK) {
+    if (s != PFIO_OK)
         *error_code = ADIOI_PREFETCH_Error("ADIOI_PREFETCH_ReadStrided", __LINE__, s);
-    } else if (nread < total) {
-        /* pfio stopped at the size it saw at open: the rest, if the file grew, directly */
-        uint64_t served = nread, seen = 0, got = 0;
-        for (i = 0; i < npieces && *error_code == MPI_SUCCESS; ++i) {
-            uint64_t skip = served > seen ? served - seen : 0;
-            seen += pieces[i].length;
-            if (skip >= pieces[i].length)
-                continue;
-            *error_code = pread_until_eof(fd, (char *)pieces[i].buf + skip,
-                                          (ADIO_Offset)(pieces[i].offset + skip),
-                                          pieces[i].length - skip, &got);
-            nread += got;
-            if (got < pieces[i].length - skip)
-                break; /* end of file */
-        }
-    }
-    fd->fp_sys_posn = -1;
-    if (*error_code == MPI_SUCCESS) {
-        ADIOI_PREFETCH_Set_status(status, datatype, nread);
-        judged_done(pf, total, started);
-    }
+    else if (nread < total) /* pfio stopped at the size it saw at open: the rest, if it grew */
+        *error_code = read_pieces_from(fd, pieces, npieces, &nread);
+    strided_done(fd, pf, status, datatype, nread, total, started, *error_code);
     free(pieces);
     free(extents);
 }

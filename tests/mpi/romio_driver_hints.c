@@ -253,3 +253,65 @@ void test_interleaved_blocks(void)
     }
     report(test, before);
 }
+
+/* Strided requests of long extents (36 KiB, each rank's every (2 nprocs)-th block, so that one
+ * rank's requests are strided too) and of short ones (1 KiB) past the judge's first stretch of
+ * pfio calls, so that its trial of the stock path comes: on the page-cache kind that trial reads
+ * the long extents one pread each (cache_direct) and gives the short ones to ROMIO's data
+ * sieving; every byte checked on either path. */
+void test_stock_path_extents(void)
+{
+    const char *test = "stats: the stock path reads long strided extents one pread each";
+    const int calls = 96, positions = 8, per_call = 2;
+    const int lengths[2] = {36 << 10, 1 << 10};
+    int before = failures, k, e, which;
+    char path[1024], stats[1024];
+    MPI_File fh;
+    MPI_Info info;
+    MPI_Status st;
+    MPI_Datatype vec, tile;
+    long long direct[2];
+    for (which = 0; which < 2; ++which) {
+        const int block = lengths[which];
+        const long long span = (long long)block * per_call * 2 * nprocs; /* one call's stride */
+        unsigned char *buf = malloc((size_t)block * per_call);
+        path_of(path, sizeof path, which == 0 ? "stock-long.dat" : "stock-short.dat");
+        path_of(stats, sizeof stats, which == 0 ? "stock-long.json" : "stock-short.json");
+        make_file(path, (uint64_t)span * positions, SEED);
+        if (rank == 0)
+            unlink(stats);
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "prefetch_stats", stats);
+        must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+        /* a call's tile: per_call blocks, every (2 nprocs)-th, tiled every `span` bytes */
+        MPI_Type_vector(per_call, block, block * 2 * nprocs, MPI_BYTE, &vec);
+        MPI_Type_create_resized(vec, 0, (MPI_Aint)span, &tile);
+        MPI_Type_commit(&tile);
+        MPI_File_set_view(fh, (MPI_Offset)block * rank, MPI_BYTE, tile, "native", MPI_INFO_NULL);
+        for (k = 0; k < calls && failures == before; ++k) {
+            /* tile k % positions: the view's offset counts the bytes it shows */
+            MPI_File_read_at(fh, (MPI_Offset)(k % positions) * block * per_call, buf,
+                             block * per_call, MPI_BYTE, &st);
+            check_count(test, &st, MPI_BYTE, block * per_call);
+            for (e = 0; e < per_call; ++e)
+                check_range(test, buf + (size_t)block * e,
+                            (k % positions) * span + (long long)block * (e * 2 * nprocs + rank),
+                            (size_t)block, SEED);
+        }
+        MPI_File_close(&fh);
+        MPI_Type_free(&tile);
+        MPI_Type_free(&vec);
+        MPI_Info_free(&info);
+        free(buf);
+        direct[which] = rank == 0 ? summary_value(stats, "cache_direct") : 0;
+    }
+    if (rank == 0 && read_path == NULL) {
+        if (direct[0] < 1)
+            fail(test, "cache_direct %lld for 36 KiB extents: expected the stock trial's reads",
+                 direct[0]);
+        if (direct[1] != 0)
+            fail(test, "cache_direct %lld for 1 KiB extents: expected 0 (ROMIO's sieving)",
+                 direct[1]);
+    }
+    report(test, before);
+}

@@ -523,6 +523,7 @@ static void test_context_at_first_read(void)
 void test_hints(void);
 void test_stats(void);
 void test_interleaved_blocks(void);
+void test_stock_path_extents(void);
 
 int main(int argc, char **argv)
 {
@@ -549,5 +550,6 @@ int main(int argc, char **argv)
     test_hints();
     test_stats();
     test_interleaved_blocks();
+    test_stock_path_extents();
     return finish();
 }
