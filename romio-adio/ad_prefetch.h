@@ -72,7 +72,8 @@ typedef struct ADIOI_PREFETCH_File {
     uint64_t stock_reads;   /* reads that took the stock path */
     uint64_t cache_reads;   /* independent reads of a file of the page-cache kind */
     uint64_t cache_sieved;  /* of those, strided requests read by ROMIO's data sieving */
-    uint64_t cache_direct;  /* ... and on the stock path one pread per extent (read_direct) */
+    uint64_t cache_direct;  /* strided requests the stock path read a pread per extent (not
+                             * through the engine, so not in cache_reads: read_direct) */
     uint64_t invalidations; /* writes, syncs and resizes that dropped prefetched bytes */
 } ADIOI_PREFETCH_File;
 

@@ -521,7 +521,6 @@ static int read_direct(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int cou
         free(extents);
         return 0;
     }
-    ++pf->cache_reads;
     ++pf->cache_direct;
     *error_code = read_pieces_from(fd, pieces, npieces, &nread);
     strided_done(fd, pf, status, datatype, nread, total, started, *error_code);
