@@ -6,7 +6,8 @@
  *   overlap       odd-sized requests that overlap between ranks, into a strided memory type
  *   breaks        a pattern that breaks after 4 calls: right bytes, counted mispredictions
  *   alone         IOR's calls (one 64 KiB block per rank per call at explicit offsets): read
- *                 alone, every rank its own block with no exchange, between checks; right bytes
+ *                 alone, every rank its own block with no exchange, between checks; right bytes,
+ *                 and no hang with one rank's shared file pointer open (the others' not)
  *   eof           requests across the end of the file: the bytes up to it, counted right (also
  *                 across the end of a file grown since open, through ROMIO's two-phase)
  *   cb_nodes=1, prefetch_collective=disable, striping hints: the same bytes
@@ -427,24 +428,35 @@ static void test_record_replay(void)
 /* IOR's calls: one 64 KiB block per rank per MPI_File_read_at_all, every rank's read by itself,
  * so after two calls through the layer the calls go alone (counted), with the view and
  * individual pointer untouched, and every byte is right; read_ordered at the end takes its
- * offsets from the shared file pointer across calls read alone. */
-static void test_alone(void)
+ * offsets from the shared file pointer across calls read alone. With `one_shared` (48 KiB
+ * blocks), rank 0 alone asks the shared file pointer's position first (independent: its pointer
+ * is open, the other ranks' are not), and the calls read alone still neither hang nor read wrong
+ * bytes: whether a rank waits for the others there must not change which collective calls it
+ * makes. */
+static void test_alone(int one_shared)
 {
-    const char *test = "collective: calls that ship nothing read alone";
-    const int size = 64 << 10, calls = 64;
+    const char *test = one_shared ? "collective: calls read alone, one rank's shared pointer open"
+                                  : "collective: calls that ship nothing read alone";
+    /* another call size with one_shared: judges carried from the first file do not apply */
+    const int size = one_shared ? 48 << 10 : 64 << 10, calls = 64;
     int before = failures, k;
     char path[1024], stats[1024];
     unsigned char *buf = malloc((size_t)size);
     MPI_File fh;
     MPI_Info info;
     MPI_Status st;
-    MPI_Offset pos = -1;
+    MPI_Offset pos = -1, shared = -1;
     path_of(path, sizeof path, "alone.dat");
-    path_of(stats, sizeof stats, "alone.json");
+    path_of(stats, sizeof stats, one_shared ? "alone-shared.json" : "alone.json");
     make_file(path, (uint64_t)size * calls * nprocs, SEED);
     MPI_Info_create(&info);
     MPI_Info_set(info, "prefetch_stats", stats);
     must_open(test, path, MPI_MODE_RDONLY, info, &fh);
+    if (one_shared && rank == 0) {
+        MPI_File_get_position_shared(fh, &shared);
+        if (shared != 0)
+            fail(test, "the shared file pointer at %lld, expected 0", (long long)shared);
+    }
     for (k = 0; k < calls && failures == before; ++k) {
         long long at = (long long)size * (k * nprocs + rank);
         memset(buf, SENTINEL, (size_t)size);
@@ -675,7 +687,8 @@ int main(int argc, char **argv)
     test_random();
     test_overlap();
     test_breaks();
-    test_alone();
+    test_alone(0);
+    test_alone(1);
     test_short_files();
     test_eof();
     test_declared();
