@@ -31,9 +31,6 @@
 #include "pfio_predict.h"
 #include "pfio_coll.h"
 
-/* Calls read alone whose entries may be outstanding at once (ADIOI_PREFETCH_File). */
-#define ADIOI_PREFETCH_ALONE_PENDING 64
-
 /* Per-file state, in fd->fs_ptr from SetInfo at open to Close. */
 typedef struct ADIOI_PREFETCH_File {
     pfio_config *config;   /* engine settings from the PFIO_* environment and the hints */
@@ -72,11 +69,6 @@ typedef struct ADIOI_PREFETCH_File {
     char replay_path[1024]; /* prefetch_replay: a recorded plan, declared at the first call */
     pfio_coll *coll;        /* when coll_state == 1 */
     int coll_attached;      /* coll holds ctx (made without it: pfio_coll_attach at need) */
-    /* The entries of the calls read alone that this rank has not seen every rank make
-     * (ad_prefetch_rdcoll.c, read_alone): one MPI_Ibarrier per call, waited for at once only
-     * where a shared file pointer is in use, else completed by later calls or the close. */
-    MPI_Request alone_entries[ADIOI_PREFETCH_ALONE_PENDING];
-    int alone_pending;
     uint64_t stock_reads;   /* reads that took the stock path */
     uint64_t cache_reads;   /* independent reads of a file of the page-cache kind */
     uint64_t cache_sieved;  /* of those, strided requests read by ROMIO's data sieving */
@@ -178,7 +170,6 @@ void ADIOI_PREFETCH_Read_stock(ADIOI_PREFETCH_Blocking_read read, ADIO_File fd, 
                                int *error_code);
 
 /* ad_prefetch_rdcoll.c */
-/* Collective (every rank that read collectively): the calls read alone settled, the layer gone. */
 void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf);
 /* Whether collective reads use pfio's layer (pf->coll_state), decided once on every rank;
  * first_call: this rank's extents of the first collective call (NULL with a declaration). */

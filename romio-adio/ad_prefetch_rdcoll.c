@@ -310,19 +310,8 @@ void ADIOI_PREFETCH_Coll_declare(ADIO_File fd, ADIOI_PREFETCH_File *pf, const ch
                              __LINE__, MPI_ERR_ARG, "**io", "**io %s", err);
 }
 
-/* Every call read alone that this rank entered has been entered by every rank (their
- * MPI_Ibarrier completed). Every rank posts the same entries, so this waits only for the
- * slowest rank to reach them. */
-static void settle_entries(ADIOI_PREFETCH_File *pf)
-{
-    if (pf->alone_pending > 0)
-        MPI_Waitall(pf->alone_pending, pf->alone_entries, MPI_STATUSES_IGNORE);
-    pf->alone_pending = 0;
-}
-
 void ADIOI_PREFETCH_Coll_close(ADIOI_PREFETCH_File *pf)
 {
-    settle_entries(pf);
     if (pf->coll != NULL)
         pfio_coll_destroy(pf->coll);
     pf->coll = NULL;
@@ -344,28 +333,27 @@ static void coll_failed(ADIO_File fd, ADIOI_PREFETCH_File *pf, int *error_code)
                              __LINE__, MPI_ERR_IO, "**io", "**io %s", pfio_last_error());
 }
 
+/* Set by ROMIO's MPI_File_read_ordered and read_ordered_begin around their collective read
+ * (a hook add-to-romio.py adds to mpi-io/read_ord.c and read_ordb.c): the call's offsets come
+ * from the shared file pointer. ROMIO holds its lock across the call. */
+int ADIOI_PREFETCH_ordered = 0;
+
 /* A collective call this rank reads alone (pfio_coll_begin's 2: every rank reads its own
  * request, no exchange): an independent read through the driver's own path, which predicts and
- * plans this rank's reads, as ROMIO's two-phase reads with romio_cb_read = disable.
- * MPI_File_read_ordered takes each rank's offset from the shared file pointer before this call,
- * and a rank that left at once could move the pointer (the next MPI_File_seek_shared or
+ * plans this rank's reads, as ROMIO's two-phase reads with romio_cb_read = disable. In
+ * MPI_File_read_ordered every rank takes its offset from the shared file pointer before this
+ * call, and a rank that left at once could move the pointer (the next MPI_File_seek_shared or
  * read_ordered) before a later rank took its offset (tests/mpi/matrix_test.c, read_ordered, saw
- * wrong bytes so): where the shared file pointer is open, as it is on every rank of a
- * read_ordered, the call returns once every rank has entered it, as ROMIO's collective reads do.
- * Elsewhere no rank waits for the others (a barrier per call cost IOR's one block per rank per
- * call a fifth of its rate with the page cache hot, docs/small-calls.md); each rank still posts
- * the entry, so that ranks that differ in whether their pointer is open (one used
- * MPI_File_read_shared) still make the same collective calls. */
-static void read_alone(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int count,
-                       MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset, int entered,
-                       ADIO_Status *status, int *error_code)
+ * wrong bytes so): there the call returns once every rank has entered it, as ROMIO's collective
+ * reads do. Other calls wait for no rank: a barrier per call cost IOR's one block per rank per
+ * call, 4 ranks with the page cache hot, a fifth of its rate (docs/romio-driver.md). */
+static void read_alone(ADIO_File fd, void *buf, int count, MPI_Datatype datatype, int file_ptr_type,
+                       ADIO_Offset offset, int entered, ADIO_Status *status, int *error_code)
 {
-    int buftype_is_contig = 0, filetype_is_contig = 0, settled = 0;
-    if (!entered) { /* else this call's agreement (Coll_decide) showed every rank inside it */
-        if (pf->alone_pending == ADIOI_PREFETCH_ALONE_PENDING)
-            settle_entries(pf);
-        MPI_Ibarrier(fd->comm, &pf->alone_entries[pf->alone_pending++]);
-    }
+    int buftype_is_contig = 0, filetype_is_contig = 0;
+    /* entered: this call's agreement (Coll_decide) showed every rank inside it */
+    if (ADIOI_PREFETCH_ordered && !entered)
+        MPI_Barrier(fd->comm);
     ADIOI_Datatype_iscontig(datatype, &buftype_is_contig);
     ADIOI_Datatype_iscontig(fd->filetype, &filetype_is_contig);
     if (buftype_is_contig && filetype_is_contig) {
@@ -376,13 +364,6 @@ static void read_alone(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int cou
             ADIO_ReadContig(fd, buf, count, datatype, ADIO_INDIVIDUAL, 0, status, error_code);
     } else {
         ADIO_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    }
-    if (fd->shared_fp_fd != ADIO_FILE_NULL) {
-        settle_entries(pf);
-    } else if (pf->alone_pending > 0) {
-        MPI_Testall(pf->alone_pending, pf->alone_entries, &settled, MPI_STATUSES_IGNORE);
-        if (settled)
-            pf->alone_pending = 0;
     }
 }
 
@@ -438,7 +419,7 @@ void ADIOI_PREFETCH_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Data
             return;
         }
         if (stock == 2) {
-            read_alone(fd, pf, buf, count, datatype, file_ptr_type, offset, entered, status,
+            read_alone(fd, buf, count, datatype, file_ptr_type, offset, entered, status,
                        error_code);
             if (*error_code == MPI_SUCCESS)
                 pfio_coll_end(pf->coll, ADIOI_PREFETCH_Request_bytes(count, datatype),

@@ -105,7 +105,22 @@ def main():
          "#define ADIO_PREFETCH 191\n"
          "extern struct ADIOI_Fns_struct ADIO_PREFETCH_operations;\n"
          "const char *ADIOI_PREFETCH_Select_name(const char *filename, MPI_Info info);\n"
+         "extern int ADIOI_PREFETCH_ordered;\n"
          "#endif\n\n#ifdef ROMIO_TESTFS")
+
+    # MPI_File_read_ordered(_begin) says that its collective read takes offsets from the shared
+    # file pointer: the driver's calls read alone wait for every rank only then
+    # (ad_prefetch_rdcoll.c, read_alone).
+    for path in ("mpi-io/read_ord.c", "mpi-io/read_ordb.c"):
+        p = os.path.join(romio, path)
+        text = open(p).read()
+        new, n = re.subn(r"\n([ \t]*)(ADIO_ReadStridedColl\(adio_fh,[^;]*;)",
+                         r"\n#ifdef ROMIO_PREFETCH\n\1ADIOI_PREFETCH_ordered = 1;\n#endif\n"
+                         r"\1\2\n#ifdef ROMIO_PREFETCH\n\1ADIOI_PREFETCH_ordered = 0;\n#endif",
+                         text)
+        if n != 1:
+            fail("%s: expected one ADIO_ReadStridedColl(adio_fh, ...) call, found %d" % (path, n))
+        open(p, "w").write(new)
 
     if table_style:  # ROMIO 4.x: one table maps prefixes to operations
         edit(romio, "adio/common/ad_fstype.c", "#ifdef ROMIO_TESTFS\n    {&ADIO_TESTFS_operations",

@@ -432,7 +432,7 @@ static void test_record_replay(void)
  * blocks), rank 0 alone asks the shared file pointer's position first (independent: its pointer
  * is open, the other ranks' are not), and the calls read alone still neither hang nor read wrong
  * bytes: whether a rank waits for the others there must not change which collective calls it
- * makes. */
+ * makes (one rank waiting where the others do not would hang them). */
 static void test_alone(int one_shared)
 {
     const char *test = one_shared ? "collective: calls read alone, one rank's shared pointer open"
