@@ -184,6 +184,34 @@ TEST(PathJudge, JudgesGivenTheSameInputsChooseAlike) {
   EXPECT_GE(a.counts().stock_chosen, 1u);
 }
 
+// The same with resumes (the collective layer's judge of reading alone, each time ROMIO gave the
+// calls back): a trial that a resume catches at its end is still judged on the combined tallies,
+// never on a rank's own. Here each rank alone would choose otherwise (rank a finds stock twice as
+// cheap, rank b pfio), and ranks whose routes differ make different collective calls (a plan
+// exchange on one, nothing on the other: a message of the wrong size, or a hang).
+TEST(PathJudge, JudgesGivenTheSameInputsChooseAlikeAcrossResumes) {
+  PathJudge a, b;
+  for (uint64_t k = 0; k < 20000; ++k) {
+    if (k % 7 == 0) {
+      a.Resumed();
+      b.Resumed();
+    }
+    ASSERT_EQ(a.ExchangeDue(), b.ExchangeDue()) << "call " << k;
+    if (a.ExchangeDue()) {
+      const PathJudge::Tally ta = a.tally(), tb = b.tally();
+      const PathJudge::Tally all{(ta.pfio + tb.pfio) / 2, (ta.stock + tb.stock) / 2,
+                                 (ta.trial_ns + tb.trial_ns) / 2, (ta.before_ns + tb.before_ns) / 2,
+                                 (ta.trial_bytes + tb.trial_bytes) / 2};
+      a.Judge(all);
+      b.Judge(all);
+    }
+    const Path pa = a.Next(), pb = b.Next();
+    ASSERT_EQ(pa, pb) << "call " << k;
+    a.Record(pa, kBytes, static_cast<uint64_t>((pa == Path::kStock ? 1.0 : 2.0) * kBytes));
+    b.Record(pb, kBytes, static_cast<uint64_t>((pb == Path::kStock ? 2.0 : 1.0) * kBytes));
+  }
+}
+
 // A judge whose calls another judge gave to another path for a while (the collective layer's judge
 // of reading alone, while ROMIO served the calls) does not measure its first calls back: there
 // they paid for the other path's stretch (2-3 ms against 60 us in steady state on the test bed),

@@ -81,7 +81,9 @@ PathJudge::Tally PathJudge::tally() const {
 }
 
 bool PathJudge::ExchangeDue() const {
-  return phase_ == Phase::kTrial && since_switch_ > 0;
+  // A trial that has ended is judged even when a resume left nothing of it measured since:
+  // Next() would otherwise decide on this rank's own tally, and ranks would part ways.
+  return phase_ == Phase::kTrial && (since_switch_ > 0 || left_ == 0);
 }
 
 void PathJudge::Judge(const Tally &all) {
