@@ -419,27 +419,30 @@ void ADIOI_PREFETCH_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype 
     judged_done(pf, length, started);
 }
 
-/* Whether a strided request on the page-cache kind is read by ROMIO's data sieving: several
- * extents, within the size pfio saw at open, filling at least 1/SIEVE_DENSITY of their span. */
-static void span_of(const pfio_extent *extents, int nextents, uint64_t *lo, uint64_t *hi)
+/* Whether a strided request's extents are dense: several, filling at least 1/SIEVE_DENSITY of
+ * their span, which ends at *end. The rule both stock readers of the page-cache kind follow
+ * (read_sieved, read_direct). */
+static int dense(const pfio_extent *extents, int nextents, uint64_t total, uint64_t *end)
 {
+    uint64_t lo = UINT64_MAX, hi = 0;
     int i;
-    *lo = UINT64_MAX;
-    *hi = 0;
     for (i = 0; i < nextents; ++i) {
-        if (extents[i].offset < *lo)
-            *lo = extents[i].offset;
-        if (extents[i].offset + extents[i].length > *hi)
-            *hi = extents[i].offset + extents[i].length;
+        if (extents[i].offset < lo)
+            lo = extents[i].offset;
+        if (extents[i].offset + extents[i].length > hi)
+            hi = extents[i].offset + extents[i].length;
     }
+    *end = hi;
+    return nextents > 1 && total * SIEVE_DENSITY >= hi - lo;
 }
 
+/* Whether a strided request on the page-cache kind is read by ROMIO's data sieving: dense, and
+ * within the size pfio saw at open. */
 static int sieved(const ADIOI_PREFETCH_File *pf, const pfio_extent *extents, int nextents,
                   uint64_t total)
 {
-    uint64_t lo, hi;
-    span_of(extents, nextents, &lo, &hi);
-    return nextents > 1 && hi <= pf->size && total * SIEVE_DENSITY >= hi - lo;
+    uint64_t end;
+    return dense(extents, nextents, total, &end) && end <= pf->size;
 }
 
 /* A strided request read by ROMIO's data sieving (the page-cache kind, see the file's head): the
@@ -507,15 +510,13 @@ static int read_direct(ADIO_File fd, ADIOI_PREFETCH_File *pf, void *buf, int cou
     pfio_read_piece *pieces = NULL;
     pfio_extent *extents = NULL;
     int npieces = 0, nextents = 0;
-    uint64_t total = 0, nread = 0, started = ADIOI_PREFETCH_Now_ns();
-    uint64_t lo = 0, hi = 0;
+    uint64_t total = 0, nread = 0, started = ADIOI_PREFETCH_Now_ns(), end = 0;
     if (!pf->page_cache)
         return 0;
-    if (ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
-                                   &npieces, &extents, &nextents, &total))
-        span_of(extents, nextents, &lo, &hi);
-    if (extents == NULL || nextents < 2 || total < (uint64_t)nextents * DIRECT_EXTENT ||
-        total * SIEVE_DENSITY < hi - lo) {
+    if (!ADIOI_PREFETCH_View_pieces(fd, buf, count, datatype, file_ptr_type, offset, &pieces,
+                                    &npieces, &extents, &nextents, &total) ||
+        extents == NULL || total < (uint64_t)nextents * DIRECT_EXTENT ||
+        !dense(extents, nextents, total, &end)) {
         fd->fp_ind = fp_ind;
         free(pieces);
         free(extents);
